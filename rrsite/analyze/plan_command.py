@@ -1,0 +1,187 @@
+"""`rrsite plan`: the optimal design for a privacy budget, or the figures of a named design.
+
+Prints the design, its epsilon and delta, the variance for one respondent at the prior guess, how
+many respondents reach a margin of error, and how that changes if the prior guess is wrong.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+from typing import Any
+
+from ..core import (
+    KRR,
+    BinaryDesign,
+    DesignError,
+    design_from_spec,
+    krr_variance,
+    optimal_design,
+    privacy_of,
+    respondents_needed,
+    variance,
+    z_value,
+)
+from ..errors import UsageError
+
+#: --design parameters: command-line option -> design parameter.
+DESIGN_OPTIONS = {
+    "truth": "truth",
+    "yes": "yes",
+    "no": "no",
+    "p": "p",
+    "innocuous_rate": "innocuous_rate",
+    "p00": "p00",
+    "p11": "p11",
+    "k": "k",
+}
+#: True rates at which the cost of a wrong prior is shown.
+SENSITIVITY_RATES = (0.01, 0.05, 0.1, 0.25, 0.5, 0.75, 0.9, 0.95, 0.99)
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """Options of `rrsite plan`."""
+    parser.add_argument("--epsilon", type=float, help="privacy budget epsilon (> 0)")
+    parser.add_argument("--delta", type=float, default=0.0, help="delta (default 0: pure DP)")
+    parser.add_argument(
+        "--prior", type=float, default=None,
+        help="guess of the true rate (default 0.5; for k-rr the share of one answer, default 1/k)",
+    )
+    parser.add_argument("--margin", type=float, default=0.05, help="margin of error (default 0.05)")
+    parser.add_argument(
+        "--confidence", type=float, default=0.95, help="confidence level (default 0.95)"
+    )
+    parser.add_argument("--format", choices=("table", "json"), default="table")
+    parser.add_argument(
+        "--design", metavar="NAME",
+        help="figures for a named design instead of the optimal one: forced-response, forced-yes, "
+        "warner, unrelated, matrix, k-rr (give its parameters with the options below)",
+    )
+    group = parser.add_argument_group("design parameters (with --design)")
+    group.add_argument("--truth", type=float, help="forced-response / forced-yes: P(truth)")
+    group.add_argument("--yes", type=float, help="forced-response: P(forced yes)")
+    group.add_argument("--no", type=float, help="forced-response: P(forced no)")
+    group.add_argument("--p", type=float, help="warner / unrelated / k-rr: P(sensitive or truth)")
+    group.add_argument("--innocuous-rate", type=float, help="unrelated: yes-rate of the innocuous")
+    group.add_argument("--p00", type=float, help="matrix: P(no | no)")
+    group.add_argument("--p11", type=float, help="matrix: P(yes | yes)")
+    group.add_argument("--k", type=int, help="k-rr: number of answers")
+
+
+def _number(value: float | None) -> float | None:
+    """JSON has no infinity: infinite or missing becomes null."""
+    return None if value is None or math.isinf(value) else value
+
+
+def plan(args: argparse.Namespace) -> dict[str, Any]:
+    """The plan as a JSON-ready dict (keys as in DESIGN.md)."""
+    given = {param: getattr(args, option) for option, param in DESIGN_OPTIONS.items()
+             if getattr(args, option) is not None}
+    if args.design is None:
+        if given:
+            raise UsageError(f"--{next(iter(given)).replace('_', '-')} needs --design")
+        if args.epsilon is None:
+            raise UsageError("give --epsilon (the budget) or --design NAME")
+        prior = 0.5 if args.prior is None else args.prior
+        best = optimal_design(args.epsilon, args.delta, prior)
+        design: BinaryDesign = best.design
+        epsilon, delta = best.epsilon, privacy_of(design, best.epsilon).delta
+        result: dict[str, Any] = {
+            "design": {"p00": design.p00, "p11": design.p11},
+            "vertex": best.labels[0],
+            "alternatives": [
+                {"p00": d.p00, "p11": d.p11, "vertex": label}
+                for d, label in zip(best.designs[1:], best.labels[1:], strict=True)
+            ],
+        }
+    else:
+        if args.design == "k-rr" and args.epsilon is not None and "p" not in given:
+            given["epsilon"] = args.epsilon
+        built = design_from_spec({"name": args.design, **given})
+        guarantee = privacy_of(built, args.epsilon if "epsilon" not in given else None)
+        epsilon, delta = guarantee.epsilon, guarantee.delta
+        if isinstance(built, KRR):
+            prior = 1.0 / built.k if args.prior is None else args.prior
+            result = {"design": {"name": built.name, "k": built.k, "p": built.p, "q": built.q},
+                      "alternatives": []}
+        elif isinstance(built, BinaryDesign):
+            prior = 0.5 if args.prior is None else args.prior
+            design = built
+            result = {"design": {"name": built.name, **built.params(),
+                                 "p00": built.p00, "p11": built.p11},
+                      "alternatives": []}
+        else:
+            raise UsageError("plan covers yes/no designs and k-rr; give a 2 x 2 design")
+        if guarantee.reasons:
+            result["not_private"] = list(guarantee.reasons)
+
+    def var_at(rate: float) -> float:
+        if isinstance(result["design"].get("k"), int):
+            return krr_variance(built, rate)  # type: ignore[arg-type]
+        return variance(design, rate)
+
+    z = z_value(args.confidence)
+    if not 0.0 < args.margin < 1.0:
+        raise UsageError(f"--margin must be between 0 and 1, got {args.margin!r}")
+
+    def needed(rate: float) -> int:
+        return max(1, math.ceil(z * z * var_at(rate) / args.margin**2 - 1e-9))
+
+    result.update({
+        "epsilon": _number(epsilon),
+        "delta": delta,
+        "prior": prior,
+        "variance": var_at(prior),
+        "margin": args.margin,
+        "confidence": args.confidence,
+        "respondents": needed(prior),
+        "if_prior_wrong": [
+            {"true_rate": rate, "variance": var_at(rate), "respondents": needed(rate)}
+            for rate in SENSITIVITY_RATES
+        ],
+    })
+    if "k" not in result["design"]:
+        assert respondents_needed(design, args.margin, args.confidence, prior) == result["respondents"]
+    return result
+
+
+def _table(result: dict[str, Any]) -> str:
+    design = result["design"]
+    if "k" in design:
+        shown = f"k-rr with k = {design['k']}: truth p = {design['p']:.6g}, each other q = {design['q']:.6g}"
+    else:
+        shown = f"p00 = {design['p00']:.6g}, p11 = {design['p11']:.6g}"
+        if design.get("name"):
+            shown = f"{design['name']}: {shown}"
+        elif result.get("vertex"):
+            shown += f"   (vertex {result['vertex']})"
+    lines = [f"design        {shown}"]
+    for alt in result["alternatives"]:
+        lines.append(f"  tied with   p00 = {alt['p00']:.6g}, p11 = {alt['p11']:.6g}"
+                     f"   (vertex {alt['vertex']})")
+    if result["epsilon"] is None:
+        lines.append("privacy       NOT differentially private for any epsilon")
+        lines.extend(f"              {reason}" for reason in result.get("not_private", []))
+        lines.append(f"              delta = {result['delta']:.6g} whatever epsilon")
+    else:
+        lines.append(f"privacy       epsilon = {result['epsilon']:.6g}, delta = {result['delta']:.6g}")
+    lines.append(f"variance      {result['variance']:.6g} for one respondent at true rate "
+                 f"{result['prior']:g}")
+    lines.append(f"respondents   {result['respondents']:,} for a margin of ±{result['margin']:g} at "
+                 f"{result['confidence']:.0%} confidence")
+    lines.append("if the true rate is   variance   respondents")
+    for row in result["if_prior_wrong"]:
+        lines.append(f"  {row['true_rate']:>8.2f}        {row['variance']:>9.4g}   "
+                     f"{row['respondents']:>11,}")
+    return "\n".join(lines)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Print the plan; bad arguments raise UsageError (exit code 2)."""
+    try:
+        result = plan(args)
+    except (DesignError, TypeError) as error:
+        raise UsageError(str(error)) from error
+    print(json.dumps(result, indent=2) if args.format == "json" else _table(result))
+    return 0

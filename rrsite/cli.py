@@ -1,0 +1,68 @@
+"""The `rrsite` command: parses arguments and delegates; the work lives in the subpackages.
+
+Each command lives in a module that offers ``add_arguments(parser)`` and ``run(args) -> int``,
+imported only when that command runs (so `rrsite plan` never loads numpy or the server).
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+from collections.abc import Sequence
+
+from . import __version__
+from .errors import RRSiteError
+
+COMMANDS: dict[str, tuple[str, str]] = {
+    "new": ("rrsite.site.new_command", "write a starter survey file"),
+    "build": ("rrsite.site.build_command", "build survey files into a static site"),
+    "serve": ("rrsite.collect.serve_command", "serve a built site and collect submissions"),
+    "export": ("rrsite.collect.export_command", "export stored submissions to CSV or JSONL"),
+    "analyze": ("rrsite.analyze.analyze_command", "de-bias exported submissions into estimates"),
+    "plan": ("rrsite.analyze.plan_command", "the optimal design for a privacy budget, sample sizes"),
+    "simulate": ("rrsite.analyze.simulate_command", "simulate an export through a survey's designs"),
+}
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse exits with 2 on bad arguments already; keep its message short and clear."""
+
+    def error(self, message: str) -> None:  # type: ignore[override]
+        self.print_usage(sys.stderr)
+        self.exit(2, f"{self.prog}: error: {message}\n")
+
+
+def _command_module(name: str):  # type: ignore[no-untyped-def]
+    return importlib.import_module(COMMANDS[name][0])
+
+
+def make_parser(argv: Sequence[str]) -> argparse.ArgumentParser:
+    """The top-level parser; only the command that runs is imported and given its options."""
+    parser = _Parser(prog="rrsite", description="Randomized-response surveys as static sites.")
+    parser.add_argument("--version", action="version", version=f"rrsite {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+    sub.required = True
+    chosen = next((arg for arg in argv if arg in COMMANDS), None)
+    for name, (_, help_text) in COMMANDS.items():
+        command = sub.add_parser(name, help=help_text, description=help_text)
+        if name == chosen:
+            _command_module(name).add_arguments(command)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of the console script; returns the exit code."""
+    argv = list(sys.argv[1:] if argv is None else argv)
+    args = make_parser(argv).parse_args(argv)
+    try:
+        return int(_command_module(args.command).run(args) or 0)
+    except RRSiteError as error:
+        print(f"rrsite {args.command}: {error}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

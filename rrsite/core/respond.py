@@ -1,0 +1,46 @@
+"""What the respondent's browser calls: a manifest question and a true answer in, a report out.
+
+The page passes the question's entry from survey.json (its ``design`` spec and its ``values``,
+index-aligned with the design matrix) and the respondent's true answer; it gets back only the
+report and the transcript of the coins. The random source is the operating system's CSPRNG, which
+Pyodide maps to ``crypto.getRandomValues``.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from .designs import UnrelatedQuestion, design_from_spec, secure_random
+from .errors import DesignError
+
+
+def respond(
+    question: Mapping[str, Any],
+    truth: str,
+    innocuous: str | None = None,
+    rng: random.Random | None = None,
+) -> dict[str, Any]:
+    """Randomize one answer: ``{"report": value, "steps": [...]}``; the truth is not in it."""
+    values: Sequence[str] = question["values"]
+    design = design_from_spec(question["design"])
+    if len(values) != design.k:
+        raise DesignError(f"question {question.get('id')!r} has {len(values)} values for a "
+                          f"design with {design.k} answers")
+    if truth not in values:
+        raise DesignError(f"answer {truth!r} is not one of {list(values)}")
+    rng = rng or secure_random()
+    if isinstance(design, UnrelatedQuestion) and innocuous is not None:
+        if innocuous not in values:
+            raise DesignError(f"innocuous answer {innocuous!r} is not one of {list(values)}")
+        outcome = design.randomize(values.index(truth), rng, innocuous=values.index(innocuous))
+    else:
+        outcome = design.randomize(values.index(truth), rng)
+    return {"report": values[outcome.report], "steps": [step.to_dict() for step in outcome.steps]}
+
+
+def respond_json(question_json: str, truth: str, innocuous: str | None = None) -> str:
+    """JSON in, JSON out: the narrow bridge the page's worker uses."""
+    return json.dumps(respond(json.loads(question_json), truth, innocuous))
