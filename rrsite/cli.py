@@ -20,8 +20,14 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "serve": ("rrsite.collect.serve_command", "serve a built site and collect submissions"),
     "export": ("rrsite.collect.export_command", "export stored submissions to CSV or JSONL"),
     "analyze": ("rrsite.analyze.analyze_command", "de-bias exported submissions into estimates"),
-    "plan": ("rrsite.analyze.plan_command", "the optimal design for a privacy budget, sample sizes"),
-    "simulate": ("rrsite.analyze.simulate_command", "simulate an export through a survey's designs"),
+    "plan": (
+        "rrsite.analyze.plan_command",
+        "the optimal design for a privacy budget, sample sizes",
+    ),
+    "simulate": (
+        "rrsite.analyze.simulate_command",
+        "simulate an export through a survey's designs",
+    ),
 }
 
 

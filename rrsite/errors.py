@@ -1,4 +1,4 @@
-"""The exceptions a user reads instead of a traceback; the CLI turns them into messages and exit 2."""
+"""The exceptions a user reads instead of a traceback; the CLI prints them and exits with 2."""
 
 
 class RRSiteError(Exception):

@@ -45,7 +45,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--epsilon", type=float, help="privacy budget epsilon (> 0)")
     parser.add_argument("--delta", type=float, default=0.0, help="delta (default 0: pure DP)")
     parser.add_argument(
-        "--prior", type=float, default=None,
+        "--prior",
+        type=float,
+        default=None,
         help="guess of the true rate (default 0.5; for k-rr the share of one answer, default 1/k)",
     )
     parser.add_argument("--margin", type=float, default=0.05, help="margin of error (default 0.05)")
@@ -54,7 +56,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--format", choices=("table", "json"), default="table")
     parser.add_argument(
-        "--design", metavar="NAME",
+        "--design",
+        metavar="NAME",
         help="figures for a named design instead of the optimal one: forced-response, forced-yes, "
         "warner, unrelated, matrix, k-rr (give its parameters with the options below)",
     )
@@ -76,8 +79,11 @@ def _number(value: float | None) -> float | None:
 
 def plan(args: argparse.Namespace) -> dict[str, Any]:
     """The plan as a JSON-ready dict (keys as in DESIGN.md)."""
-    given = {param: getattr(args, option) for option, param in DESIGN_OPTIONS.items()
-             if getattr(args, option) is not None}
+    given = {
+        param: getattr(args, option)
+        for option, param in DESIGN_OPTIONS.items()
+        if getattr(args, option) is not None
+    }
     if args.design is None:
         if given:
             raise UsageError(f"--{next(iter(given)).replace('_', '-')} needs --design")
@@ -103,14 +109,22 @@ def plan(args: argparse.Namespace) -> dict[str, Any]:
         epsilon, delta = guarantee.epsilon, guarantee.delta
         if isinstance(built, KRR):
             prior = 1.0 / built.k if args.prior is None else args.prior
-            result = {"design": {"name": built.name, "k": built.k, "p": built.p, "q": built.q},
-                      "alternatives": []}
+            result = {
+                "design": {"name": built.name, "k": built.k, "p": built.p, "q": built.q},
+                "alternatives": [],
+            }
         elif isinstance(built, BinaryDesign):
             prior = 0.5 if args.prior is None else args.prior
             design = built
-            result = {"design": {"name": built.name, **built.params(),
-                                 "p00": built.p00, "p11": built.p11},
-                      "alternatives": []}
+            result = {
+                "design": {
+                    "name": built.name,
+                    **built.params(),
+                    "p00": built.p00,
+                    "p11": built.p11,
+                },
+                "alternatives": [],
+            }
         else:
             raise UsageError("plan covers yes/no designs and k-rr; give a 2 x 2 design")
         if guarantee.reasons:
@@ -128,28 +142,35 @@ def plan(args: argparse.Namespace) -> dict[str, Any]:
     def needed(rate: float) -> int:
         return max(1, math.ceil(z * z * var_at(rate) / args.margin**2 - 1e-9))
 
-    result.update({
-        "epsilon": _number(epsilon),
-        "delta": delta,
-        "prior": prior,
-        "variance": var_at(prior),
-        "margin": args.margin,
-        "confidence": args.confidence,
-        "respondents": needed(prior),
-        "if_prior_wrong": [
-            {"true_rate": rate, "variance": var_at(rate), "respondents": needed(rate)}
-            for rate in SENSITIVITY_RATES
-        ],
-    })
+    result.update(
+        {
+            "epsilon": _number(epsilon),
+            "delta": delta,
+            "prior": prior,
+            "variance": var_at(prior),
+            "margin": args.margin,
+            "confidence": args.confidence,
+            "respondents": needed(prior),
+            "if_prior_wrong": [
+                {"true_rate": rate, "variance": var_at(rate), "respondents": needed(rate)}
+                for rate in SENSITIVITY_RATES
+            ],
+        }
+    )
     if "k" not in result["design"]:
-        assert respondents_needed(design, args.margin, args.confidence, prior) == result["respondents"]
+        assert (
+            respondents_needed(design, args.margin, args.confidence, prior) == result["respondents"]
+        )
     return result
 
 
 def _table(result: dict[str, Any]) -> str:
     design = result["design"]
     if "k" in design:
-        shown = f"k-rr with k = {design['k']}: truth p = {design['p']:.6g}, each other q = {design['q']:.6g}"
+        shown = (
+            f"k-rr with k = {design['k']}: truth p = {design['p']:.6g}, "
+            f"each other q = {design['q']:.6g}"
+        )
     else:
         shown = f"p00 = {design['p00']:.6g}, p11 = {design['p11']:.6g}"
         if design.get("name"):
@@ -158,22 +179,31 @@ def _table(result: dict[str, Any]) -> str:
             shown += f"   (vertex {result['vertex']})"
     lines = [f"design        {shown}"]
     for alt in result["alternatives"]:
-        lines.append(f"  tied with   p00 = {alt['p00']:.6g}, p11 = {alt['p11']:.6g}"
-                     f"   (vertex {alt['vertex']})")
+        lines.append(
+            f"  tied with   p00 = {alt['p00']:.6g}, p11 = {alt['p11']:.6g}"
+            f"   (vertex {alt['vertex']})"
+        )
     if result["epsilon"] is None:
         lines.append("privacy       NOT differentially private for any epsilon")
         lines.extend(f"              {reason}" for reason in result.get("not_private", []))
         lines.append(f"              delta = {result['delta']:.6g} whatever epsilon")
     else:
-        lines.append(f"privacy       epsilon = {result['epsilon']:.6g}, delta = {result['delta']:.6g}")
-    lines.append(f"variance      {result['variance']:.6g} for one respondent at true rate "
-                 f"{result['prior']:g}")
-    lines.append(f"respondents   {result['respondents']:,} for a margin of ±{result['margin']:g} at "
-                 f"{result['confidence']:.0%} confidence")
+        lines.append(
+            f"privacy       epsilon = {result['epsilon']:.6g}, delta = {result['delta']:.6g}"
+        )
+    lines.append(
+        f"variance      {result['variance']:.6g} for one respondent at true rate "
+        f"{result['prior']:g}"
+    )
+    lines.append(
+        f"respondents   {result['respondents']:,} for a margin of ±{result['margin']:g} at "
+        f"{result['confidence']:.0%} confidence"
+    )
     lines.append("if the true rate is   variance   respondents")
     for row in result["if_prior_wrong"]:
-        lines.append(f"  {row['true_rate']:>8.2f}        {row['variance']:>9.4g}   "
-                     f"{row['respondents']:>11,}")
+        lines.append(
+            f"  {row['true_rate']:>8.2f}        {row['variance']:>9.4g}   {row['respondents']:>11,}"
+        )
     return "\n".join(lines)
 
 

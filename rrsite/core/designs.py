@@ -10,11 +10,11 @@ with a transcript of what the coins or dice did, so that the page can show it in
 
 from __future__ import annotations
 
+import functools
 import math
 import random
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from fractions import Fraction
 from typing import Any, ClassVar
 
 from .errors import DesignError
@@ -28,13 +28,13 @@ MAX_DIE_FACES = 120
 
 
 def secure_random() -> random.Random:
-    """The default random source: the operating system's CSPRNG (crypto.getRandomValues in a browser)."""
+    """The default random source: the OS CSPRNG (crypto.getRandomValues in a browser)."""
     return random.SystemRandom()
 
 
 def check_probability(name: str, value: object) -> float:
     """Return ``value`` as a float in [0, 1], or raise naming the parameter and the value."""
-    if isinstance(value, bool) or not isinstance(value, int | float | Fraction):
+    if isinstance(value, bool) or not isinstance(value, int | float):
         raise TypeError(f"{name} must be a number, got {value!r}")
     number = float(value)
     if not 0.0 <= number <= 1.0 or math.isnan(number):
@@ -46,8 +46,8 @@ def check_probability(name: str, value: object) -> float:
 class Step:
     """One random device used while answering: a coin, a die or a spinner, and what it decided.
 
-    ``outcome`` is "heads"/"tails" for a coin, the face (1..faces) for a die, and the drawn number in
-    [0, 1) for a spinner. ``action`` says what the outcome meant (see each design's docstring).
+    ``outcome`` is "heads"/"tails" for a coin, the face (1..faces) for a die, and the drawn number
+    in [0, 1) for a spinner. ``action`` says what the outcome meant (see each design's docstring).
     ``chances`` lists, per possible action, its probability at this step.
     """
 
@@ -76,15 +76,16 @@ class Outcome:
     steps: tuple[Step, ...] = field(default_factory=tuple)
 
 
-def _die_faces(weights: Sequence[float]) -> list[int] | None:
-    """Face counts per branch if all weights are fractions over one small denominator, else None."""
-    fractions = [Fraction(w).limit_denominator(MAX_DIE_FACES) for w in weights]
-    if any(abs(float(f) - w) > 1e-12 for f, w in zip(fractions, weights, strict=True)):
-        return None
-    faces = math.lcm(*(f.denominator for f in fractions))
-    if faces > MAX_DIE_FACES or sum(fractions) != 1:
-        return None
-    return [int(f * faces) for f in fractions]
+@functools.lru_cache(maxsize=256)
+def _die_faces(weights: tuple[float, ...]) -> tuple[int, ...] | None:
+    """Face counts per branch of the smallest fair die giving exactly these weights, or None."""
+    for faces in range(2, MAX_DIE_FACES + 1):
+        counts = tuple(round(w * faces) for w in weights)
+        if sum(counts) == faces and all(
+            abs(c - w * faces) < 1e-9 * faces for c, w in zip(counts, weights, strict=True)
+        ):
+            return counts
+    return None
 
 
 def draw(actions: Sequence[str], weights: Sequence[float], rng: random.Random) -> tuple[int, Step]:
@@ -95,15 +96,14 @@ def draw(actions: Sequence[str], weights: Sequence[float], rng: random.Random) -
     number in [0, 1) from ``rng.random()``, with 53 bits of resolution.
     """
     chances = tuple(zip(actions, (float(w) for w in weights), strict=True))
-    counts = _die_faces(weights)
+    counts = _die_faces(tuple(float(w) for w in weights))
     if counts is not None:
         faces = sum(counts)
         face = rng.randrange(faces) + 1
-        upper = 0
-        for index, count in enumerate(counts):
-            upper += count
-            if face <= upper:
-                break
+        index, upper = 0, counts[0]
+        while face > upper:
+            index += 1
+            upper += counts[index]
         if faces == 2:
             outcome, device = ("heads" if face == 1 else "tails"), "coin"
         else:
@@ -150,7 +150,7 @@ class Design:
         return {"name": self.name, **self.params()}
 
     def randomize(self, truth: int, rng: random.Random | None = None) -> Outcome:
-        """Report for the true answer ``truth`` (an index), drawing from ``rng`` (default: secure)."""
+        """The report for the true answer ``truth`` (an index), drawn with ``rng``."""
         raise NotImplementedError
 
     def _check_truth(self, truth: int) -> None:
@@ -255,13 +255,13 @@ class ForcedResponse(BinaryDesign):
 
     @property
     def p00(self) -> float:
-        """truth + no."""
+        """Truth + no."""
         assert self.no is not None
         return self.truth + self.no
 
     @property
     def p11(self) -> float:
-        """truth + yes."""
+        """Truth + yes."""
         assert self.yes is not None
         return self.truth + self.yes
 
@@ -291,11 +291,13 @@ class ForcedYes(BinaryDesign):
     def __post_init__(self) -> None:
         object.__setattr__(self, "truth", check_probability("truth", self.truth))
         if self.truth <= TOLERANCE:
-            raise DesignError(f"truth must be above 0, or the report says nothing, got {self.truth!r}")
+            raise DesignError(
+                f"truth must be above 0, or the report says nothing, got {self.truth!r}"
+            )
 
     @property
     def p00(self) -> float:
-        """truth."""
+        """Truth."""
         return self.truth
 
     @property
@@ -304,7 +306,7 @@ class ForcedYes(BinaryDesign):
         return 1.0
 
     def params(self) -> dict[str, Any]:
-        """truth."""
+        """Truth."""
         return {"truth": self.truth}
 
     def randomize(self, truth: int, rng: random.Random | None = None) -> Outcome:
@@ -341,29 +343,33 @@ class Warner(BinaryDesign):
 
     @property
     def p00(self) -> float:
-        """p."""
+        """P."""
         return self.p
 
     @property
     def p11(self) -> float:
-        """p."""
+        """P."""
         return self.p
 
     def params(self) -> dict[str, Any]:
-        """p."""
+        """P."""
         return {"p": self.p}
 
     def randomize(self, truth: int, rng: random.Random | None = None) -> Outcome:
         """Report whether the statement drawn is true of the respondent."""
         self._check_truth(truth)
-        branch, step = draw(("statement", "mirrored"), (self.p, 1.0 - self.p), rng or secure_random())
+        branch, step = draw(
+            ("statement", "mirrored"), (self.p, 1.0 - self.p), rng or secure_random()
+        )
         return Outcome(truth if branch == 0 else 1 - truth, (step,))
 
 
 @dataclass(frozen=True)
 class UnrelatedQuestion(BinaryDesign):
-    """Unrelated question (Greenberg et al. 1969): with probability ``p`` answer the sensitive
-    question, else an innocuous one whose yes-rate ``innocuous_rate`` is known.
+    """Unrelated question (Greenberg et al. 1969): the sensitive question or an innocuous one.
+
+    With probability ``p`` the respondent answers the sensitive question, else an innocuous one
+    whose yes-rate ``innocuous_rate`` is known.
 
     p00 = p + (1 - p)(1 - innocuous_rate), p11 = p + (1 - p) innocuous_rate.
     Actions: "sensitive" / "innocuous"; the innocuous answer is the respondent's own when given
@@ -380,16 +386,18 @@ class UnrelatedQuestion(BinaryDesign):
             self, "innocuous_rate", check_probability("innocuous_rate", self.innocuous_rate)
         )
         if self.p <= TOLERANCE:
-            raise DesignError(f"p must be above 0, or the sensitive question is never asked, got {self.p!r}")
+            raise DesignError(
+                f"p must be above 0, or the sensitive question is never asked, got {self.p!r}"
+            )
 
     @property
     def p00(self) -> float:
-        """p + (1 - p)(1 - innocuous_rate)."""
+        """P + (1 - p)(1 - innocuous_rate)."""
         return self.p + (1.0 - self.p) * (1.0 - self.innocuous_rate)
 
     @property
     def p11(self) -> float:
-        """p + (1 - p) innocuous_rate."""
+        """P + (1 - p) innocuous_rate."""
         return self.p + (1.0 - self.p) * self.innocuous_rate
 
     def params(self) -> dict[str, Any]:
@@ -461,7 +469,9 @@ class CategoricalMatrix(Design):
         for i, row in enumerate(rows):
             if not isinstance(row, Sequence) or isinstance(row, str) or len(row) != k:
                 raise DesignError(f"matrix row {i + 1} must have {k} entries, got {row!r}")
-            values = tuple(check_probability(f"matrix[{i + 1}][{j + 1}]", v) for j, v in enumerate(row))
+            values = tuple(
+                check_probability(f"matrix[{i + 1}][{j + 1}]", v) for j, v in enumerate(row)
+            )
             if abs(sum(values) - 1.0) > TOLERANCE:
                 raise DesignError(f"matrix row {i + 1} must sum to 1, got {sum(values):g}")
             checked.append(values)
@@ -475,7 +485,7 @@ class CategoricalMatrix(Design):
         return self.rows
 
     def params(self) -> dict[str, Any]:
-        """matrix."""
+        """Matrix."""
         return {"matrix": [list(row) for row in self.rows]}
 
     def randomize(self, truth: int, rng: random.Random | None = None) -> Outcome:
@@ -487,7 +497,7 @@ class CategoricalMatrix(Design):
 
 
 def _rank_deficient(rows: Matrix) -> bool:
-    """Gaussian elimination with partial pivoting: is the matrix (numerically) singular?"""
+    """Whether the matrix is (numerically) singular, by Gaussian elimination with pivoting."""
     work = [list(row) for row in rows]
     k = len(work)
     for col in range(k):
@@ -504,8 +514,10 @@ def _rank_deficient(rows: Matrix) -> bool:
 
 @dataclass(frozen=True)
 class KRR(Design):
-    """k-ary randomized response (generalised RR): the truth with probability
-    p = e^epsilon / (e^epsilon + k - 1), each other answer with q = 1 / (e^epsilon + k - 1).
+    """k-ary randomized response (generalised RR) for a question with k answers.
+
+    The truth with probability p = e^epsilon / (e^epsilon + k - 1), each other answer with
+    q = 1 / (e^epsilon + k - 1).
 
     Give either ``epsilon`` or ``p`` (the probability of the truth, above 1/k).
     Actions: "truth" / "other" at the first stage, then "other-1".."other-(k-1)" picks which.
@@ -548,7 +560,7 @@ class KRR(Design):
 
     @property
     def matrix(self) -> Matrix:
-        """p on the diagonal, q elsewhere."""
+        """P on the diagonal, q elsewhere."""
         return tuple(
             tuple(self.p if i == j else self.q for j in range(self.k)) for i in range(self.k)
         )
@@ -584,7 +596,7 @@ NAMED_DESIGNS: dict[str, tuple[str, ...]] = {
     "matrix": ("p00", "p11", "matrix"),
     "k-rr": ("k", "epsilon", "p"),
 }
-"""Every design name a survey file or ``rrsite plan --design`` may use, with its parameters."""
+"""Every design name a survey file or ``rrsite plan --design`` may use, and its parameters."""
 
 
 def design_from_spec(spec: Mapping[str, Any]) -> Design:

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from statistics import NormalDist
 
 from .designs import KRR, BinaryDesign, BinaryMatrix, check_probability
 from .errors import DesignError
@@ -29,7 +28,7 @@ def report_rates(design: BinaryDesign, pi: float) -> tuple[float, float]:
 
 
 def variance(design: BinaryDesign, pi: float, n: int = 1) -> float:
-    """Var(pi_unbiased) with n respondents at true rate pi: lambda (1 - lambda) / ((p00+p11-1)^2 n)."""
+    """Var(pi_unbiased) for n respondents at true rate pi: lambda (1-lambda) / ((p00+p11-1)^2 n)."""
     pi = check_probability("pi", pi)
     if isinstance(n, bool) or not isinstance(n, int) or n < 1:
         raise DesignError(f"n must be a whole number of respondents >= 1, got {n!r}")
@@ -57,6 +56,8 @@ def z_value(confidence: float) -> float:
         raise TypeError(f"confidence must be a number, got {confidence!r}")
     if not 0.0 < confidence < 1.0:
         raise DesignError(f"confidence must be between 0 and 1, got {confidence!r}")
+    from statistics import NormalDist  # imported here: the respondent's page never needs it
+
     return NormalDist().inv_cdf(0.5 + confidence / 2.0)
 
 
@@ -133,7 +134,9 @@ def optimal_design(epsilon: float, delta: float = 0.0, prior: float = 0.5) -> Op
     candidates = candidate_designs(epsilon, delta)
     variances = {label: variance(design, prior) for label, design in candidates.items()}
     best = min(variances.values())
-    tied = [label for label, v in variances.items() if v <= best + TIE_TOLERANCE * max(best, 1e-300)]
+    tied = [
+        label for label, v in variances.items() if v <= best + TIE_TOLERANCE * max(best, 1e-300)
+    ]
     return OptimalDesign(
         epsilon=float(epsilon),
         delta=float(delta),

@@ -18,7 +18,7 @@ from .errors import DesignError
 
 
 def smallest_epsilon(matrix: Matrix) -> float:
-    """ln of the largest ratio P[i][j] / P[i'][j]; ``math.inf`` where a report rules out a truth."""
+    """Ln of the largest ratio P[i][j] / P[i'][j]; ``math.inf`` where a report rules out a truth."""
     epsilon = 0.0
     for column in zip(*matrix, strict=True):
         high, low = max(column), min(column)
@@ -42,15 +42,14 @@ def smallest_delta(matrix: Matrix, epsilon: float) -> float:
         for other in matrix:
             # e^epsilon * 0 counts as 0, also for epsilon = inf
             excess = sum(
-                a if b == 0.0 else max(0.0, a - factor * b)
-                for a, b in zip(row, other, strict=True)
+                a if b == 0.0 else max(0.0, a - factor * b) for a, b in zip(row, other, strict=True)
             )
             delta = max(delta, excess)
     return delta
 
 
 def revealing_reports(matrix: Matrix, labels: Sequence[str] | None = None) -> list[str]:
-    """Plain sentences naming each report that rules out some true answer (why epsilon is infinite)."""
+    """Plain sentences naming each report that rules out a true answer (why epsilon is infinite)."""
     names = list(labels) if labels is not None else [str(j + 1) for j in range(len(matrix))]
     sentences = []
     for j, column in enumerate(zip(*matrix, strict=True)):

@@ -27,8 +27,10 @@ def respond(
     values: Sequence[str] = question["values"]
     design = design_from_spec(question["design"])
     if len(values) != design.k:
-        raise DesignError(f"question {question.get('id')!r} has {len(values)} values for a "
-                          f"design with {design.k} answers")
+        raise DesignError(
+            f"question {question.get('id')!r} has {len(values)} values for a "
+            f"design with {design.k} answers"
+        )
     if truth not in values:
         raise DesignError(f"answer {truth!r} is not one of {list(values)}")
     rng = rng or secure_random()
