@@ -1,0 +1,144 @@
+"""Export stored submissions to CSV or JSONL (docs/contracts.md), offline, from the database file.
+
+CSV: `survey,version,respondent,submitted_at,<question ids…>`; the question columns are the ids of
+the exported surveys' stored manifests (every version), in manifest order, the first-seen survey
+first; an absent answer is an empty cell, a multi-choice list its JSON text, a number its JSON text.
+JSONL: one `{"survey", "version", "respondent", "submitted_at", "answers"}` object per line.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import os
+import sqlite3
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any, TextIO
+
+from ..errors import RRSiteError
+from .store import connect
+
+BASE_COLUMNS = ("survey", "version", "respondent", "submitted_at")
+FORMATS = ("csv", "jsonl")
+
+
+def format_for(path: str) -> str | None:
+    """`csv` or `jsonl` from a file name's extension, else None."""
+    suffix = os.path.splitext(path)[1].lower()
+    return {".csv": "csv", ".jsonl": "jsonl", ".ndjson": "jsonl"}.get(suffix)
+
+
+class Export:
+    """The stored submissions of a database, optionally of one survey, in arrival order."""
+
+    def __init__(self, db: Path, survey: str | None = None) -> None:
+        self.db = db
+        self.survey = survey
+        self.connection = connect(db, create=False)
+        try:
+            self.manifests = [json.loads(text) for (text,) in self.connection.execute(
+                "SELECT manifest FROM manifests ORDER BY rowid")]
+            surveys = [sid for (sid,) in self.connection.execute(
+                "SELECT survey FROM manifests UNION SELECT survey FROM submissions")]
+        except sqlite3.Error as error:
+            self.connection.close()
+            raise RRSiteError(f"{db}: cannot read the database: {error}") from error
+        if survey is not None and survey not in surveys:
+            self.connection.close()
+            listed = ", ".join(sorted(surveys)) or "none"
+            raise RRSiteError(f"{db}: no survey {survey!r} in this database (surveys: {listed})")
+
+    def close(self) -> None:
+        """Close the database."""
+        self.connection.close()
+
+    def question_ids(self) -> list[str]:
+        """The question columns: manifest order, first-seen survey (and version) first."""
+        ids: dict[str, None] = {}
+        for manifest in self.manifests:
+            if self.survey is not None and manifest.get("id") != self.survey:
+                continue
+            for question in manifest.get("questions", []):
+                ids.setdefault(str(question["id"]), None)
+        return list(ids)
+
+    def rows(self) -> Iterator[dict[str, Any]]:
+        """Each submission as a record: the base fields and `answers`."""
+        query = "SELECT survey, version, respondent, submitted_at, answers FROM submissions"
+        params: tuple[str, ...] = ()
+        if self.survey is not None:
+            query += " WHERE survey = ?"
+            params = (self.survey,)
+        for survey, version, respondent, submitted_at, answers in self.connection.execute(
+                query + " ORDER BY id", params):
+            yield {"survey": survey, "version": version, "respondent": respondent,
+                   "submitted_at": submitted_at, "answers": json.loads(answers)}
+
+    def write_csv(self, out: TextIO) -> int:
+        """Write the CSV; the number of rows."""
+        ids = self.question_ids()
+        writer = csv.writer(out, lineterminator="\n")
+        writer.writerow([*BASE_COLUMNS, *ids])
+        count = 0
+        for record in self.rows():
+            answers = record["answers"]
+            extra = [qid for qid in answers if qid not in ids]
+            if extra:  # cannot happen with manifests recorded by the collector
+                raise RRSiteError(f"{self.db}: answers to {extra} have no manifest column")
+            writer.writerow([*(record[name] for name in BASE_COLUMNS),
+                             *(_cell(answers.get(qid)) for qid in ids)])
+            count += 1
+        return count
+
+    def write_jsonl(self, out: TextIO) -> int:
+        """Write the JSON lines; the number of records."""
+        count = 0
+        for record in self.rows():
+            out.write(json.dumps(record, ensure_ascii=False, separators=(", ", ": ")) + "\n")
+            count += 1
+        return count
+
+
+def _cell(value: Any) -> str:
+    if value is None:
+        return ""
+    if isinstance(value, str):
+        return value
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+
+
+def export(db: Path, output: str, *, survey: str | None = None, fmt: str | None = None) -> int:
+    """Write the export to `output` (a path, or `-` for standard output); the number of rows.
+
+    The file is written beside its target and renamed into place, so a failure leaves any
+    previous export untouched.
+    """
+    fmt = fmt or format_for(output)
+    if fmt not in FORMATS:
+        raise RRSiteError(f"-o {output}: name the file .csv or .jsonl (or give --format)")
+    source = Export(db, survey)
+    try:
+        if output == "-":
+            buffer = io.StringIO()
+            count = source.write_csv(buffer) if fmt == "csv" else source.write_jsonl(buffer)
+            import sys
+
+            sys.stdout.write(buffer.getvalue())
+            return count
+        target = Path(output)
+        if not target.parent.is_dir():
+            raise RRSiteError(f"-o {output}: the folder {target.parent} does not exist")
+        handle, temporary = tempfile.mkstemp(prefix=f".{target.name}.", dir=target.parent)
+        try:
+            with open(handle, "w", encoding="utf-8", newline="") as out:
+                count = source.write_csv(out) if fmt == "csv" else source.write_jsonl(out)
+            os.replace(temporary, target)
+        except BaseException:
+            os.unlink(temporary)
+            raise
+        return count
+    finally:
+        source.close()

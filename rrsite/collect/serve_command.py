@@ -1,0 +1,122 @@
+"""`rrsite serve DIST`: serve a built site and collect its submissions in SQLite.
+
+One process, one port: the pages, their assets (pre-compressed, with the headers of DIST/_headers)
+and the collector API (`POST /api/submissions`, `GET /api/health`). With `--api-only` only the API
+is served, for pages hosted elsewhere; `--allow-origin` lets those pages post to it (CORS).
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+import socket
+import sys
+from pathlib import Path
+from typing import Any
+
+from ..errors import UsageError
+
+#: Uvicorn's logging without the access log: no line ever carries a client address or a URL.
+LOG_CONFIG: dict[str, Any] = {
+    "version": 1,
+    "disable_existing_loggers": False,
+    "formatters": {"default": {"format": "rrsite serve: %(levelname)s %(message)s"}},
+    "handlers": {"default": {"class": "logging.StreamHandler", "formatter": "default",
+                             "stream": "ext://sys.stderr"}},
+    "loggers": {
+        "uvicorn": {"handlers": ["default"], "level": "WARNING", "propagate": False},
+        "uvicorn.error": {"level": "WARNING"},
+        "uvicorn.access": {"handlers": [], "level": "CRITICAL", "propagate": False},
+        "rrsite": {"handlers": ["default"], "level": "WARNING", "propagate": False},
+    },
+}
+ORIGIN_RE = re.compile(r"https?://[A-Za-z0-9.-]+(:[0-9]{1,5})?|https?://\[[0-9A-Fa-f:.]+\](:[0-9]{1,5})?")
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """Options of `rrsite serve`."""
+    parser.add_argument("dist", metavar="DIST", type=Path,
+                        help="the folder `rrsite build` wrote (its survey.json files are the "
+                        "manifests submissions are checked against)")
+    parser.add_argument("--host", default="127.0.0.1",
+                        help="address to listen on (default 127.0.0.1; 0.0.0.0 for all)")
+    parser.add_argument("--port", type=int, default=8000,
+                        help="port to listen on (default 8000; 0 picks a free one)")
+    parser.add_argument("--db", type=Path, default=Path("rrsite.db"),
+                        help="SQLite database file, created on first start (default rrsite.db)")
+    parser.add_argument("--allow-origin", action="append", default=[], metavar="ORIGIN",
+                        help="an origin whose pages may post submissions (CORS), e.g. "
+                        "https://lab.github.io; repeat for several")
+    parser.add_argument("--api-only", action="store_true",
+                        help="serve only /api/ (the pages are hosted elsewhere)")
+    parser.add_argument("--max-body", type=int, default=64 * 1024, metavar="BYTES",
+                        help="largest accepted submission body (default 65536)")
+
+
+def _check(args: argparse.Namespace) -> None:
+    dist: Path = args.dist
+    if not dist.is_dir():
+        raise UsageError(f"{dist}: no such folder (build the site first: rrsite build SURVEYS -o "
+                         f"{dist})")
+    if not 0 <= args.port <= 65535:
+        raise UsageError(f"--port must be between 0 and 65535, got {args.port}")
+    if args.max_body < 1024:
+        raise UsageError(f"--max-body must be at least 1024 bytes, got {args.max_body}")
+    db = args.db.resolve()
+    if db.is_relative_to(dist.resolve()):
+        raise UsageError(f"--db {args.db} is inside {dist}: the database would be served to "
+                         "anyone; keep it outside the site folder")
+    for origin in args.allow_origin:
+        if origin != "*" and not ORIGIN_RE.fullmatch(origin):
+            hint = " (no trailing slash or path)" if origin.rstrip("/") != origin else ""
+            raise UsageError(f"--allow-origin {origin!r} is not an origin like "
+                             f"https://example.org{hint}")
+
+
+def listen(host: str, port: int) -> socket.socket:
+    """A listening TCP socket; UsageError if the address cannot be bound."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    try:
+        return socket.create_server((host, port), family=family, backlog=2048)
+    except OSError as error:
+        raise UsageError(f"cannot listen on {host}:{port}: {error.strerror or error}") from error
+
+
+def run(args: argparse.Namespace) -> int:
+    """Open the store, load the manifests, listen, serve until interrupted."""
+    _check(args)
+    import uvicorn
+
+    from .server import create_app
+    from .store import Store
+
+    store = Store(args.db)
+    try:
+        app = create_app(args.dist, store, allow_origins=args.allow_origin,
+                         api_only=args.api_only, max_body=args.max_body)
+    except BaseException:
+        store.close()
+        raise
+    sock = listen(args.host, args.port)
+    host, port = sock.getsockname()[:2]
+    shown = f"[{host}]" if ":" in host else host
+    collector = app.state.collector
+    print(f"rrsite serve: listening on http://{shown}:{port}/ (database {args.db})", flush=True)
+    if not args.api_only:
+        for survey, _ in collector.surveys():
+            print(f"rrsite serve:   http://{shown}:{port}/{survey}/", flush=True)
+    if args.allow_origin:
+        print(f"rrsite serve: accepting submissions from {', '.join(args.allow_origin)}",
+              flush=True)
+    config = uvicorn.Config(app, log_config=LOG_CONFIG, access_log=False, proxy_headers=False,
+                            server_header=False, lifespan="on", timeout_graceful_shutdown=10)
+    server = uvicorn.Server(config)
+    try:
+        server.run(sockets=[sock])
+    finally:
+        sock.close()
+        store.close()
+    if not server.started:
+        print("rrsite serve: the server did not start", file=sys.stderr)
+        return 1
+    return 0

@@ -1,0 +1,251 @@
+"""The collector's ASGI application: the built site, `POST /api/submissions`, `GET /api/health`.
+
+Privacy: handlers read only the request's path, method, Content-Type, Content-Length,
+Accept-Encoding, If-None-Match, Origin and body; nothing about the client (address, user agent,
+cookies) is read, stored or logged, and request bodies are never logged. Uvicorn's access log is
+turned off by `rrsite serve`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import sqlite3
+from collections.abc import AsyncIterator, Sequence
+from pathlib import Path
+from typing import Any
+
+import anyio
+from starlette.applications import Starlette
+from starlette.middleware import Middleware
+from starlette.middleware.cors import CORSMiddleware
+from starlette.requests import ClientDisconnect, Request
+from starlette.responses import JSONResponse, Response
+from starlette.routing import Route
+
+from .manifests import (
+    SURVEY_ID_RE,
+    ManifestError,
+    SubmissionError,
+    SurveyRules,
+    compile_manifest,
+    manifest_paths,
+    parse_submission,
+    read_manifest,
+)
+from .static import HeaderRules, SiteHeadersMiddleware, StaticSite
+from .store import CONFLICT, STORED, Store, StoreUnavailable
+
+#: Default limit on a submission body (bytes).
+MAX_BODY = 64 * 1024
+#: A body over the limit is read and discarded up to this size so the client sees the 413.
+DRAIN_LIMIT = 8 * 1024 * 1024
+API_HEADERS = {"cache-control": "no-store"}
+
+log = logging.getLogger("rrsite.collect")
+
+
+def _error(status: int, error: str, field: str | None = None,
+           headers: dict[str, str] | None = None) -> JSONResponse:
+    return JSONResponse({"error": error, "field": field}, status_code=status,
+                        headers={**API_HEADERS, **(headers or {})})
+
+
+class Collector:
+    """Validates submissions against every manifest version seen and hands them to the store."""
+
+    def __init__(self, dist: Path, store: Store, *, max_body: int = MAX_BODY) -> None:
+        self.dist = dist
+        self.store = store
+        self.max_body = max_body
+        self.rules: dict[tuple[str, str], SurveyRules] = {}
+        self.titles: dict[str, str] = {}
+        self._manifest_stamps: dict[str, tuple[int, int] | None] = {}
+        self._load()
+
+    def _load(self) -> None:
+        """Read every DIST/*/survey.json (ManifestError if one is broken), record, compile all."""
+        current: list[dict[str, Any]] = []
+        for path in manifest_paths(self.dist):
+            manifest, _ = read_manifest(path)
+            current.append(manifest)
+            self._manifest_stamps[manifest["id"]] = _stamp(path)
+        self.store.register_manifests(current)
+        for manifest in self.store.stored_manifests():
+            self._add(manifest)
+        for manifest in current:  # the titles of the current build win
+            self._add(manifest)
+
+    def _add(self, manifest: dict[str, Any]) -> None:
+        rules = compile_manifest(manifest)
+        self.rules[(rules.survey, rules.version)] = rules
+        title = manifest.get("title")
+        self.titles[rules.survey] = title if isinstance(title, str) else rules.survey
+
+    def surveys(self) -> list[tuple[str, str]]:
+        """(id, title) of each survey with a page in DIST."""
+        return [(survey, self.titles.get(survey, survey))
+                for survey in sorted(self._manifest_stamps)
+                if self._manifest_stamps[survey] is not None]
+
+    async def rules_for(self, survey: str, version: str) -> SurveyRules:
+        """The rules of a survey version (notices a rebuilt DIST); SubmissionError if none."""
+        rules = self.rules.get((survey, version))
+        if rules is not None:
+            return rules
+        if SURVEY_ID_RE.fullmatch(survey):
+            await self._refresh(survey)
+            rules = self.rules.get((survey, version))
+            if rules is not None:
+                return rules
+        known = sorted({key[0] for key in self.rules})
+        if survey not in known:
+            shown = survey if len(survey) <= 80 else survey[:80] + "…"
+            raise SubmissionError(f"unknown survey {shown!r}", "survey")
+        shown = version if len(version) <= 80 else version[:80] + "…"
+        raise SubmissionError(f"unknown version {shown!r} of survey {survey!r}", "version")
+
+    async def _refresh(self, survey: str) -> None:
+        """Pick up DIST/<survey>/survey.json if it changed since it was last read."""
+        path = self.dist / survey / "survey.json"
+        stamp = _stamp(path)
+        if stamp is None or stamp == self._manifest_stamps.get(survey):
+            return
+        self._manifest_stamps[survey] = stamp
+        try:
+            manifest, rules = read_manifest(path)
+        except ManifestError as error:
+            log.warning("ignoring a changed manifest: %s", error)
+            return
+        await self.store.register(manifest)
+        self._add(manifest)
+
+    async def submit(self, request: Request) -> Response:
+        """`POST /api/submissions`: validate, store durably, then answer."""
+        content_type = request.headers.get("content-type", "")
+        media, _, params = content_type.partition(";")
+        charset = params.strip().lower().replace(" ", "")
+        if media.strip().lower() != "application/json" or (
+                charset and charset not in ("charset=utf-8", "charset=\"utf-8\"")):
+            return _error(415, "Content-Type must be application/json (UTF-8)", "content-type")
+        declared = request.headers.get("content-length")
+        if declared is not None and (not declared.isdigit() or len(declared) > 18):
+            return _error(400, "bad Content-Length", "content-length")
+        if declared is not None and int(declared) > DRAIN_LIMIT:
+            return _error(413, f"the body is larger than {self.max_body} bytes", None,
+                          {"connection": "close"})
+        body = bytearray()
+        too_large = False
+        try:
+            async for chunk in request.stream():
+                if too_large:
+                    continue
+                body += chunk
+                if len(body) > self.max_body:
+                    too_large = True
+                    body.clear()
+        except ClientDisconnect:
+            return Response(status_code=400)
+        if too_large:
+            return _error(413, f"the body is larger than {self.max_body} bytes")
+        try:
+            data = parse_submission(bytes(body))
+            rules = await self.rules_for(data["survey"], data["version"])
+            answers = rules.check_answers(data["answers"])
+        except SubmissionError as error:
+            return JSONResponse(error.body(), status_code=error.status, headers=API_HEADERS)
+        try:
+            outcome = await self.store.submit(rules.survey, rules.version, data["respondent"],
+                                              answers)
+        except StoreUnavailable as error:
+            return _error(503, str(error), None, {"retry-after": "1"})
+        if outcome == STORED:
+            return JSONResponse({"status": "stored"}, status_code=201, headers=API_HEADERS)
+        if outcome == CONFLICT:
+            return _error(409, "this respondent token already sent different answers",
+                          "respondent")
+        return JSONResponse({"status": "duplicate"}, status_code=200, headers=API_HEADERS)
+
+    async def health(self, request: Request) -> Response:
+        """`GET /api/health`: the store's state read from the database."""
+        try:
+            state = await anyio.to_thread.run_sync(self.store.health)
+        except sqlite3.Error as error:
+            return JSONResponse({"status": "error", "db": f"{type(error).__name__}: {error}"},
+                                status_code=503, headers=API_HEADERS)
+        ok = state["writer"] == "running" and state["journal_mode"] == "wal"
+        body = {"status": "ok" if ok else "error",
+                "db": "ok" if state["last_error"] is None else state["last_error"], **state}
+        return JSONResponse(body, status_code=200 if ok else 503, headers=API_HEADERS)
+
+
+def _stamp(path: Path) -> tuple[int, int] | None:
+    try:
+        info = path.stat()
+    except OSError:
+        return None
+    return (info.st_mtime_ns, info.st_size)
+
+
+async def _api_not_found(request: Request) -> Response:
+    return _error(404, f"no API endpoint {request.url.path}", None)
+
+
+async def _api_method(request: Request, allow: str) -> Response:
+    return _error(405, f"{request.method} is not allowed here", None, {"allow": allow})
+
+
+def create_app(dist: Path, store: Store, *, allow_origins: Sequence[str] = (),
+               api_only: bool = False, max_body: int = MAX_BODY) -> Starlette:
+    """The collector app for DIST and a Store; the store's writer runs during the app's lifespan.
+
+    ManifestError if a manifest in DIST is unusable.
+    """
+    collector = Collector(dist, store, max_body=max_body)
+    header_rules = HeaderRules(dist / "_headers")
+    site = StaticSite(dist, header_rules, collector.surveys)
+
+    async def submissions(request: Request) -> Response:
+        if request.method != "POST":
+            return await _api_method(request, "POST")
+        return await collector.submit(request)
+
+    async def health(request: Request) -> Response:
+        if request.method not in ("GET", "HEAD"):
+            return await _api_method(request, "GET, HEAD")
+        return await collector.health(request)
+
+    async def static(request: Request) -> Response:
+        if api_only:
+            return site.not_found()
+        if request.method not in ("GET", "HEAD"):
+            return Response("method not allowed\n", status_code=405,
+                            headers={"allow": "GET, HEAD", "cache-control": "no-store"})
+        return await site(request)
+
+    every = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"]
+    routes = [
+        Route("/api/submissions", submissions, methods=every),
+        Route("/api/health", health, methods=every),
+        Route("/api/{rest:path}", _api_not_found, methods=every),
+        Route("/{path:path}", static, methods=every),
+    ]
+    middleware = [Middleware(SiteHeadersMiddleware, rules=header_rules)]
+    if allow_origins:
+        middleware.append(Middleware(
+            CORSMiddleware, allow_origins=list(allow_origins), allow_methods=["GET", "POST"],
+            allow_headers=["Content-Type"], max_age=86400))
+
+    @contextlib.asynccontextmanager
+    async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        store.start()
+        try:
+            yield
+        finally:
+            await asyncio.to_thread(store.close)
+
+    app = Starlette(routes=routes, middleware=middleware, lifespan=lifespan)
+    app.state.collector = collector
+    return app
+

@@ -1,0 +1,363 @@
+"""The collector's SQLite store: submissions and every manifest version seen, one writer thread.
+
+Durability: the database is in WAL mode with ``synchronous=FULL``, so each COMMIT fsyncs the
+write-ahead log before it returns; a submission is acknowledged only after the COMMIT that holds it
+has returned, so an acknowledged submission survives the process being killed and the machine
+losing power. (``synchronous=NORMAL`` with WAL would survive a killed process but could lose the
+last commits on power loss; it is not used.)
+
+Concurrency: SQLite allows one writer at a time. Rather than a connection per request fighting over
+the write lock with ``busy_timeout``, one dedicated thread owns the write connection and serves a
+queue: it takes every job waiting (up to `max_batch`), runs them in one transaction and commits once
+("group commit"), then wakes each waiting request on its event loop. Under load the fsync is shared
+by all the submissions that arrived while the previous commit was running. benchmarks/collector.py
+measures both ways.
+
+What is stored per submission: survey id, manifest version, the respondent token, the answers as
+the page sent them (validated, unanswered ones left out) and `submitted_at`, UTC truncated to the
+minute.
+Nothing about the request (no address, no user agent, no headers) ever reaches this module.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import queue
+import sqlite3
+import threading
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from ..errors import RRSiteError
+
+#: PRAGMA user_version of the schema this code writes.
+SCHEMA_VERSION = 1
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS manifests (
+    survey     TEXT NOT NULL,
+    version    TEXT NOT NULL,
+    manifest   TEXT NOT NULL,
+    first_seen TEXT NOT NULL,
+    PRIMARY KEY (survey, version)
+);
+CREATE TABLE IF NOT EXISTS submissions (
+    id           INTEGER PRIMARY KEY,
+    survey       TEXT NOT NULL,
+    version      TEXT NOT NULL,
+    respondent   TEXT NOT NULL,
+    submitted_at TEXT NOT NULL,
+    answers      TEXT NOT NULL,
+    UNIQUE (survey, respondent)
+);
+"""
+STORED, DUPLICATE, CONFLICT = "stored", "duplicate", "conflict"
+#: Submissions waiting for the writer beyond which new ones are refused (503, retry later).
+MAX_QUEUE = 20_000
+
+
+class StoreError(RRSiteError):
+    """The database file cannot be used (path and reason)."""
+
+
+class StoreUnavailable(Exception):
+    """A write failed (disk full, I/O error, locked by another program): answer 503, retry later."""
+
+
+def minute_now() -> str:
+    """The current time, UTC, truncated to the minute: ``2026-11-22T13:05Z``."""
+    return datetime.now(UTC).strftime("%Y-%m-%dT%H:%MZ")
+
+
+def canonical_json(value: Any) -> str:
+    """JSON text with sorted keys and no spaces: equal content gives equal text."""
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
+def connect(path: Path, *, create: bool) -> sqlite3.Connection:
+    """A connection in autocommit mode (transactions are explicit); StoreError if unusable."""
+    if path.is_dir():
+        raise StoreError(f"{path}: is a folder, not a database file")
+    if not create and not path.is_file():
+        raise StoreError(f"{path}: no such database file")
+    if create and not path.parent.is_dir():
+        raise StoreError(f"{path}: the folder {path.parent} does not exist")
+    try:
+        connection = sqlite3.connect(path, isolation_level=None, check_same_thread=False,
+                                     timeout=10.0)
+        connection.execute("PRAGMA busy_timeout = 10000")
+        version = connection.execute("PRAGMA user_version").fetchone()[0]
+    except sqlite3.Error as error:
+        raise StoreError(f"{path}: cannot open the database: {error}") from error
+    if version > SCHEMA_VERSION:
+        connection.close()
+        raise StoreError(f"{path}: written by a newer rrsite (schema {version}); upgrade rrsite")
+    if not create:
+        tables = {row[0] for row in connection.execute(
+            "SELECT name FROM sqlite_master WHERE type = 'table'")}
+        if not {"manifests", "submissions"} <= tables:
+            connection.close()
+            raise StoreError(f"{path}: not an rrsite collector database")
+    return connection
+
+
+@dataclass
+class _Job:
+    """One unit of work for the writer thread and the future of the request waiting for it."""
+
+    run: Callable[[sqlite3.Connection], Any]
+    loop: asyncio.AbstractEventLoop | None
+    future: asyncio.Future[Any] | None
+    result: Any = None
+    error: BaseException | None = None
+    done: threading.Event = field(default_factory=threading.Event)
+
+
+class Store:
+    """The SQLite store behind `rrsite serve`; `start()` its writer, `await submit(...)`."""
+
+    def __init__(self, path: Path, *, max_batch: int = 512) -> None:
+        self.path = path
+        self.max_batch = max_batch
+        self._connection = connect(path, create=True)
+        try:
+            mode = self._connection.execute("PRAGMA journal_mode = WAL").fetchone()[0]
+            if mode.lower() != "wal":
+                raise StoreError(f"{path}: SQLite cannot use WAL mode here (got {mode!r})")
+            self._connection.execute("PRAGMA synchronous = FULL")
+            self._connection.executescript(
+                f"BEGIN IMMEDIATE; {SCHEMA} PRAGMA user_version = {SCHEMA_VERSION}; COMMIT;")
+        except sqlite3.Error as error:
+            self._connection.close()
+            raise StoreError(f"{path}: cannot set up the database: {error}") from error
+        self._queue: queue.SimpleQueue[_Job | None] = queue.SimpleQueue()
+        self._thread: threading.Thread | None = None
+        self.last_error: str | None = None
+        self.commits = 0
+        self.committed_jobs = 0
+
+    # -- manifests ----------------------------------------------------------------------------
+
+    @staticmethod
+    def _register(connection: sqlite3.Connection, manifest: dict[str, Any]) -> bool:
+        """Record a manifest version; True if it was new. The newest prose replaces the old."""
+        text = canonical_json(manifest)
+        cursor = connection.execute(
+            "INSERT INTO manifests (survey, version, manifest, first_seen) VALUES (?, ?, ?, ?) "
+            "ON CONFLICT (survey, version) DO NOTHING",
+            (manifest["id"], manifest["version"], text, minute_now()))
+        if cursor.rowcount:
+            return True
+        connection.execute(
+            "UPDATE manifests SET manifest = ? WHERE survey = ? AND version = ? AND manifest != ?",
+            (text, manifest["id"], manifest["version"], text))
+        return False
+
+    def register_manifests(self, manifests: Iterable[dict[str, Any]]) -> int:
+        """Record manifests before the writer starts (at start-up); the number that were new."""
+        if self._thread is not None:
+            raise RuntimeError("register_manifests runs before start(); use register()")
+        new = 0
+        try:
+            self._connection.execute("BEGIN IMMEDIATE")
+            for manifest in manifests:
+                new += self._register(self._connection, manifest)
+            self._connection.execute("COMMIT")
+        except sqlite3.Error as error:
+            self._connection.execute("ROLLBACK")
+            raise StoreError(f"{self.path}: cannot record the manifests: {error}") from error
+        return new
+
+    def stored_manifests(self) -> list[dict[str, Any]]:
+        """Every manifest version recorded, in the order first seen."""
+        with _reader(self.path) as connection:
+            return [json.loads(text) for (text,) in connection.execute(
+                "SELECT manifest FROM manifests ORDER BY rowid")]
+
+    async def register(self, manifest: dict[str, Any]) -> bool:
+        """Record a manifest version seen while running (through the writer)."""
+        return bool(await self._submit_job(lambda c: self._register(c, manifest)))
+
+    # -- submissions --------------------------------------------------------------------------
+
+    async def submit(self, survey: str, version: str, respondent: str,
+                     answers: dict[str, Any]) -> str:
+        """Store one validated submission; STORED, DUPLICATE or CONFLICT once it is durable.
+
+        Raises StoreUnavailable if the write could not be committed.
+        """
+        answers_text = canonical_json(answers)
+
+        def write(connection: sqlite3.Connection) -> str:
+            cursor = connection.execute(
+                "INSERT INTO submissions (survey, version, respondent, submitted_at, answers) "
+                "VALUES (?, ?, ?, ?, ?) ON CONFLICT (survey, respondent) DO NOTHING",
+                (survey, version, respondent, minute_now(), answers_text))
+            if cursor.rowcount:
+                return STORED
+            row = connection.execute(
+                "SELECT version, answers FROM submissions WHERE survey = ? AND respondent = ?",
+                (survey, respondent)).fetchone()
+            return DUPLICATE if row == (version, answers_text) else CONFLICT
+
+        return str(await self._submit_job(write))
+
+    def submit_sync(self, survey: str, version: str, respondent: str,
+                    answers: dict[str, Any]) -> str:
+        """`submit` for a caller without an event loop (benchmarks, tools); blocks until durable."""
+        answers_text = canonical_json(answers)
+
+        def write(connection: sqlite3.Connection) -> str:
+            cursor = connection.execute(
+                "INSERT INTO submissions (survey, version, respondent, submitted_at, answers) "
+                "VALUES (?, ?, ?, ?, ?) ON CONFLICT (survey, respondent) DO NOTHING",
+                (survey, version, respondent, minute_now(), answers_text))
+            return STORED if cursor.rowcount else DUPLICATE
+
+        job = _Job(run=write, loop=None, future=None)
+        self._put(job)
+        job.done.wait()
+        if job.error is not None:
+            raise job.error
+        return str(job.result)
+
+    def _put(self, job: _Job) -> None:
+        if self._thread is None or not self._thread.is_alive():
+            raise StoreUnavailable("the store's writer is not running")
+        if self._queue.qsize() > MAX_QUEUE:
+            raise StoreUnavailable("too many submissions waiting; retry in a moment")
+        self._queue.put(job)
+
+    async def _submit_job(self, run: Callable[[sqlite3.Connection], Any]) -> Any:
+        loop = asyncio.get_running_loop()
+        future: asyncio.Future[Any] = loop.create_future()
+        self._put(_Job(run=run, loop=loop, future=future))
+        return await future
+
+    # -- the writer ---------------------------------------------------------------------------
+
+    def start(self) -> None:
+        """Start the writer thread (idempotent)."""
+        if self._thread is None:
+            self._thread = threading.Thread(target=self._writer, name="rrsite-store-writer",
+                                            daemon=True)
+            self._thread.start()
+
+    def close(self) -> None:
+        """Finish every queued job, stop the writer and close the database."""
+        if self._thread is not None:
+            self._queue.put(None)
+            self._thread.join(timeout=30)
+            self._thread = None
+        self._connection.close()
+
+    def _writer(self) -> None:
+        connection = self._connection
+        stopping = False
+        while not stopping:
+            first = self._queue.get()
+            if first is None:
+                break
+            batch = [first]
+            while len(batch) < self.max_batch:
+                try:
+                    job = self._queue.get_nowait()
+                except queue.Empty:
+                    break
+                if job is None:
+                    stopping = True
+                    break
+                batch.append(job)
+            self._run_batch(connection, batch)
+
+    def _run_batch(self, connection: sqlite3.Connection, batch: list[_Job]) -> None:
+        try:
+            connection.execute("BEGIN IMMEDIATE")
+            for job in batch:
+                connection.execute("SAVEPOINT job")
+                try:
+                    job.result = job.run(connection)
+                except sqlite3.Error:
+                    raise
+                except Exception as error:  # a bug in one job must not fail the others
+                    connection.execute("ROLLBACK TO job")
+                    job.error = error
+                connection.execute("RELEASE job")
+            connection.execute("COMMIT")
+            self.commits += 1
+            self.committed_jobs += len(batch)
+            self.last_error = None
+        except sqlite3.Error as error:
+            self.last_error = f"{type(error).__name__}: {error}"
+            try:
+                connection.execute("ROLLBACK")
+            except sqlite3.Error:
+                pass
+            for job in batch:
+                job.error = StoreUnavailable(f"the database could not store it ({error})")
+        for job in batch:
+            self._wake(job)
+
+    @staticmethod
+    def _wake(job: _Job) -> None:
+        job.done.set()
+        if job.loop is None or job.future is None:
+            return
+        future = job.future
+
+        def resolve() -> None:
+            if future.done():  # the request was cancelled (client went away)
+                return
+            if job.error is not None:
+                future.set_exception(job.error)
+            else:
+                future.set_result(job.result)
+
+        try:
+            job.loop.call_soon_threadsafe(resolve)
+        except RuntimeError:  # the loop is closed: nobody is waiting any more
+            pass
+
+    # -- reading ------------------------------------------------------------------------------
+
+    def health(self) -> dict[str, Any]:
+        """The store's state, read from the database (runs in a worker thread)."""
+        with _reader(self.path) as connection:
+            mode = connection.execute("PRAGMA journal_mode").fetchone()[0]
+            total = connection.execute("SELECT count(*) FROM submissions").fetchone()[0]
+            per_survey = dict(connection.execute(
+                "SELECT survey, count(*) FROM submissions GROUP BY survey").fetchall())
+            versions: dict[str, list[str]] = {}
+            for survey, version in connection.execute(
+                    "SELECT survey, version FROM manifests ORDER BY rowid"):
+                versions.setdefault(survey, []).append(version)
+        writer_alive = self._thread is not None and self._thread.is_alive()
+        return {
+            "journal_mode": mode,
+            "writer": "running" if writer_alive else "stopped",
+            "waiting": self._queue.qsize(),
+            "last_error": self.last_error,
+            "submissions": total,
+            "surveys": [
+                {"id": survey, "versions": survey_versions,
+                 "submissions": per_survey.get(survey, 0)}
+                for survey, survey_versions in versions.items()
+            ],
+        }
+
+
+class _reader:
+    """A short-lived read connection (WAL readers never block the writer)."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+
+    def __enter__(self) -> sqlite3.Connection:
+        self.connection = sqlite3.connect(self.path, isolation_level=None, timeout=10.0)
+        return self.connection
+
+    def __exit__(self, *exc: object) -> None:
+        self.connection.close()
