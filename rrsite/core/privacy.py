@@ -16,6 +16,9 @@ from dataclasses import dataclass
 from .designs import Design, Matrix
 from .errors import DesignError
 
+#: Excess probability this small is floating-point rounding, not a privacy loss.
+ROUNDING = 1e-12
+
 
 def smallest_epsilon(matrix: Matrix) -> float:
     """Ln of the largest ratio P[i][j] / P[i'][j]; ``math.inf`` where a report rules out a truth."""
@@ -45,7 +48,8 @@ def smallest_delta(matrix: Matrix, epsilon: float) -> float:
                 a if b == 0.0 else max(0.0, a - factor * b) for a, b in zip(row, other, strict=True)
             )
             delta = max(delta, excess)
-    return delta
+    # a design built for exactly this epsilon misses it by rounding only: that is delta = 0
+    return 0.0 if delta < ROUNDING else delta
 
 
 def revealing_reports(matrix: Matrix, labels: Sequence[str] | None = None) -> list[str]:

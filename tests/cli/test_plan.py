@@ -1,0 +1,112 @@
+"""`rrsite plan`: the JSON contract of DESIGN.md, figures from closed forms, bad arguments."""
+
+import json
+import math
+import subprocess
+import sys
+
+import pytest
+
+from rrsite.cli import main
+
+Z95 = 1.959963984540054
+
+
+def run_json(capsys, *args):
+    assert main(["plan", *args, "--format", "json"]) == 0
+    return json.loads(capsys.readouterr().out)
+
+
+def test_pure_budget_json_contract(capsys):
+    out = run_json(capsys, "--epsilon", str(math.log(3)))
+    for key in ("design", "alternatives", "epsilon", "delta", "variance", "respondents"):
+        assert key in out
+    assert math.isclose(out["design"]["p00"], 0.75) and math.isclose(out["design"]["p11"], 0.75)
+    assert out["alternatives"] == []
+    assert math.isclose(out["epsilon"], math.log(3)) and out["delta"] == 0.0
+    assert math.isclose(out["variance"], 1.0)  # lambda = 1/2: (1/4) / (1/2)^2
+    assert out["respondents"] == math.ceil(Z95**2 * 1.0 / 0.05**2)
+
+
+def test_approximate_budget_at_a_small_prior_picks_vertex_a(capsys):
+    out = run_json(capsys, "--epsilon", "1", "--delta", "0.1", "--prior", "0.05", "--margin", "0.02")
+    assert out["design"] == {"p00": 1.0, "p11": 0.1}
+    pi, delta = 0.05, 0.1
+    variance = pi * (1 - pi * delta) / delta
+    assert math.isclose(out["variance"], variance)
+    assert out["respondents"] == math.ceil(Z95**2 * variance / 0.02**2)
+    assert math.isclose(out["delta"], 0.1)
+
+
+def test_ties_are_listed_as_alternatives(capsys):
+    out = run_json(capsys, "--epsilon", "0.1", "--delta", "0.2", "--prior", "0.5")
+    designs = [out["design"]] + [{"p00": a["p00"], "p11": a["p11"]} for a in out["alternatives"]]
+    assert {(d["p00"], d["p11"]) for d in designs} == {(1.0, 0.2), (0.2, 1.0)}
+
+
+def test_confidence_changes_the_sample_size(capsys):
+    out = run_json(capsys, "--epsilon", "2", "--confidence", "0.99", "--margin", "0.03")
+    z = 2.5758293035489
+    e = math.exp(2)
+    p = e / (1 + e)
+    variance = p * (1 - p) / (2 * p - 1) ** 2 + 0.25
+    assert out["respondents"] == math.ceil(z * z * variance / 0.03**2)
+
+
+def test_named_design(capsys):
+    out = run_json(capsys, "--design", "forced-response", "--truth", "0.5", "--yes", "0.25",
+                   "--no", "0.25")
+    assert math.isclose(out["epsilon"], math.log(3))
+    assert out["design"]["p00"] == 0.75 and out["design"]["p11"] == 0.75
+    warner = run_json(capsys, "--design", "warner", "--p", "0.8")
+    assert math.isclose(warner["epsilon"], math.log(4))
+
+
+def test_named_design_at_a_given_epsilon_reports_delta(capsys):
+    out = run_json(capsys, "--design", "matrix", "--p00", "1", "--p11", "0.2", "--epsilon", "1")
+    assert out["epsilon"] == 1.0 and math.isclose(out["delta"], 0.2)
+
+
+def test_forced_yes_says_plainly_it_has_no_epsilon(capsys):
+    out = run_json(capsys, "--design", "forced-yes")
+    assert out["epsilon"] is None
+    assert out["delta"] == 0.5
+    assert "reveals" in out["not_private"][0]
+    assert main(["plan", "--design", "forced-yes"]) == 0
+    assert "NOT differentially private" in capsys.readouterr().out
+
+
+def test_table_output(capsys):
+    assert main(["plan", "--epsilon", "1"]) == 0
+    text = capsys.readouterr().out
+    assert "p00 = 0.731059" in text and "respondents" in text
+
+
+def test_sensitivity_to_a_wrong_prior(capsys):
+    out = run_json(capsys, "--epsilon", "1", "--delta", "0.05", "--prior", "0.02")
+    rows = {row["true_rate"]: row for row in out["if_prior_wrong"]}
+    # vertex A is chosen for the small prior: its variance grows fast if the rate is really 0.5
+    assert math.isclose(rows[0.5]["variance"], 0.5 * (1 - 0.5 * 0.05) / 0.05)
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--epsilon", "-1"], "epsilon must be positive"),
+        (["--epsilon", "1", "--delta", "1.5"], "delta must be in [0, 1)"),
+        (["--epsilon", "1", "--prior", "2"], "prior must be a probability"),
+        (["--epsilon", "1", "--margin", "0"], "margin must be between 0 and 1"),
+        (["--epsilon", "1", "--confidence", "1"], "confidence must be between 0 and 1"),
+        ([], "give --epsilon"),
+        (["--design", "warner", "--p", "0.4"], "p must be above 0.5"),
+        (["--design", "coin"], "unknown design 'coin'"),
+        (["--truth", "0.5"], "--truth needs --design"),
+        (["--epsilon", "abc"], "invalid float value"),
+    ],
+)
+def test_bad_arguments_exit_2_with_a_message(args, message):
+    result = subprocess.run([sys.executable, "-m", "rrsite", "plan", *args], capture_output=True,
+                            text=True)
+    assert result.returncode == 2
+    assert message in result.stderr
+    assert "Traceback" not in result.stderr
