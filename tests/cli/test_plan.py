@@ -29,7 +29,9 @@ def test_pure_budget_json_contract(capsys):
 
 
 def test_approximate_budget_at_a_small_prior_picks_vertex_a(capsys):
-    out = run_json(capsys, "--epsilon", "1", "--delta", "0.1", "--prior", "0.05", "--margin", "0.02")
+    out = run_json(
+        capsys, "--epsilon", "1", "--delta", "0.1", "--prior", "0.05", "--margin", "0.02"
+    )
     assert out["design"] == {"p00": 1.0, "p11": 0.1}
     pi, delta = 0.05, 0.1
     variance = pi * (1 - pi * delta) / delta
@@ -54,8 +56,9 @@ def test_confidence_changes_the_sample_size(capsys):
 
 
 def test_named_design(capsys):
-    out = run_json(capsys, "--design", "forced-response", "--truth", "0.5", "--yes", "0.25",
-                   "--no", "0.25")
+    out = run_json(
+        capsys, "--design", "forced-response", "--truth", "0.5", "--yes", "0.25", "--no", "0.25"
+    )
     assert math.isclose(out["epsilon"], math.log(3))
     assert out["design"]["p00"] == 0.75 and out["design"]["p11"] == 0.75
     warner = run_json(capsys, "--design", "warner", "--p", "0.8")
@@ -105,8 +108,9 @@ def test_sensitivity_to_a_wrong_prior(capsys):
     ],
 )
 def test_bad_arguments_exit_2_with_a_message(args, message):
-    result = subprocess.run([sys.executable, "-m", "rrsite", "plan", *args], capture_output=True,
-                            text=True)
+    result = subprocess.run(
+        [sys.executable, "-m", "rrsite", "plan", *args], capture_output=True, text=True
+    )
     assert result.returncode == 2
     assert message in result.stderr
     assert "Traceback" not in result.stderr
