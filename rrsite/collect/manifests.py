@@ -87,16 +87,18 @@ class QuestionRule:
                 raise SubmissionError("must be a number", field)
             if isinstance(value, float) and not math.isfinite(value):
                 raise SubmissionError("must be a finite number", field)
-            if abs(value) > 2**53:
-                raise SubmissionError("is too large", field)
-            if self.integer:
-                if isinstance(value, float) and not value.is_integer():
-                    raise SubmissionError(f"must be a whole number, got {value!r}", field)
-                value = int(value)
+            if self.integer and isinstance(value, float) and not value.is_integer():
+                raise SubmissionError(f"must be a whole number, got {value!r}", field)
             if self.minimum is not None and value < self.minimum:
-                raise SubmissionError(f"must be at least {self.minimum:g}, got {value!r}", field)
+                raise SubmissionError(f"must be at least {self.minimum:g}, got {_short(value)}",
+                                      field)
             if self.maximum is not None and value > self.maximum:
-                raise SubmissionError(f"must be at most {self.maximum:g}, got {value!r}", field)
+                raise SubmissionError(f"must be at most {self.maximum:g}, got {_short(value)}",
+                                      field)
+            if abs(value) > 2**53:
+                raise SubmissionError("is too large (beyond 2**53)", field)
+            if self.integer:
+                value = int(value)
             return value
         # text
         if not isinstance(value, str):
