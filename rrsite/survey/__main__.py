@@ -1,0 +1,5 @@
+"""``python -m rrsite.survey``: print the survey-file reference tables (Markdown, for README.md)."""
+
+from .schema import reference_markdown
+
+print(reference_markdown())

@@ -1,0 +1,631 @@
+"""`load_survey`: read a survey file, check everything, and report every problem with its line.
+
+A survey file is YAML front matter, then Markdown prose in which each question is a level-2
+heading (the question's text) followed by a ```` ```question ```` fence of YAML. See schema.py for
+every key; the rules that involve several keys (which design takes which parameter, the budget,
+infinite epsilons) are here.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import urllib.parse
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from ..core import (
+    NAMED_DESIGNS,
+    Design,
+    Privacy,
+    design_from_spec,
+    optimal_design,
+    privacy_of,
+)
+from ..core.designs import check_probability
+from . import schema
+from .errors import Problems, SurveyError, SurveyErrors
+from .model import COLLECTOR_URL, Option, Question, Survey
+from .render import plain_text, render_block, render_inline
+from .source import Heading, Prose, QuestionBlock, read_text, split
+
+#: Keys that only make sense on a randomized question.
+DESIGN_KEYS = (
+    "randomize", "truth", "yes", "no", "p", "innocuous_rate", "innocuous", "mirrored", "p00",
+    "p11", "matrix", "epsilon", "delta", "prior", "accept_no_epsilon",
+)
+#: Keys that only make sense for some question types.
+TYPE_KEYS: dict[str, tuple[str, ...]] = {
+    "options": ("choice", "multi-choice"),
+    "min": ("number",),
+    "max": ("number",),
+    "integer": ("number",),
+    "max_length": ("text",),
+}
+#: Designs for yes/no questions only (k-rr and matrix work for any number of answers).
+BINARY_ONLY = ("forced-response", "forced-yes", "warner", "unrelated")
+#: Keys a design takes besides its core parameters.
+DESIGN_EXTRAS: dict[str, tuple[str, ...]] = {"unrelated": ("innocuous",), "warner": ("mirrored",)}
+#: Errors core raises for impossible parameters (their messages name the parameter and value).
+DESIGN_FAILURES = (ValueError, TypeError, ArithmeticError)
+#: Sums of epsilons within this relative tolerance of the budget are within it.
+BUDGET_TOLERANCE = 1e-9
+#: Fewest answers a choice question may have.
+MIN_OPTIONS = 2
+
+
+def load_survey(path: str | os.PathLike[str]) -> Survey:
+    """Parse and validate a survey file; raise :class:`SurveyErrors` with every problem found."""
+    path = Path(path)
+    file = str(path)
+    try:
+        data = path.read_bytes()
+    except OSError as error:
+        message = f"cannot read the file: {error.strerror}"
+        raise SurveyErrors([SurveyError(file, 1, message)]) from None
+    problems = Problems(file)
+    text = read_text(data, problems)
+    if text is None:
+        problems.raise_if_any()
+        raise AssertionError("unreachable")  # pragma: no cover
+    return parse_survey(text, file, path, problems)
+
+
+def parse_survey(
+    text: str, file: str = "<survey>", path: Path | None = None, problems: Problems | None = None
+) -> Survey:
+    """Parse survey text (``file`` names it in messages); raise :class:`SurveyErrors` if bad."""
+    problems = problems or Problems(file)
+    source = split(text, problems)
+    front = _front_matter(source.front_yaml, problems)
+    layout = _layout(source.parts, problems)
+    language = front.get("language") if front is not None else "en"
+    defaults = _Defaults.from_front(front)
+    questions: list[Question] = []
+    seen: dict[str, int] = {}
+    for raw in layout.questions:
+        question = _question(raw, language, defaults, problems, raw.before)
+        if question is None:
+            continue
+        if question.id in seen:
+            problems.error(question.line, f"duplicate question id '{question.id}' (first used on "
+                                          f"line {seen[question.id]})")
+            continue
+        seen[question.id] = question.line
+        questions.append(question)
+    if not layout.questions and not problems:
+        problems.error(source.last_line, "the survey has no questions: add a '## ' heading with "
+                                         "the question's text, followed by a ```question block")
+    survey = None
+    if front is not None:
+        survey = _survey(front, questions, layout, path, file, defaults, problems)
+    problems.raise_if_any()
+    assert survey is not None
+    survey.warnings = list(problems.warnings)
+    return survey
+
+
+# --------------------------------------------------------------------------------------------
+# Front matter and layout
+
+
+def _compose(text: str, problems: Problems, what: str) -> yaml.Node | None:
+    """Compose YAML into nodes; a syntax error is recorded with its line."""
+    try:
+        return yaml.compose(text, Loader=yaml.SafeLoader)
+    except yaml.MarkedYAMLError as error:
+        mark = error.problem_mark or error.context_mark
+        line = mark.line + 1 if mark is not None else 1
+        problem = error.problem or error.context or "unreadable"
+        context = f" ({error.context})" if error.context and error.problem else ""
+        problems.error(line, f"bad YAML in {what}: {problem}{context}")
+    except yaml.YAMLError as error:  # pragma: no cover - PyYAML marks all its syntax errors
+        problems.error(1, f"bad YAML in {what}: {error}")
+    return None
+
+
+def _front_matter(front_yaml: str | None, problems: Problems) -> schema.Fields | None:
+    if front_yaml is None:
+        return None
+    known = len(problems.errors)
+    node = _compose(front_yaml, problems, "the front matter")
+    if node is None:
+        if len(problems.errors) == known:
+            problems.error(1, "the front matter is empty: give at least id and title")
+        return None
+    return schema.read_block(schema.FRONT_MATTER, node, problems, 1)
+
+
+@dataclass
+class _RawQuestion:
+    heading: Heading | None
+    block: QuestionBlock
+    help: list[Prose] = field(default_factory=list)
+    before: list[Prose] = field(default_factory=list)
+
+
+@dataclass
+class _Layout:
+    intro: list[Prose]
+    questions: list[_RawQuestion]
+    outro: list[Prose]
+
+
+def _layout(parts: list[Any], problems: Problems) -> _Layout:
+    """Pair each heading with the block under it; what lies between is the question's help."""
+    questions: list[_RawQuestion] = []
+    pending: Heading | None = None
+    help_parts: list[Prose] = []
+    loose: list[Prose] = []
+    intro: list[Prose] | None = None
+    for part in parts:
+        if isinstance(part, Prose):
+            (help_parts if pending is not None else loose).append(part)
+        elif isinstance(part, Heading):
+            if pending is not None:
+                _no_block(pending, problems)
+            pending, help_parts = part, []
+        else:
+            if pending is None:
+                problems.error(part.line, "a ```question block without a '## ' heading above it "
+                                          "(the heading is the question's text)")
+                questions.append(_RawQuestion(None, part))
+                continue
+            if intro is None:
+                intro, loose = loose, []
+            questions.append(_RawQuestion(pending, part, help_parts, loose))
+            pending, help_parts, loose = None, [], []
+    if pending is not None:
+        _no_block(pending, problems)
+    return _Layout(intro or [], questions, loose if intro is not None else [])
+
+
+def _no_block(heading: Heading, problems: Problems) -> None:
+    problems.error(heading.line, f"the heading '## {heading.text}' has no ```question block under "
+                                 "it; every level-2 heading is a question (use # or ### for other "
+                                 "headings)")
+
+
+def _prose_html(parts: list[Prose]) -> str:
+    return render_block("\n\n".join(part.text for part in parts if part.text.strip()))
+
+
+@dataclass
+class _Defaults:
+    epsilon: float | None = None
+    delta: float = 0.0
+    priors: dict[str, tuple[float, int]] = field(default_factory=dict)
+
+    @classmethod
+    def from_front(cls, front: schema.Fields | None) -> _Defaults:
+        if front is None:
+            return cls()
+        privacy = front.get("privacy")
+        epsilon = privacy.get("epsilon") if privacy is not None else None
+        delta = privacy.get("delta") if privacy is not None else 0.0
+        return cls(epsilon, float(delta), dict(front.get("priors") or {}))
+
+
+# --------------------------------------------------------------------------------------------
+# Questions
+
+
+def _question(
+    raw: _RawQuestion,
+    language: str,
+    defaults: _Defaults,
+    problems: Problems,
+    before: list[Prose],
+) -> Question | None:
+    known = len(problems.errors)
+    node = _compose(raw.block.yaml_text, problems, "the question block")
+    if node is None:
+        if len(problems.errors) == known:
+            problems.error(raw.block.line, "the question block is empty: give at least id and type")
+        return None
+    fields = schema.read_block(schema.QUESTION, node, problems, raw.block.line)
+    qtype = fields.get("type")
+    qid = fields.get("id")
+    heading_line = raw.heading.line if raw.heading is not None else raw.block.line
+    text = raw.heading.text if raw.heading is not None else ""
+    if raw.heading is not None and not text:
+        problems.error(heading_line, "the question heading is empty: write the question after "
+                                     "'## '")
+    for key, types in TYPE_KEYS.items():
+        if fields.given(key) and qtype is not None and qtype not in types:
+            problems.error(fields.line_of(key), f"{key} applies to {' and '.join(types)} "
+                                                f"questions, not {qtype}")
+    options = _options(fields, qtype, language, problems)
+    design, privacy, chosen_for, prior = _design(fields, qtype, options, defaults, problems)
+    if qid is None or qtype is None or raw.heading is None or not text:
+        return None
+    text_html = render_inline(text)
+    question = Question(
+        id=qid,
+        type=qtype,
+        text=plain_text(text_html),
+        text_html=text_html,
+        line=fields.line_of("id"),
+        required=fields.get("required") if fields.given("required") else design is not None,
+        options=options or [],
+        help_html=_prose_html(raw.help),
+        before_html=_prose_html(before),
+        design=design,
+        privacy=privacy,
+        accept_no_epsilon=bool(fields.get("accept_no_epsilon")),
+        prior=prior,
+        chosen_for=chosen_for,
+    )
+    if qtype == "number":
+        question.minimum, question.maximum = fields.get("min"), fields.get("max")
+        question.integer = bool(fields.get("integer"))
+        if question.minimum is not None and question.maximum is not None and (
+            question.minimum > question.maximum
+        ):
+            problems.error(fields.line_of("max"), f"max ({question.maximum:g}) is below min "
+                                                  f"({question.minimum:g})")
+    if qtype == "text":
+        question.max_length = int(fields.get("max_length"))
+    if fields.given("innocuous"):
+        question.innocuous = fields.get("innocuous")
+        question.innocuous_html = render_inline(fields.get("innocuous"))
+    if fields.given("mirrored"):
+        question.mirrored = fields.get("mirrored")
+        question.mirrored_html = render_inline(fields.get("mirrored"))
+    return question
+
+
+def _make_option(value: str, label: str, line: int) -> Option:
+    label_html = render_inline(label)
+    return Option(value, label, label_html, plain_text(label_html) or value, line)
+
+
+def _options(
+    fields: schema.Fields, qtype: str | None, language: str, problems: Problems
+) -> list[Option] | None:
+    if qtype == "yes-no":
+        words = schema.LANGUAGES.get(language, schema.LANGUAGES["en"])
+        return [_make_option("no", words["no"], fields.line), _make_option("yes", words["yes"],
+                                                                           fields.line)]
+    if qtype not in ("choice", "multi-choice"):
+        return None
+    if not fields.given("options"):
+        if "options" not in fields.lines:
+            problems.error(fields.line, f"a {qtype} question needs options: a list of its answers, "
+                                        "e.g. options: [First, Second, Third]")
+        return None
+    specs: list[schema.OptionSpec] = fields.get("options")
+    if len(specs) < MIN_OPTIONS:
+        problems.error(fields.line_of("options"), f"a {qtype} question needs at least "
+                                                  f"{MIN_OPTIONS} options, got {len(specs)}")
+    return [_make_option(spec.value, spec.label, spec.line) for spec in specs]
+
+
+def _design(
+    fields: schema.Fields,
+    qtype: str | None,
+    options: list[Option] | None,
+    defaults: _Defaults,
+    problems: Problems,
+) -> tuple[Design | None, Privacy | None, dict[str, Any] | None, float | None]:
+    """The design of a randomized question (None for a direct one), its privacy and prior."""
+    name = fields.get("randomize")
+    sensitive = fields.get("sensitive") if fields.given("sensitive") else None
+    stated_epsilon = fields.given("epsilon")
+    if sensitive is False and (name is not None or stated_epsilon):
+        problems.error(fields.line_of("sensitive"), "sensitive: false conflicts with "
+                       + ("randomize" if name is not None else "epsilon")
+                       + ": remove one of them")
+        return None, None, None, None
+    if name is None and not stated_epsilon and sensitive is not True:
+        for key in DESIGN_KEYS:
+            if fields.given(key):
+                problems.error(fields.line_of(key), f"{key} applies to randomized questions; add "
+                                                    "`randomize: <design>` or `epsilon: <budget>`, "
+                                                    "or remove it")
+        return None, None, None, None
+    where = "randomize" if name is not None else ("epsilon" if stated_epsilon else "sensitive")
+    if qtype is not None and qtype not in schema.RANDOMIZABLE_TYPES:
+        problems.error(fields.line_of(where), "only yes-no and choice questions can be "
+                                              f"randomized; a {qtype} question is asked directly")
+        return None, None, None, None
+    if qtype is None or options is None:
+        return None, None, None, None
+    values = [option.value for option in options]
+    prior = _prior(fields, qtype, defaults, problems)
+    if name is not None:
+        result = _named_design(name, fields, qtype, values, problems)
+        if result is None:
+            return None, None, None, prior
+        design, privacy = result
+        chosen_for = None
+    else:
+        result2 = _chosen_design(fields, qtype, values, defaults, prior, problems)
+        if result2 is None:
+            return None, None, None, prior
+        design, privacy, chosen_for = result2
+    accept = bool(fields.get("accept_no_epsilon"))
+    if math.isinf(privacy.epsilon) and not accept:
+        reasons = "; ".join(privacy.reasons)
+        problems.error(fields.line_of(where), f"design {design.name} is not differentially "
+                       f"private for any epsilon: {reasons}. Add `accept_no_epsilon: true` if you "
+                       "accept that")
+        return None, None, None, prior
+    if accept and math.isfinite(privacy.epsilon):
+        problems.error(fields.line_of("accept_no_epsilon"), "accept_no_epsilon: true, but this "
+                       f"design has epsilon {privacy.epsilon:.6g}: remove the line")
+        return None, None, None, prior
+    return design, privacy, chosen_for, prior
+
+
+def _prior(
+    fields: schema.Fields, qtype: str, defaults: _Defaults, problems: Problems
+) -> float | None:
+    qid = fields.get("id")
+    if fields.given("prior"):
+        if qtype != "yes-no":
+            problems.error(fields.line_of("prior"), "prior applies to yes-no questions only")
+            return None
+        if qid in defaults.priors:
+            problems.error(fields.line_of("prior"), f"the prior of '{qid}' is also given in the "
+                           f"front matter's priors (line {defaults.priors[qid][1]}): keep one")
+        value = fields.get("prior")
+        line = fields.line_of("prior")
+    elif qid in defaults.priors:
+        value, line = defaults.priors[qid]
+    else:
+        return None
+    try:
+        return check_probability("prior", value)
+    except DESIGN_FAILURES as error:
+        problems.error(line, str(error))
+        return None
+
+
+def _line_for(message: str, fields: schema.Fields, keys: list[str], fallback: int) -> int:
+    """The line of the parameter a core message names (it starts with the name), else fallback."""
+    for key in sorted(keys, key=len, reverse=True):
+        if message.startswith(key + " ") or message.startswith(key + "[") or (
+            message.startswith("matrix") and key == "matrix"
+        ):
+            return fields.line_of(key)
+    for key in sorted(keys, key=len, reverse=True):
+        if f" {key} " in f" {message} ":
+            return fields.line_of(key)
+    return fallback
+
+
+def _named_design(
+    name: str, fields: schema.Fields, qtype: str, values: list[str], problems: Problems
+) -> tuple[Design, Privacy] | None:
+    params = [param for param in NAMED_DESIGNS[name] if param != "k"]
+    takes = params + list(DESIGN_EXTRAS.get(name, ()))
+    ok = True
+    for key in DESIGN_KEYS:
+        if key in ("randomize", "accept_no_epsilon", "prior") or not fields.given(key):
+            continue
+        if key not in takes:
+            if key in ("epsilon", "delta"):
+                hint = (f"{key} is for questions without `randomize`, where rrsite chooses the "
+                        f"design; {name}'s epsilon follows from its parameters")
+            else:
+                hint = f"{key} is not a parameter of {name}"
+            problems.error(fields.line_of(key), f"{hint} ({name} takes {', '.join(takes)})")
+            ok = False
+    if name in BINARY_ONLY and qtype != "yes-no":
+        problems.error(fields.line_of("randomize"), f"design {name} is for yes-no questions; a "
+                       f"{qtype} question can use k-rr or matrix")
+        return None
+    spec: dict[str, Any] = {"name": name}
+    for param in params:
+        if fields.given(param):
+            spec[param] = fields.get(param)
+    if name == "unrelated":
+        for key in ("innocuous_rate", "innocuous"):
+            if not fields.given(key) and key not in fields.lines:
+                what = ("the known yes-rate of the innocuous question" if key == "innocuous_rate"
+                        else "the innocuous question's text")
+                problems.error(fields.line_of("randomize"), f"design unrelated needs {key}: {what}")
+                ok = False
+    if name == "k-rr":
+        spec["k"] = len(values)
+        if not fields.given("epsilon") and not fields.given("p"):
+            if "epsilon" not in fields.lines and "p" not in fields.lines:
+                problems.error(fields.line_of("randomize"), "design k-rr needs epsilon or p (the "
+                                                            "probability of reporting the truth)")
+            return None
+        if fields.given("epsilon") and fields.given("p"):
+            problems.error(fields.line_of("p"), "design k-rr takes epsilon or p, not both")
+            return None
+    if name == "matrix":
+        if qtype != "yes-no" and (fields.given("p00") or fields.given("p11")):
+            problems.error(fields.line_of("p00" if fields.given("p00") else "p11"),
+                           f"p00 and p11 describe a yes-no design; give this {qtype} question a "
+                           f"{len(values)} x {len(values)} matrix")
+            return None
+        if fields.given("matrix") and len(fields.get("matrix")) != len(values):
+            problems.error(fields.line_of("matrix"), f"matrix has {len(fields.get('matrix'))} rows "
+                           f"but the question has {len(values)} answers ({', '.join(values)})")
+            return None
+    if not ok:
+        return None
+    if any(param not in spec and param in fields.lines for param in params):
+        return None  # a parameter was written but unreadable: already reported
+    try:
+        design = design_from_spec(spec)
+    except DESIGN_FAILURES as error:
+        message = str(error)
+        problems.error(_line_for(message, fields, params, fields.line_of("randomize")), message)
+        return None
+    return design, privacy_of(design, labels=values)
+
+
+def _chosen_design(
+    fields: schema.Fields,
+    qtype: str,
+    values: list[str],
+    defaults: _Defaults,
+    prior: float | None,
+    problems: Problems,
+) -> tuple[Design, Privacy, dict[str, Any]] | None:
+    """The design rrsite chooses from an epsilon: the optimal one (yes-no) or k-RR (choice)."""
+    for key in DESIGN_KEYS:
+        if fields.given(key) and key not in ("epsilon", "delta", "prior", "accept_no_epsilon"):
+            using = [name for name, params in NAMED_DESIGNS.items() if key in params] or [
+                name for name, extras in DESIGN_EXTRAS.items() if key in extras
+            ]
+            problems.error(fields.line_of(key), f"{key} is a parameter of {' and '.join(using)}: "
+                           f"add `randomize: {using[0]}`, or remove it to let epsilon choose the "
+                           "design")
+            return None
+    epsilon = fields.get("epsilon") if fields.given("epsilon") else defaults.epsilon
+    if epsilon is None:
+        if "epsilon" not in fields.lines:
+            problems.error(fields.line_of("sensitive"), "sensitive: true without randomize or "
+                           "epsilon needs a default epsilon: add epsilon here, or privacy.epsilon "
+                           "to the front matter")
+        return None
+    delta = fields.get("delta") if fields.given("delta") else defaults.delta
+    if qtype != "yes-no":
+        if fields.given("delta") and delta > 0:
+            problems.error(fields.line_of("delta"), "delta applies to yes-no questions; a choice "
+                           "question gets k-RR, which is pure epsilon-DP")
+            return None
+        try:
+            design = design_from_spec({"name": "k-rr", "k": len(values), "epsilon": epsilon})
+        except DESIGN_FAILURES as error:
+            problems.error(fields.line_of("epsilon"), str(error))
+            return None
+        return design, privacy_of(design, labels=values), {"epsilon": epsilon, "delta": 0.0}
+    guess = 0.5 if prior is None else prior
+    try:
+        best = optimal_design(epsilon, delta, guess)
+    except DESIGN_FAILURES as error:
+        problems.error(fields.line_of("epsilon"), str(error))
+        return None
+    design = best.design
+    if delta > 0:
+        found = privacy_of(design, epsilon, labels=values)
+        privacy = Privacy(epsilon, delta if abs(found.delta - delta) < 1e-12 else found.delta,
+                          found.reasons)
+    else:
+        privacy = privacy_of(design, labels=values)
+    if len(best.designs) > 1:
+        tied = ", ".join(f"{label} (p00 = {d.p00:.4g}, p11 = {d.p11:.4g})"
+                         for label, d in zip(best.labels, best.designs, strict=True))
+        problems.warn(fields.line_of("epsilon"), f"several designs are optimal at prior {guess:g}: "
+                      f"{tied}; using {best.labels[0]}")
+    chosen = {"epsilon": epsilon, "delta": delta, "prior": guess, "vertex": best.labels[0]}
+    return design, privacy, chosen
+
+
+# --------------------------------------------------------------------------------------------
+# The survey as a whole
+
+
+def _submit(front: schema.Fields, survey_id: str | None, problems: Problems) -> dict[str, str]:
+    submit = front.get("submit")
+    if submit is None:
+        return {"to": "collector", "url": COLLECTOR_URL}
+    target = submit.get("to")
+    url = submit.get("url")
+    if target != "endpoint":
+        if submit.given("url"):
+            problems.error(submit.line_of("url"),
+                           f"url applies to `to: endpoint`, not `to: {target}`")
+        if target == "collector":
+            return {"to": "collector", "url": COLLECTOR_URL}
+        if target == "netlify":
+            return {"to": "netlify", "form": survey_id or ""}
+        return {"to": str(target)}
+    if url is None:
+        if "url" not in submit.lines:
+            problems.error(submit.line_of("to"), "submit to: endpoint needs url: the https address "
+                                                 "that takes the JSON POST")
+        return {"to": "endpoint", "url": ""}
+    problem = endpoint_problem(url)
+    if problem:
+        problems.error(submit.line_of("url"), f"url {problem}")
+    return {"to": "endpoint", "url": url}
+
+
+def endpoint_problem(url: str) -> str | None:
+    """Why an endpoint URL is unusable (None if it is fine): absolute https, or http on loopback."""
+    try:
+        parts = urllib.parse.urlsplit(url)
+        port = parts.port
+    except ValueError as error:
+        return f"is not a valid URL ({error}): {url!r}"
+    del port
+    loopback = parts.hostname in ("localhost", "127.0.0.1", "::1")
+    if parts.scheme not in ("https", "http") or not parts.hostname:
+        return f"must be an absolute https URL, got {url!r}"
+    if parts.scheme == "http" and not loopback:
+        return f"must use https (http only for localhost), got {url!r}"
+    if parts.username or parts.password:
+        return "must not contain a user name or password"
+    if any(ch.isspace() for ch in url) or "'" in url or ";" in url or "," in url:
+        return f"must not contain spaces, quotes, commas or semicolons, got {url!r}"
+    return None
+
+
+def endpoint_origin(url: str) -> str:
+    """``scheme://host[:port]`` of an endpoint URL (for the CSP's connect-src)."""
+    parts = urllib.parse.urlsplit(url)
+    return f"{parts.scheme}://{parts.netloc}"
+
+
+def _survey(
+    front: schema.Fields,
+    questions: list[Question],
+    layout: _Layout,
+    path: Path | None,
+    file: str,
+    defaults: _Defaults,
+    problems: Problems,
+) -> Survey | None:
+    survey_id = front.get("id")
+    submit = _submit(front, survey_id, problems)
+    privacy = front.get("privacy")
+    budget = privacy.get("budget") if privacy is not None else None
+    ids = {question.id for question in questions}
+    for qid, (_, line) in defaults.priors.items():
+        if qid not in ids:
+            problems.error(line, f"priors: no question has id '{qid}'{schema.suggest(qid, ids)}")
+        else:
+            question = next(q for q in questions if q.id == qid)
+            if question.type != "yes-no" or not question.sensitive:
+                problems.error(line, f"priors: '{qid}' is not a randomized yes-no question; priors "
+                                     "are for those")
+    sensitive = [q for q in questions if q.sensitive]
+    finite = [q for q in sensitive if q.privacy is not None and math.isfinite(q.privacy.epsilon)]
+    total = sum(q.privacy.epsilon for q in finite if q.privacy is not None)
+    if sensitive and budget is None:
+        where = privacy.line if privacy is not None else 1
+        problems.error(where, "privacy.budget is missing: the per-respondent epsilon budget (these "
+                              f"sensitive questions spend {total:.6g} together)")
+    elif budget is not None and total > budget * (1 + BUDGET_TOLERANCE):
+        assert privacy is not None
+        parts = " + ".join(f"{q.id} {q.privacy.epsilon:.4g}" for q in finite if q.privacy)
+        problems.error(privacy.line_of("budget"), f"the sensitive questions together spend epsilon "
+                       f"{total:.6g} ({parts}), more than privacy.budget {budget:g}")
+    if survey_id is None or front.get("title") is None:
+        return None
+    return Survey(
+        path=path or Path(file),
+        file=file,
+        id=survey_id,
+        title=front.get("title"),
+        language=front.get("language"),
+        questions=questions,
+        submit=submit,
+        epsilon=defaults.epsilon,
+        delta=defaults.delta,
+        budget=budget,
+        intro_html=_prose_html(layout.intro),
+        outro_html=_prose_html(layout.outro),
+        lines=dict(front.lines),
+    )

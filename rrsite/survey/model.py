@@ -1,0 +1,189 @@
+"""The validated survey: questions with their designs, and the manifest (docs/contracts.md)."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ..core import Design, Privacy
+from .bundle import core_hash
+from .errors import SurveyError
+
+MANIFEST_FORMAT = 1
+COLLECTOR_URL = "/api/submissions"
+
+
+@dataclass(frozen=True)
+class Option:
+    """One answer: the value stored and exported, its label (Markdown) and the label as HTML."""
+
+    value: str
+    label: str
+    label_html: str
+    label_text: str
+    line: int
+
+
+@dataclass
+class Question:
+    """One question: text, answers, and for a sensitive question its design and privacy."""
+
+    id: str
+    type: str
+    text: str
+    text_html: str
+    line: int
+    required: bool
+    options: list[Option] = field(default_factory=list)
+    help_html: str = ""
+    before_html: str = ""
+    minimum: float | None = None
+    maximum: float | None = None
+    integer: bool = False
+    max_length: int | None = None
+    design: Design | None = None
+    privacy: Privacy | None = None
+    accept_no_epsilon: bool = False
+    prior: float | None = None
+    innocuous: str | None = None
+    innocuous_html: str = ""
+    mirrored: str | None = None
+    mirrored_html: str = ""
+    chosen_for: dict[str, Any] | None = None
+
+    @property
+    def sensitive(self) -> bool:
+        """Randomized in the browser before it is sent."""
+        return self.design is not None
+
+    @property
+    def values(self) -> list[str]:
+        """The possible answers, index-aligned with the design matrix (yes-no: no, yes)."""
+        return [option.value for option in self.options]
+
+    def manifest(self) -> dict[str, Any]:
+        """The question's entry in survey.json."""
+        entry: dict[str, Any] = {
+            "id": self.id,
+            "text": self.text,
+            "type": self.type,
+            "sensitive": self.sensitive,
+            "required": self.required,
+        }
+        if self.options:
+            entry["values"] = self.values
+            entry["options"] = [{"value": o.value, "label": o.label_text} for o in self.options]
+        if self.type == "number":
+            entry.update({"min": self.minimum, "max": self.maximum, "integer": self.integer})
+        if self.type == "text":
+            entry["max_length"] = self.max_length
+        if self.design is not None and self.privacy is not None:
+            entry["design"] = self.design.spec()
+            entry["matrix"] = [list(row) for row in self.design.matrix]
+            epsilon = self.privacy.epsilon
+            entry["epsilon"] = None if math.isinf(epsilon) else epsilon
+            entry["delta"] = self.privacy.delta
+            if self.privacy.reasons and math.isinf(epsilon):
+                entry["not_private"] = list(self.privacy.reasons)
+            if self.chosen_for is not None:
+                entry["chosen_for"] = dict(self.chosen_for)
+            if self.prior is not None:
+                entry["prior"] = self.prior
+            if self.innocuous is not None:
+                entry["innocuous"] = self.innocuous
+            if self.mirrored is not None:
+                entry["mirrored"] = self.mirrored
+        return entry
+
+    def meaning(self) -> dict[str, Any]:
+        """What the version hash covers for this question (docs/contracts.md)."""
+        return {
+            "id": self.id,
+            "type": self.type,
+            "sensitive": self.sensitive,
+            "values": self.values,
+            "design": self.design.spec() if self.design is not None else None,
+            "matrix": (
+                [list(row) for row in self.design.matrix] if self.design is not None else None
+            ),
+            "required": self.required,
+            "min": self.minimum,
+            "max": self.maximum,
+        }
+
+
+@dataclass
+class Survey:
+    """A survey file, parsed and validated; ``manifest()`` is what `rrsite build` writes."""
+
+    path: Path
+    file: str
+    id: str
+    title: str
+    language: str
+    questions: list[Question]
+    submit: dict[str, str]
+    epsilon: float | None = None
+    delta: float = 0.0
+    budget: float | None = None
+    intro_html: str = ""
+    outro_html: str = ""
+    lines: dict[str, int] = field(default_factory=dict)
+    warnings: list[SurveyError] = field(default_factory=list)
+
+    def question(self, question_id: str) -> Question:
+        """The question with this id."""
+        for question in self.questions:
+            if question.id == question_id:
+                return question
+        raise KeyError(question_id)
+
+    @property
+    def sensitive_questions(self) -> list[Question]:
+        """The randomized questions, in order."""
+        return [question for question in self.questions if question.sensitive]
+
+    def spent(self) -> tuple[float, float]:
+        """(epsilon, delta) one respondent spends over the questions that have an epsilon."""
+        epsilon = delta = 0.0
+        for question in self.sensitive_questions:
+            assert question.privacy is not None
+            if math.isfinite(question.privacy.epsilon):
+                epsilon += question.privacy.epsilon
+                delta += question.privacy.delta
+        return epsilon, min(delta, 1.0)
+
+    @property
+    def version(self) -> str:
+        """16 hex digits of SHA-256 over what changes an answer's meaning (not prose, not core)."""
+        meaning = {"id": self.id, "questions": [q.meaning() for q in self.questions]}
+        canonical = json.dumps(meaning, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+        return hashlib.sha256(canonical.encode("utf-8")).hexdigest()[:16]
+
+    def manifest(self) -> dict[str, Any]:
+        """The manifest dict of docs/contracts.md (``core_hash`` included)."""
+        epsilon, delta = self.spent()
+        return {
+            "format": MANIFEST_FORMAT,
+            "id": self.id,
+            "title": self.title,
+            "language": self.language,
+            "version": self.version,
+            "core_hash": core_hash(),
+            "submit": dict(self.submit),
+            "privacy": {
+                "epsilon": self.epsilon,
+                "delta": self.delta,
+                "budget": self.budget,
+                "spent": {"epsilon": epsilon, "delta": delta},
+                "not_private": [
+                    q.id for q in self.sensitive_questions
+                    if q.privacy is not None and math.isinf(q.privacy.epsilon)
+                ],
+            },
+            "questions": [question.manifest() for question in self.questions],
+        }

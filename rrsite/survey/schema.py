@@ -1,0 +1,621 @@
+"""The survey-file grammar as data: one declaration per key, with its type, default and meaning.
+
+Validation, "did you mean" suggestions and the README's reference table all come from the
+declarations below (``FRONT_MATTER``, ``PRIVACY``, ``SUBMIT``, ``QUESTION``, ``OPTION``), in the
+manner of MkDocs' ``config/defaults.py``. Unlike MkDocs, reading a block never stops at the first
+problem: every problem is recorded with its line and reading goes on.
+
+Values are read from PyYAML *nodes* (``yaml.compose``), not from constructed Python objects, so
+that every value keeps its line, duplicate keys are caught, and YAML 1.1 surprises cannot happen
+(``options: [Yes, No]`` stays two strings; the key ``no`` of forced-response stays a name).
+
+Run ``python -m rrsite.survey`` to print the reference tables in Markdown.
+"""
+
+from __future__ import annotations
+
+import difflib
+import math
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from fractions import Fraction
+from typing import Any
+
+import yaml
+
+from ..core import NAMED_DESIGNS
+from .errors import Problems
+
+QUESTION_TYPES = ("yes-no", "choice", "multi-choice", "number", "text")
+RANDOMIZABLE_TYPES = ("yes-no", "choice")
+#: Design names a question may give as ``randomize:`` (core's names, the authority).
+DESIGN_NAMES = tuple(NAMED_DESIGNS)
+SUBMIT_TARGETS = ("collector", "endpoint", "netlify", "download")
+#: Languages with built-in answer words; the build also needs templates/messages/<lang>.json.
+LANGUAGES: dict[str, dict[str, str]] = {
+    "en": {"no": "No", "yes": "Yes"},
+    "es": {"no": "No", "yes": "Sí"},
+}
+#: An epsilon above this protects nothing and overflows e^epsilon in places; refuse it.
+EPSILON_MAX = 30.0
+
+_NUMBER = r"[-+]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?"
+_NUMBER_RE = re.compile(_NUMBER)
+_FRACTION_RE = re.compile(rf"({_NUMBER})\s*/\s*({_NUMBER})")
+_LN_RE = re.compile(rf"ln\s*(?:\(\s*({_NUMBER})\s*\)|({_NUMBER}))")
+_TRUE = {"true", "yes", "on"}
+_FALSE = {"false", "no", "off"}
+
+
+class Invalid(Exception):
+    """A value cannot be read; ``line`` overrides the node's line when set."""
+
+    def __init__(self, message: str, line: int | None = None) -> None:
+        super().__init__(message)
+        self.message = message
+        self.line = line
+
+
+def line_of(node: yaml.Node) -> int:
+    """The 1-based file line of a node (block texts are composed with their leading lines kept)."""
+    return int(node.start_mark.line) + 1
+
+
+def suggest(word: str, candidates: Iterable[str]) -> str:
+    """`` (did you mean 'x'?)`` for the closest candidate, or an empty string."""
+    close = difflib.get_close_matches(word, list(candidates), n=1, cutoff=0.6)
+    if not close:
+        lowered = {candidate.lower(): candidate for candidate in candidates}
+        if word.lower() in lowered:
+            close = [lowered[word.lower()]]
+    return f" (did you mean '{close[0]}'?)" if close else ""
+
+
+def _describe(node: yaml.Node) -> str:
+    if isinstance(node, yaml.MappingNode):
+        return "a mapping"
+    if isinstance(node, yaml.SequenceNode):
+        return "a list"
+    return repr(node.value)
+
+
+def scalar_text(node: yaml.Node, expected: str) -> str:
+    """The text of a scalar exactly as written (quoted or not); refuse lists and mappings."""
+    if not isinstance(node, yaml.ScalarNode):
+        raise Invalid(f"must be {expected}, got {_describe(node)}")
+    return str(node.value)
+
+
+def is_null(node: yaml.Node) -> bool:
+    """An empty or ``null``/``~`` plain scalar: a key written without a value."""
+    return (
+        isinstance(node, yaml.ScalarNode)
+        and node.style is None
+        and node.value in ("", "~", "null", "Null", "NULL")
+    )
+
+
+def parse_number(text: str, *, allow_ln: bool = False) -> float:
+    """A decimal number, a fraction ``a/b``, or (for epsilons) ``ln(x)``; always finite."""
+    stripped = text.strip()
+    value: float | None = None
+    if _NUMBER_RE.fullmatch(stripped):
+        value = float(stripped)
+    elif match := _FRACTION_RE.fullmatch(stripped):
+        if float(match.group(2)) == 0:
+            raise Invalid(f"must be a number, got {text!r} (division by zero)")
+        value = float(Fraction(match.group(1)) / Fraction(match.group(2)))
+    elif allow_ln and (match := _LN_RE.fullmatch(stripped)):
+        argument = float(match.group(1) or match.group(2))
+        if not argument > 0:
+            raise Invalid(f"must be a number, got {text!r} (ln needs a positive number)")
+        value = math.log(argument)
+    if value is None:
+        forms = "a number such as 0.5 or 1/2" + (" or ln(3)" if allow_ln else "")
+        raise Invalid(f"must be {forms}, got {text!r}")
+    if not math.isfinite(value):
+        raise Invalid(f"must be a finite number, got {text!r}")
+    return value
+
+
+# --------------------------------------------------------------------------------------------
+# Kinds: how one value is read
+
+
+class Kind:
+    """How a key's value is read from its node; ``name`` is the README's type column."""
+
+    name = "value"
+
+    def read(self, node: yaml.Node, problems: Problems) -> Any:
+        """The value, or raise :class:`Invalid` (nested kinds record their own problems)."""
+        raise NotImplementedError
+
+
+@dataclass(frozen=True)
+class Text(Kind):
+    """A line of text (Markdown where ``markdown`` is set)."""
+
+    markdown: bool = False
+    max_length: int = 2000
+    name: str = "text"
+
+    def read(self, node: yaml.Node, problems: Problems) -> str:
+        """Non-empty text of at most ``max_length`` characters."""
+        text = scalar_text(node, "text").strip()
+        if not text:
+            raise Invalid("must not be empty")
+        if len(text) > self.max_length:
+            raise Invalid(f"must be at most {self.max_length} characters, got {len(text)}")
+        return text
+
+
+@dataclass(frozen=True)
+class Name(Kind):
+    """An identifier matching ``pattern``."""
+
+    pattern: str
+    rule: str
+    name: str = "name"
+
+    def read(self, node: yaml.Node, problems: Problems) -> str:
+        """The identifier, or a message stating the rule."""
+        text = scalar_text(node, "a name").strip()
+        if not re.fullmatch(self.pattern, text):
+            raise Invalid(f"must be {self.rule}, got {text!r}")
+        return text
+
+
+@dataclass(frozen=True)
+class OneOf(Kind):
+    """One word of a fixed list."""
+
+    choices: tuple[str, ...]
+    name: str = "one of"
+
+    def read(self, node: yaml.Node, problems: Problems) -> str:
+        """The word, or a message with the closest choice and all of them."""
+        text = scalar_text(node, f"one of {', '.join(self.choices)}").strip()
+        if text not in self.choices:
+            hint = suggest(text, self.choices)
+            raise Invalid(f"must be one of {', '.join(self.choices)}, got {text!r}{hint}")
+        return text
+
+
+@dataclass(frozen=True)
+class Flag(Kind):
+    """true or false."""
+
+    name: str = "true/false"
+
+    def read(self, node: yaml.Node, problems: Problems) -> bool:
+        """``true``/``false`` (``yes``/``no``, ``on``/``off`` also read)."""
+        text = scalar_text(node, "true or false").strip().lower()
+        if text in _TRUE:
+            return True
+        if text in _FALSE:
+            return False
+        raise Invalid(f"must be true or false, got {node.value!r}")
+
+
+@dataclass(frozen=True)
+class Number(Kind):
+    """A number, with optional bounds checked here (design probabilities are checked by core)."""
+
+    minimum: float | None = None
+    maximum: float | None = None
+    above: float | None = None
+    below: float | None = None
+    integer: bool = False
+    allow_ln: bool = False
+    name: str = "number"
+
+    def read(self, node: yaml.Node, problems: Problems) -> float | int:
+        """The number, refused with the bound it breaks."""
+        value = parse_number(scalar_text(node, "a number"), allow_ln=self.allow_ln)
+        shown = node.value
+        if self.integer:
+            if value != int(value):
+                raise Invalid(f"must be a whole number, got {shown!r}")
+            value = int(value)
+        if self.minimum is not None and value < self.minimum:
+            raise Invalid(f"must be at least {self.minimum:g}, got {shown}")
+        if self.maximum is not None and value > self.maximum:
+            raise Invalid(f"must be at most {self.maximum:g}, got {shown}")
+        if self.above is not None and not value > self.above:
+            raise Invalid(f"must be above {self.above:g}, got {shown}")
+        if self.below is not None and not value < self.below:
+            raise Invalid(f"must be below {self.below:g}, got {shown}")
+        return value
+
+
+@dataclass(frozen=True)
+class OptionSpec:
+    """One answer of a choice question as written: its value, label (Markdown) and line."""
+
+    value: str
+    label: str
+    line: int
+
+
+_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
+
+
+@dataclass(frozen=True)
+class Options(Kind):
+    """A list of answers: plain strings, or mappings with ``value`` and ``label``."""
+
+    name: str = "list"
+
+    def read(self, node: yaml.Node, problems: Problems) -> list[OptionSpec]:
+        """Each answer; bad items are recorded and left out, duplicates refused."""
+        if not isinstance(node, yaml.SequenceNode):
+            raise Invalid(f"must be a list of answers, got {_describe(node)}")
+        options: list[OptionSpec] = []
+        seen: dict[str, int] = {}
+        for item in node.value:
+            line = line_of(item)
+            if isinstance(item, yaml.MappingNode):
+                fields = read_block(OPTION, item, problems, line)
+                if "value" not in fields.values:
+                    continue
+                value = fields.values["value"]
+                label = fields.values.get("label", value)
+            else:
+                try:
+                    value = Text(max_length=200).read(item, problems)
+                except Invalid as invalid:
+                    problems.error(line, f"option {invalid.message}")
+                    continue
+                label = value
+            if _CONTROL.search(value):
+                problems.error(line, f"option value must be one line of text, got {value!r}")
+                continue
+            if value in seen:
+                problems.error(line, f"duplicate option value {value!r} "
+                                     f"(first on line {seen[value]})")
+                continue
+            seen[value] = line
+            options.append(OptionSpec(value, label, line))
+        return options
+
+
+@dataclass(frozen=True)
+class MatrixKind(Kind):
+    """A k x k list of rows of probabilities; its shape and sums are checked by core."""
+
+    name: str = "list of rows"
+
+    def read(self, node: yaml.Node, problems: Problems) -> list[list[float]]:
+        """Rows of numbers as written."""
+        if not isinstance(node, yaml.SequenceNode):
+            raise Invalid(f"must be a list of rows, got {_describe(node)}")
+        rows: list[list[float]] = []
+        for row in node.value:
+            if not isinstance(row, yaml.SequenceNode):
+                raise Invalid(f"each row must be a list of numbers, got {_describe(row)}",
+                              line_of(row))
+            numbers = []
+            for cell in row.value:
+                try:
+                    numbers.append(parse_number(scalar_text(cell, "a number")))
+                except Invalid as invalid:
+                    raise Invalid(f"matrix entries {invalid.message}", line_of(cell)) from None
+            rows.append(numbers)
+        return rows
+
+
+@dataclass(frozen=True)
+class Nested(Kind):
+    """A mapping read with its own block of declarations."""
+
+    block: Block
+    name: str = "mapping"
+
+    def read(self, node: yaml.Node, problems: Problems) -> Fields:
+        """The nested fields (their problems are recorded as they are found)."""
+        if not isinstance(node, yaml.MappingNode):
+            names = ", ".join(self.block.names)
+            raise Invalid(f"must be a mapping of {names}, got {_describe(node)}")
+        return read_block(self.block, node, problems, line_of(node))
+
+
+@dataclass(frozen=True)
+class Priors(Kind):
+    """A mapping from question id to a prior guess of its true rate."""
+
+    name: str = "mapping"
+
+    def read(self, node: yaml.Node, problems: Problems) -> dict[str, tuple[float, int]]:
+        """``{question id: (prior, line)}``."""
+        if not isinstance(node, yaml.MappingNode):
+            raise Invalid(f"must be a mapping of question id to a rate, got {_describe(node)}")
+        priors: dict[str, tuple[float, int]] = {}
+        for key_node, value_node in node.value:
+            line = line_of(key_node)
+            try:
+                key = scalar_text(key_node, "a question id")
+                priors[key] = (parse_number(scalar_text(value_node, "a number")), line)
+            except Invalid as invalid:
+                problems.error(invalid.line or line, f"priors: {invalid.message}")
+        return priors
+
+
+# --------------------------------------------------------------------------------------------
+# Declarations
+
+
+@dataclass(frozen=True)
+class Key:
+    """One key of a block: its kind, default, meaning, and (for the README) where it applies."""
+
+    name: str
+    kind: Kind
+    doc: str
+    default: Any = None
+    required: bool = False
+    default_doc: str = ""
+    applies: str = ""
+
+    def shown_default(self) -> str:
+        """The default as the README shows it."""
+        if self.required:
+            return "required"
+        if self.default_doc:
+            return self.default_doc
+        if self.default is None:
+            return "—"
+        if isinstance(self.default, bool):
+            return f"`{str(self.default).lower()}`"
+        return f"`{self.default}`"
+
+
+@dataclass(frozen=True)
+class Block:
+    """A mapping's declarations: one :class:`Key` per allowed key."""
+
+    name: str
+    title: str
+    keys: tuple[Key, ...]
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        """The allowed keys in declaration order."""
+        return tuple(key.name for key in self.keys)
+
+    def key(self, name: str) -> Key:
+        """The declaration of ``name``."""
+        for key in self.keys:
+            if key.name == name:
+                return key
+        raise KeyError(name)
+
+
+@dataclass
+class Fields:
+    """What a block said: values (defaults not applied), and the line of each key."""
+
+    line: int
+    values: dict[str, Any] = field(default_factory=dict)
+    lines: dict[str, int] = field(default_factory=dict)
+    block: Block | None = None
+
+    def get(self, name: str) -> Any:
+        """The value given, else the declared default."""
+        if name in self.values:
+            return self.values[name]
+        return self.block.key(name).default if self.block else None
+
+    def given(self, name: str) -> bool:
+        """Whether the key was written (with a readable value)."""
+        return name in self.values
+
+    def line_of(self, name: str) -> int:
+        """The line of the key, or of the block when it was not written."""
+        return self.lines.get(name, self.line)
+
+
+def read_block(block: Block, node: yaml.Node, problems: Problems, line: int) -> Fields:
+    """Read a mapping against ``block``: unknown and duplicate keys, bad values, missing keys.
+
+    Every problem is recorded in ``problems``; the fields that could be read are returned.
+    """
+    fields = Fields(line=line, block=block)
+    if not isinstance(node, yaml.MappingNode):
+        names = ", ".join(block.names[:4])
+        problems.error(line_of(node) if node is not None else line,
+                       f"{block.title} must be a mapping of keys ({names}, ...), "
+                       f"got {_describe(node) if node is not None else 'nothing'}")
+        return fields
+    for key_node, value_node in node.value:
+        key_line = line_of(key_node)
+        if not isinstance(key_node, yaml.ScalarNode):
+            problems.error(key_line,
+                           f"{block.title}: keys must be names, got {_describe(key_node)}")
+            continue
+        name = str(key_node.value)
+        if name in fields.lines:
+            problems.error(key_line, f"duplicate key '{name}' (first on line {fields.lines[name]})")
+            continue
+        fields.lines[name] = key_line
+        if name not in block.names:
+            hint = suggest(name, block.names)
+            problems.error(key_line, f"unknown key '{name}' in {block.title}{hint}")
+            continue
+        if is_null(value_node):
+            problems.error(key_line, f"{name} has no value")
+            continue
+        try:
+            fields.values[name] = block.key(name).kind.read(value_node, problems)
+        except Invalid as invalid:
+            problems.error(invalid.line or line_of(value_node), f"{name} {invalid.message}")
+    for key in block.keys:
+        if key.required and key.name not in fields.lines:
+            problems.error(line, f"{block.title} is missing '{key.name}': {key.doc}")
+    return fields
+
+
+_ID_RULE = "letters, digits, '-' and '_', starting with a letter, at most 64 characters"
+
+OPTION = Block(
+    name="option",
+    title="an option",
+    keys=(
+        Key("value", Text(max_length=200), "What is stored and exported for this answer.",
+            required=True),
+        Key("label", Text(markdown=True), "What the respondent sees (inline Markdown).",
+            default_doc="the value"),
+    ),
+)
+
+PRIVACY = Block(
+    name="privacy",
+    title="privacy",
+    keys=(
+        Key("budget", Number(above=0, maximum=EPSILON_MAX, allow_ln=True),
+            "Per-respondent epsilon budget: the sensitive questions' epsilons added up (basic "
+            "composition) must not exceed it. Questions with `accept_no_epsilon` are not counted "
+            "(they have no epsilon) and are listed in the manifest instead.",
+            default_doc="required with sensitive questions"),
+        Key("epsilon", Number(above=0, maximum=EPSILON_MAX, allow_ln=True),
+            "Default epsilon for questions that say only `sensitive: true`: they get the optimal "
+            "design for it (k-RR for a choice question)."),
+        Key("delta", Number(minimum=0, below=1), "Default delta for questions whose design rrsite "
+            "chooses from an epsilon (`epsilon:` or `sensitive: true`).", default=0.0),
+    ),
+)
+
+SUBMIT = Block(
+    name="submit",
+    title="submit",
+    keys=(
+        Key("to", OneOf(SUBMIT_TARGETS),
+            "Where reports go: `collector` (rrsite serve, same origin), `endpoint` (JSON POST to "
+            "`url`), `netlify` (Netlify Forms), `download` (the respondent saves a JSON file).",
+            default="collector"),
+        Key("url", Text(max_length=2000), "With `to: endpoint`: the absolute https URL that takes "
+            "the JSON POST (http is allowed for localhost only). Its origin joins the CSP's "
+            "connect-src.", applies="to: endpoint"),
+    ),
+)
+
+FRONT_MATTER = Block(
+    name="front matter",
+    title="the front matter",
+    keys=(
+        Key("id", Name(r"[a-z0-9][a-z0-9-]{0,63}",
+                       "lowercase letters, digits and '-', starting with a letter or digit, "
+                       "at most 64 characters"),
+            "The survey's id: its folder in the built site and the `survey` of every submission.",
+            required=True),
+        Key("title", Text(max_length=300), "The page title.", required=True),
+        Key("language", OneOf(tuple(LANGUAGES)),
+            "Language of the page's own words (buttons, coin explanations, errors); the templates "
+            "need a message catalog `messages/<language>.json`.", default="en"),
+        Key("privacy", Nested(PRIVACY), "The privacy budget and defaults, below."),
+        Key("submit", Nested(SUBMIT), "The submission target, below.",
+            default_doc="`{to: collector}`"),
+        Key("priors", Priors(), "Prior guesses of the true rate of yes-no sensitive questions, by "
+            "id (`{violated: 0.2}`): they choose among optimal designs when delta > 0, and the "
+            "analyzer's planning uses them."),
+    ),
+)
+
+QUESTION = Block(
+    name="question",
+    title="a question block",
+    keys=(
+        Key("id", Name(r"[A-Za-z][A-Za-z0-9_-]{0,63}", _ID_RULE),
+            "The question's id in submissions, exports and analysis.", required=True),
+        Key("type", OneOf(QUESTION_TYPES),
+            "`yes-no` and `choice` can be randomized; `multi-choice`, `number` and `text` are "
+            "always asked directly (for subgroups).", required=True),
+        Key("options", Options(), "The answers of a `choice` or `multi-choice` question: strings, "
+            "or `{value, label}` with a Markdown label. A randomized choice question's design "
+            "matrix follows this order.", applies="type: choice, multi-choice"),
+        Key("required", Flag(), "Whether the respondent must answer.",
+            default_doc="`true` when randomized, else `false`"),
+        Key("min", Number(), "Smallest number accepted.", applies="type: number"),
+        Key("max", Number(), "Largest number accepted.", applies="type: number"),
+        Key("integer", Flag(), "Accept whole numbers only.", default=False, applies="type: number"),
+        Key("max_length", Number(minimum=1, maximum=10000, integer=True),
+            "Longest answer accepted, in characters.", default=500, applies="type: text"),
+        Key("sensitive", Flag(), "Randomize this question. `true` with neither `randomize` nor "
+            "`epsilon` uses the optimal design for `privacy.epsilon`.",
+            default_doc="`true` when `randomize` or `epsilon` is given"),
+        Key("randomize", OneOf(DESIGN_NAMES),
+            "The design, by name: `forced-response`, `forced-yes`, `warner`, `unrelated`, "
+            "`matrix`, `k-rr`; its parameters are the keys below. Leave it out and give `epsilon` "
+            "to let rrsite choose the optimal design."),
+        Key("truth", Number(), "Probability of answering truthfully.",
+            default_doc="`1/2`", applies="randomize: forced-response, forced-yes"),
+        Key("yes", Number(), "Probability of being told to say yes.",
+            default_doc="half the rest", applies="randomize: forced-response"),
+        Key("no", Number(), "Probability of being told to say no.",
+            default_doc="half the rest", applies="randomize: forced-response"),
+        Key("p", Number(), "warner: probability of the statement (not the mirrored one); "
+            "unrelated: probability of the sensitive question; k-rr: probability of the truth.",
+            default_doc="warner `0.75`, unrelated `0.5`",
+            applies="randomize: warner, unrelated, k-rr"),
+        Key("innocuous_rate", Number(), "Known yes-rate of the innocuous question.",
+            required=False, default_doc="required", applies="randomize: unrelated"),
+        Key("innocuous", Text(markdown=True), "The innocuous question, shown when the coin picks "
+            "it (Markdown).", default_doc="required", applies="randomize: unrelated"),
+        Key("mirrored", Text(markdown=True), "The mirrored statement (\"I have always been "
+            "faithful\"), shown when the spinner picks it (Markdown).",
+            applies="randomize: warner"),
+        Key("p00", Number(), "P(report no | truth no).", applies="randomize: matrix (yes-no)"),
+        Key("p11", Number(), "P(report yes | truth yes).", applies="randomize: matrix (yes-no)"),
+        Key("matrix", MatrixKind(), "k x k rows, `matrix[i][j]` = P(report option j | truth "
+            "option i), options in order (yes-no: no, yes).", applies="randomize: matrix"),
+        Key("epsilon", Number(above=0, maximum=EPSILON_MAX, allow_ln=True),
+            "Without `randomize`: the budget for this question; rrsite uses the optimal design "
+            "(Holohan et al. 2017) for a yes-no question, k-RR for a choice question. With "
+            "`randomize: k-rr`: its epsilon.",
+            default_doc="`privacy.epsilon` if `sensitive: true`"),
+        Key("delta", Number(minimum=0, below=1), "With `epsilon` (no `randomize`), yes-no only: "
+            "the delta of the optimal design.", default_doc="`privacy.delta`"),
+        Key("prior", Number(), "Prior guess of the true yes-rate (yes-no, randomized): chooses "
+            "the optimal design when delta > 0; the analyzer's planning uses it.",
+            default_doc="`priors.<id>`, else `0.5`"),
+        Key("accept_no_epsilon", Flag(), "Accept a design under which some report reveals the "
+            "true answer (no finite epsilon, e.g. `forced-yes`: a \"no\" is never deniable).",
+            default=False),
+    ),
+)
+
+BLOCKS: tuple[Block, ...] = (FRONT_MATTER, PRIVACY, SUBMIT, QUESTION, OPTION)
+
+
+def _cell(text: str) -> str:
+    return text.replace("|", "\\|").replace("\n", " ")
+
+
+def reference_table(block: Block) -> str:
+    """One Markdown table: key, type, default, meaning."""
+    rows = ["| key | type | default | meaning |", "|---|---|---|---|"]
+    for key in block.keys:
+        kind = key.kind.name
+        if isinstance(key.kind, OneOf):
+            kind = " | ".join(f"`{choice}`" for choice in key.kind.choices)
+        meaning = key.doc + (f" *({key.applies})*" if key.applies else "")
+        rows.append(f"| `{key.name}` | {_cell(kind)} | {_cell(key.shown_default())} | "
+                    f"{_cell(meaning)} |")
+    return "\n".join(rows)
+
+
+def reference_markdown(blocks: Sequence[Block] = BLOCKS) -> str:
+    """The README's survey-file reference: one table per block, generated from the declarations."""
+    titles = {
+        "front matter": "Front matter (YAML between `---` lines at the top)",
+        "privacy": "`privacy:` in the front matter",
+        "submit": "`submit:` in the front matter",
+        "question": "Question block (YAML in a ```` ```question ```` fence under a `##` heading)",
+        "option": "An option given as a mapping (in `options:`)",
+    }
+    parts = []
+    for block in blocks:
+        parts.append(f"#### {titles.get(block.name, block.name)}\n\n{reference_table(block)}\n")
+    return "\n".join(parts)
+
