@@ -1,0 +1,408 @@
+"""Build survey files into a static site (layout in docs/contracts.md, "Built site layout").
+
+Everything is built into a temporary folder beside DIST and swapped in only when every survey
+built; a failed build leaves the previous DIST untouched and reports every problem as
+``file:line: message``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import secrets
+import shutil
+import traceback
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import jinja2
+from markupsafe import Markup
+
+import rrsite
+
+from ..errors import RRSiteError
+from ..survey import Survey, SurveyError, SurveyErrors, endpoint_origin, load_survey
+from ..survey.bundle import core_zip
+from . import headers
+from .assets import (
+    AssetError,
+    Compressed,
+    content_hash,
+    default_cache_dir,
+    hash_assets,
+    precompress,
+)
+from .swap import swap_in
+
+#: The Pyodide files needed to start (PYODIDE-NOTES.md); package wheels are not shipped.
+PYODIDE_FILES = ("pyodide.mjs", "pyodide.asm.mjs", "pyodide.asm.wasm", "python_stdlib.zip",
+                 "pyodide-lock.json")
+ASSETS_DIR = "_rr"
+PAGE_TEMPLATE = "page.html"
+#: The worker module among the template's assets, named in the page's config.
+WORKER_ASSETS = ("worker.js", "worker.mjs")
+
+
+class BuildError(RRSiteError):
+    """The build cannot start or finish (a bad output folder, a missing runtime)."""
+
+
+def package_root() -> Path:
+    """The folder holding the rrsite package (the repository in a development install)."""
+    return Path(rrsite.__file__).resolve().parent.parent
+
+
+def default_templates() -> Path:
+    """The page templates shipped beside the package: ``<repository>/templates``."""
+    return package_root() / "templates"
+
+
+def default_pyodide() -> Path:
+    """The pinned npm Pyodide: ``<repository>/node_modules/pyodide``, else in the cwd's."""
+    for candidate in (package_root() / "node_modules" / "pyodide",
+                      Path.cwd() / "node_modules" / "pyodide"):
+        if candidate.is_dir():
+            return candidate
+    return package_root() / "node_modules" / "pyodide"
+
+
+def survey_files(sources: Sequence[Path]) -> list[Path]:
+    """The survey files named: files as given, folders as their ``*.md`` files in name order."""
+    files: list[Path] = []
+    for source in sources:
+        if source.is_dir():
+            found = sorted(path for path in source.glob("*.md") if path.is_file())
+            if not found:
+                raise BuildError(f"{source}: no .md survey files in this folder")
+            files.extend(found)
+        elif source.is_file():
+            files.append(source)
+        else:
+            raise BuildError(f"{source}: no such file or folder")
+    return files
+
+
+@dataclass
+class Runtime:
+    """The Pyodide files to ship and the folder name they get under ``_rr/``."""
+
+    folder: Path
+    version: str
+    files: dict[str, bytes]
+
+    @property
+    def dirname(self) -> str:
+        """``pyodide-<version>-<hash of the files>``."""
+        digest = content_hash(b"".join(name.encode() + b"\0" + data
+                                       for name, data in sorted(self.files.items())))
+        return f"pyodide-{self.version}-{digest}"
+
+
+def load_runtime(folder: Path) -> Runtime:
+    """Read the Pyodide files from ``folder``; refuse a folder that lacks any of them."""
+    missing = [name for name in PYODIDE_FILES if not (folder / name).is_file()]
+    if missing:
+        raise BuildError(f"{folder}: not a Pyodide runtime folder, missing {', '.join(missing)} "
+                         "(run `npm ci`, or give --pyodide DIR)")
+    version = "unknown"
+    try:
+        version = str(json.loads((folder / "package.json").read_text("utf-8"))["version"])
+    except (OSError, ValueError, KeyError, TypeError):
+        pass
+    safe = "".join(ch for ch in version if ch.isalnum() or ch in ".-") or "unknown"
+    return Runtime(folder, safe, {name: (folder / name).read_bytes() for name in PYODIDE_FILES})
+
+
+@dataclass
+class Templates:
+    """The page template folder: Jinja2 environment, assets and message catalogs."""
+
+    folder: Path
+    environment: jinja2.Environment
+    assets: dict[str, bytes]
+    catalogs: dict[str, dict[str, Any]]
+
+
+def load_templates(folder: Path, errors: list[SurveyError]) -> Templates | None:
+    """Check and read a template folder; problems are added to ``errors``."""
+    page = folder / PAGE_TEMPLATE
+    if not page.is_file():
+        errors.append(SurveyError(str(page), 1, "the page template is missing (give --templates "
+                                                "DIR with page.html, assets/ and messages/)"))
+        return None
+    environment = jinja2.Environment(
+        loader=jinja2.FileSystemLoader(str(folder)),
+        autoescape=True,
+        keep_trailing_newline=True,
+    )
+    try:
+        environment.get_template(PAGE_TEMPLATE)
+    except jinja2.TemplateSyntaxError as error:
+        errors.append(SurveyError(str(page), error.lineno or 1, f"template error: {error.message}"))
+    assets: dict[str, bytes] = {}
+    asset_dir = folder / "assets"
+    if asset_dir.is_dir():
+        for path in sorted(asset_dir.rglob("*")):
+            if path.is_file() and not any(part.startswith(".") for part in path.parts):
+                assets[path.relative_to(asset_dir).as_posix()] = path.read_bytes()
+    catalogs: dict[str, dict[str, Any]] = {}
+    for path in sorted((folder / "messages").glob("*.json")):
+        try:
+            catalog = json.loads(path.read_text("utf-8"))
+        except UnicodeDecodeError:
+            errors.append(SurveyError(str(path), 1, "the message catalog is not UTF-8"))
+            continue
+        except json.JSONDecodeError as error:
+            errors.append(SurveyError(str(path), error.lineno, f"bad JSON: {error.msg}"))
+            continue
+        if not isinstance(catalog, dict):
+            errors.append(SurveyError(str(path), 1, "a message catalog must be a JSON object"))
+            continue
+        catalogs[path.stem] = catalog
+    reference = catalogs.get("en")
+    if reference is not None:
+        for language, catalog in catalogs.items():
+            missing = sorted(set(reference) - set(catalog))
+            if missing:
+                path = folder / "messages" / f"{language}.json"
+                errors.append(SurveyError(str(path), 1, f"the {language} catalog lacks keys that "
+                                                        f"en.json has: {', '.join(missing)}"))
+    return Templates(folder, environment, assets, catalogs)
+
+
+class _MissingAsset(Exception):
+    pass
+
+
+@dataclass
+class Plan:
+    """Everything the build writes, computed before anything is written."""
+
+    surveys: list[Survey]
+    templates: Templates
+    runtime: Runtime
+    warnings: list[SurveyError] = field(default_factory=list)
+
+
+@dataclass
+class BuildResult:
+    """What a build wrote: the surveys, and every compressed file with its sizes."""
+
+    dist: Path
+    surveys: list[Survey]
+    compressed: list[Compressed]
+    warnings: list[SurveyError]
+
+
+def plan_build(sources: Sequence[Path], templates: Path, pyodide: Path) -> Plan:
+    """Load and check every survey, the templates and the runtime; raise with every problem."""
+    files = survey_files(sources)
+    errors: list[SurveyError] = []
+    warnings: list[SurveyError] = []
+    surveys: list[Survey] = []
+    for file in files:
+        try:
+            survey = load_survey(file)
+        except SurveyErrors as failure:
+            errors.extend(failure.errors)
+            continue
+        surveys.append(survey)
+        warnings.extend(survey.warnings)
+    owners: dict[str, Survey] = {}
+    for survey in surveys:
+        line = survey.lines.get("id", 1)
+        if survey.id in owners:
+            first = owners[survey.id]
+            where = f"{first.file}:{first.lines.get('id', 1)}"
+            errors.append(SurveyError(survey.file, line,
+                                      f"survey id '{survey.id}' is also used by {where}"))
+        owners.setdefault(survey.id, survey)
+    loaded = load_templates(templates, errors)
+    if loaded is not None:
+        for survey in surveys:
+            if survey.language not in loaded.catalogs:
+                line = survey.lines.get("language", 1)
+                have = ", ".join(sorted(loaded.catalogs)) or "none"
+                errors.append(SurveyError(survey.file, line, f"language '{survey.language}' has no "
+                                          f"message catalog in {templates / 'messages'} "
+                                          f"(there are: {have})"))
+    if errors:
+        raise SurveyErrors(errors)
+    assert loaded is not None
+    return Plan(surveys, loaded, load_runtime(pyodide), warnings)
+
+
+def check_dist(dist: Path, protected: Sequence[Path]) -> None:
+    """Refuse an output folder whose replacement would lose something that is not a build."""
+    resolved = dist.resolve()
+    if dist.exists() and not dist.is_dir():
+        raise BuildError(f"{dist} exists and is not a folder")
+    for path in protected:
+        inside = path.resolve()
+        if inside == resolved or resolved in inside.parents:
+            raise BuildError(f"{dist} contains {path}: choose an output folder of its own")
+    if dist.is_dir() and any(dist.iterdir()) and not (dist / ASSETS_DIR).is_dir():
+        raise BuildError(f"{dist} is not empty and is not an rrsite build (no {ASSETS_DIR}/ in "
+                         "it): remove it or choose another output folder")
+
+
+def build(
+    sources: Sequence[Path],
+    dist: Path,
+    templates: Path | None = None,
+    pyodide: Path | None = None,
+    *,
+    compress: bool = True,
+    cache: Path | None | bool = True,
+) -> BuildResult:
+    """Build every survey of ``sources`` into ``dist``; all or nothing.
+
+    ``cache``: a folder for compressed copies, True for the default one, False for none.
+    """
+    templates = templates or default_templates()
+    pyodide = pyodide or default_pyodide()
+    plan = plan_build(sources, templates, pyodide)
+    check_dist(dist, [*sources, templates, pyodide, *(s.path for s in plan.surveys)])
+    dist.parent.mkdir(parents=True, exist_ok=True)
+    workspace = dist.with_name(f".{dist.name}.rrsite-build-{os.getpid()}-{secrets.token_hex(4)}")
+    workspace.mkdir()
+    try:
+        _write_site(plan, workspace)
+        compressed: list[Compressed] = []
+        if compress:
+            cache_dir = default_cache_dir() if cache is True else (cache or None)
+            files = [path for path in sorted(workspace.rglob("*"))
+                     if path.is_file() and path.name != "_headers"]
+            compressed = precompress(files, cache_dir)
+        swap_in(workspace, dist)
+    except BaseException:
+        shutil.rmtree(workspace, ignore_errors=True)
+        raise
+    return BuildResult(dist, plan.surveys, compressed, plan.warnings)
+
+
+# --------------------------------------------------------------------------------------------
+# Writing
+
+
+def _write(path: Path, data: bytes) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(data)
+
+
+def _script_json(value: Any) -> str:
+    """JSON safe inside ``<script type="application/json">``: no ``<``, ``>`` or ``&`` in it."""
+    text = json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+    return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
+
+
+def _template_questions(survey: Survey, manifest: dict[str, Any]) -> list[dict[str, Any]]:
+    questions = []
+    for question, entry in zip(survey.questions, manifest["questions"], strict=True):
+        extended = dict(entry)
+        extended["text_html"] = Markup(question.text_html)
+        extended["help_html"] = Markup(question.help_html)
+        extended["before_html"] = Markup(question.before_html)
+        extended["options"] = [
+            {**option, "label_html": Markup(source.label_html)}
+            for option, source in zip(entry.get("options", []), question.options, strict=True)
+        ]
+        if question.innocuous is not None:
+            extended["innocuous_html"] = Markup(question.innocuous_html)
+        if question.mirrored is not None:
+            extended["mirrored_html"] = Markup(question.mirrored_html)
+        questions.append(extended)
+    return questions
+
+
+def _connect(survey: Survey) -> list[str]:
+    """Origins the survey's page sends to besides its own: the endpoint's, if any."""
+    return [endpoint_origin(survey.submit["url"])] if survey.submit["to"] == "endpoint" else []
+
+
+def _template_line(error: BaseException, page: Path) -> int:
+    for frame in reversed(traceback.extract_tb(error.__traceback__)):
+        if frame.filename and Path(frame.filename).name == page.name and frame.lineno:
+            return frame.lineno
+    return 1
+
+
+def _write_site(plan: Plan, root: Path) -> None:
+    assets = root / ASSETS_DIR
+    try:
+        hashed = hash_assets(plan.templates.assets)
+    except AssetError as error:
+        raise BuildError(f"{plan.templates.folder / 'assets'}: {error}") from None
+    for hashed_name, data in hashed.values():
+        _write(assets / hashed_name, data)
+    core = core_zip()
+    core_name = f"core.{content_hash(core)}.zip"
+    _write(assets / core_name, core)
+    runtime_dir = plan.runtime.dirname
+    for name, data in plan.runtime.files.items():
+        _write(assets / runtime_dir / name, data)
+
+    origins = [origin for survey in plan.surveys for origin in _connect(survey)]
+    _write(root / "_headers", headers.format_headers_file(headers.site_rules(origins)).encode())
+
+    page = plan.templates.folder / PAGE_TEMPLATE
+    template = plan.templates.environment.get_template(PAGE_TEMPLATE)
+    prefix = f"../{ASSETS_DIR}/"
+    for survey in plan.surveys:
+        manifest = survey.manifest()
+        _write(root / survey.id / "survey.json",
+               (json.dumps(manifest, indent=2, ensure_ascii=False) + "\n").encode("utf-8"))
+
+        def asset(name: str) -> str:
+            if name not in hashed:
+                raise _MissingAsset(name)
+            return prefix + hashed[name][0]
+
+        worker = next((asset(name) for name in WORKER_ASSETS if name in hashed), None)
+        urls = {
+            "manifest_url": "survey.json",
+            "core_url": prefix + core_name,
+            "pyodide_url": f"{prefix}{runtime_dir}/",
+            "worker_url": worker,
+        }
+        config = {"survey": survey.id, "version": manifest["version"], **urls,
+                  "submit": manifest["submit"], "questions": manifest["questions"]}
+        connect = _connect(survey)
+        context = {
+            "survey": manifest,
+            "questions": _template_questions(survey, manifest),
+            "intro_html": Markup(survey.intro_html),
+            "outro_html": Markup(survey.outro_html),
+            "lang": survey.language,
+            "messages": plan.templates.catalogs[survey.language],
+            "asset": asset,
+            "config_json": Markup(_script_json(config)),
+            "csp": headers.content_security_policy(connect),
+            **urls,
+        }
+        try:
+            html = template.render(context)
+        except _MissingAsset as missing:
+            raise SurveyErrors([SurveyError(str(page), _template_line(missing, page),
+                                            f"asset('{missing}') is not a file in "
+                                            f"{plan.templates.folder / 'assets'}")]) from None
+        except jinja2.TemplateError as error:
+            raise SurveyErrors([SurveyError(str(page), _template_line(error, page),
+                                            f"template error while rendering {survey.id}: "
+                                            f"{error}")]) from None
+        _write(root / survey.id / "index.html", html.encode("utf-8"))
+
+
+def describe(result: BuildResult, log: Callable[[str], None]) -> None:
+    """Tell what was built, one line per survey, and the compressed sizes of the largest files."""
+    for survey in result.surveys:
+        sensitive = len(survey.sensitive_questions)
+        log(f"built {result.dist / survey.id / 'index.html'}  ({len(survey.questions)} questions, "
+            f"{sensitive} randomized, version {survey.version})")
+    if result.compressed:
+        raw = sum(item.size for item in result.compressed)
+        packed = sum(item.brotli_size or item.size for item in result.compressed)
+        log(f"pre-compressed: {len(result.compressed)} files of {raw:,} bytes weigh {packed:,} "
+            "bytes on the wire with brotli")
