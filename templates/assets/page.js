@@ -1,0 +1,678 @@
+// rrsite respondent page.
+//
+// Moves data between the form, the randomizer worker (Pyodide running rrsite/core) and the
+// network; every decision about probabilities lives in rrsite/core. The true answer of a
+// sensitive question is read from an input that has no name, handed to the worker, and dropped:
+// it is never sent, stored or logged. What is stored (localStorage) and sent is the body of
+// docs/contracts.md: the randomized report for sensitive questions, the direct answers otherwise.
+
+const $ = (id) => document.getElementById(id);
+const config = JSON.parse($("rr-config").textContent);
+const messages = JSON.parse($("rr-messages").textContent);
+const lang = document.documentElement.lang || "en";
+const questions = config.questions || [];
+const sensitiveQuestions = questions.filter((q) => q.sensitive);
+const target = (config.submit && config.submit.to) || "collector";
+const STORAGE_KEY = `rrsite:${config.survey}:${config.version}`;
+const STARTUP_TIMEOUT_S = 120;
+const SEND_ATTEMPTS = 3;
+
+const form = $("rr-form");
+const submitButton = $("rr-submit");
+const review = $("rr-review");
+const confirmButton = $("rr-confirm");
+const retryBox = $("rr-retry-box");
+const sendStatus = $("rr-send-status");
+const sendError = $("rr-send-error");
+
+// ---- messages -------------------------------------------------------------------------------
+
+function t(key, vars = {}) {
+  const template = Object.prototype.hasOwnProperty.call(messages, key) ? messages[key] : key;
+  return template.replace(/\{(\w+)\}/g, (whole, name) => (name in vars ? String(vars[name]) : whole));
+}
+
+const percentFormat = new Intl.NumberFormat(lang, { style: "percent", maximumFractionDigits: 1 });
+const percent = (p) => percentFormat.format(p);
+const dateFormat = new Intl.DateTimeFormat(lang, { dateStyle: "long", timeStyle: "short" });
+const formatDate = (iso) => dateFormat.format(new Date(iso));
+
+function questionElement(q) {
+  return $(`q-${q.id}`);
+}
+
+function optionInputs(q, selector) {
+  const element = questionElement(q);
+  return element ? Array.from(element.querySelectorAll(selector)) : [];
+}
+
+/** The text of the option whose value is `value`, as the page shows it (Markdown rendered). */
+function optionLabel(q, value) {
+  for (const input of optionInputs(q, "input[data-truth], input[name]")) {
+    if (input.value === value && input.labels && input.labels[0]) {
+      return input.labels[0].textContent.trim();
+    }
+  }
+  const option = (q.options || []).find((o) => o.value === value);
+  return option ? option.label : String(value);
+}
+
+function questionText(q) {
+  const element = questionElement(q);
+  const text = element && element.querySelector("legend .rr-question-text");
+  return text ? text.textContent.trim() : q.text || q.id;
+}
+
+// ---- the randomizer worker ----------------------------------------------------------------
+
+class Randomizer {
+  constructor() {
+    this.state = "loading";
+    this.pending = new Map();
+    this.nextId = 1;
+    this.ready = new Promise((resolve, reject) => {
+      this.resolveReady = resolve;
+      this.rejectReady = reject;
+    });
+    this.ready.catch(() => {});
+    this.showProgress("loading", 0);
+    try {
+      this.worker = new Worker(new URL(config.worker_url, document.baseURI), { type: "module" });
+    } catch (error) {
+      this.fail("error", error.message);
+      return;
+    }
+    this.worker.addEventListener("message", (event) => this.onMessage(event.data || {}));
+    this.worker.addEventListener("error", (event) => {
+      event.preventDefault();
+      this.fail("error", event.message || "the randomizer did not load");
+    });
+    this.timer = setTimeout(() => this.fail("timeout"), STARTUP_TIMEOUT_S * 1000);
+    this.worker.postMessage({
+      type: "init",
+      pyodideUrl: new URL(config.pyodide_url, document.baseURI).href,
+      coreUrl: new URL(config.core_url, document.baseURI).href,
+    });
+  }
+
+  showProgress(stage, value) {
+    const text = $("rr-runtime-text");
+    const bar = $("rr-runtime-progress");
+    const box = $("rr-runtime");
+    if (box) box.dataset.state = stage;
+    if (bar) bar.value = value;
+    if (text) text.textContent = t(`runtime_${stage}`);
+    document.documentElement.dataset.rrRuntime = stage === "failed" ? "failed" : stage === "ready" ? "ready" : "loading";
+  }
+
+  onMessage(message) {
+    if (message.type === "progress" && this.state === "loading") {
+      this.showProgress(message.stage, message.stage === "downloading" ? 1 : 2);
+    } else if (message.type === "ready" && this.state === "loading") {
+      clearTimeout(this.timer);
+      this.state = "ready";
+      performance.mark("rr-ready");
+      this.showProgress("ready", 3);
+      this.resolveReady();
+    } else if (message.type === "failed") {
+      this.fail(message.reason, message.message);
+    } else if (message.type === "result") {
+      const pending = this.pending.get(message.id);
+      if (!pending) return;
+      this.pending.delete(message.id);
+      if (message.error) pending.reject(new Error(message.error));
+      else pending.resolve(message.results);
+    }
+  }
+
+  fail(reason, detail) {
+    if (this.state !== "loading") return;
+    clearTimeout(this.timer);
+    this.state = "failed";
+    const why =
+      reason === "timeout" ? t("runtime_timeout", { seconds: STARTUP_TIMEOUT_S })
+        : reason === "blocked" ? t("runtime_blocked")
+          : t("runtime_error", { message: detail || reason });
+    this.failure = t("runtime_failed", { reason: why });
+    this.showProgress("failed", 0);
+    const text = $("rr-runtime-text");
+    if (text) {
+      text.textContent = this.failure;
+      text.setAttribute("role", "alert");
+    }
+    if (this.worker) this.worker.terminate();
+    for (const pending of this.pending.values()) pending.reject(new Error(this.failure));
+    this.pending.clear();
+    this.rejectReady(new Error(this.failure));
+  }
+
+  respond(items) {
+    const id = this.nextId++;
+    return new Promise((resolve, reject) => {
+      this.pending.set(id, { resolve, reject });
+      this.worker.postMessage({ type: "respond", id, items });
+    });
+  }
+}
+
+// ---- the form ----------------------------------------------------------------------------
+
+/** Unnamed radios are not grouped by the browser: give them the behaviour of one radio group. */
+function setUpRadioGroup(container) {
+  const radios = Array.from(container.querySelectorAll("input[type=radio]"));
+  const sync = () => {
+    const checked = radios.find((r) => r.checked);
+    radios.forEach((r, i) => { r.tabIndex = (checked ? r === checked : i === 0) ? 0 : -1; });
+  };
+  const select = (radio) => {
+    radio.checked = true;
+    radios.forEach((r) => { if (r !== radio) r.checked = false; });
+    sync();
+    radio.focus();
+  };
+  radios.forEach((radio, index) => {
+    radio.addEventListener("change", () => { if (radio.checked) select(radio); });
+    radio.addEventListener("keydown", (event) => {
+      const step = { ArrowDown: 1, ArrowRight: 1, ArrowUp: -1, ArrowLeft: -1 }[event.key];
+      if (!step) return;
+      event.preventDefault();
+      select(radios[(index + step + radios.length) % radios.length]);
+    });
+  });
+  sync();
+  container._rrReset = () => { radios.forEach((r) => { r.checked = false; }); sync(); };
+}
+
+function explainDesign(q) {
+  const design = q.design || {};
+  const matrix = q.matrix;
+  const values = q.values || [];
+  const yesLabel = optionLabel(q, "yes");
+  const noLabel = optionLabel(q, "no");
+  const binary = q.type === "yes-no" && matrix && matrix.length === 2;
+  const p00 = binary ? matrix[0][0] : null;
+  const p11 = binary ? matrix[1][1] : null;
+  switch (design.name) {
+    case "forced-yes":
+      return t("explain_forced-yes", { truth: percent(design.truth ?? p00), yes_label: yesLabel, no_label: noLabel });
+    case "warner": {
+      const p = design.p ?? p00;
+      return t(q.mirrored ? "explain_warner-mirrored" : "explain_warner", { p: percent(p), q: percent(1 - p), mirrored: q.mirrored });
+    }
+    case "unrelated": {
+      const hasInnocuous = Boolean(document.querySelector(`[data-innocuous-for="${q.id}"]`));
+      return t(hasInnocuous ? "explain_unrelated" : "explain_unrelated-drawn", {
+        p: percent(design.p), q: percent(1 - design.p), rate: percent(design.innocuous_rate), yes_label: yesLabel,
+      });
+    }
+    case "k-rr":
+      return t("explain_k-rr", { p: percent(matrix ? matrix[0][0] : design.p) });
+    default:
+      if (binary) {
+        return t("explain_forced-response", {
+          truth: percent(p00 + p11 - 1), yes: percent(1 - p00), no: percent(1 - p11), yes_label: yesLabel, no_label: noLabel,
+        });
+      }
+      if (matrix) {
+        const diagonal = values.map((_, i) => matrix[i][i]);
+        return t("explain_matrix", { min: percent(Math.min(...diagonal)), max: percent(Math.max(...diagonal)) });
+      }
+      return "";
+  }
+}
+
+function clearErrors() {
+  $("rr-errors").hidden = true;
+  $("rr-errors-list").replaceChildren();
+  for (const element of form.querySelectorAll(".rr-field-error")) {
+    element.hidden = true;
+    element.textContent = "";
+  }
+  for (const element of form.querySelectorAll("[aria-invalid]")) element.removeAttribute("aria-invalid");
+}
+
+function showErrors(errors) {
+  const list = $("rr-errors-list");
+  for (const { q, message } of errors) {
+    const field = $(`q-${q.id}-error`);
+    field.textContent = message;
+    field.hidden = false;
+    const input = questionElement(q).querySelector("input, textarea");
+    if (input) input.setAttribute("aria-invalid", "true");
+    const item = document.createElement("li");
+    const link = document.createElement("a");
+    link.href = `#q-${q.id}`;
+    link.textContent = `${questionText(q)}: ${message}`;
+    link.addEventListener("click", (event) => {
+      event.preventDefault();
+      const first = questionElement(q).querySelector("input:not([tabindex='-1']), textarea");
+      if (first) first.focus();
+    });
+    item.append(link);
+    list.append(item);
+  }
+  $("rr-errors-title").textContent = t("errors_title");
+  $("rr-errors").hidden = false;
+  $("rr-errors").focus();
+}
+
+/** Read and check the form: {errors, items (for the worker), direct (answers sent as given)}. */
+function readForm() {
+  const errors = [];
+  const items = [];
+  const direct = {};
+  for (const q of questions) {
+    const error = (message) => errors.push({ q, message });
+    if (q.sensitive) {
+      const truth = optionInputs(q, "input[data-truth]").find((i) => i.checked);
+      const innocuousBox = document.querySelector(`[data-innocuous-for="${q.id}"]`);
+      const innocuous = innocuousBox ? Array.from(innocuousBox.querySelectorAll("input[data-innocuous]")).find((i) => i.checked) : null;
+      if (!truth) error(t("error_required"));
+      else if (innocuousBox && !innocuous) error(t("error_innocuous"));
+      else items.push({ question: q, truth: truth.value, innocuous: innocuous ? innocuous.value : undefined });
+      continue;
+    }
+    let value;
+    if (q.type === "yes-no" || q.type === "choice") {
+      const checked = optionInputs(q, `input[name]`).find((i) => i.checked);
+      value = checked ? checked.value : undefined;
+    } else if (q.type === "multi-choice") {
+      const checked = optionInputs(q, "input[name]").filter((i) => i.checked).map((i) => i.value);
+      value = checked.length ? checked : undefined;
+    } else if (q.type === "number") {
+      const input = $(`q-${q.id}-input`);
+      const raw = input.value.trim();
+      if (raw === "" && input.validity && input.validity.badInput) { error(t("error_number")); continue; }
+      if (raw !== "") {
+        const number = Number(raw);
+        if (!Number.isFinite(number)) { error(t("error_number")); continue; }
+        if (q.integer && !Number.isInteger(number)) { error(t("error_integer")); continue; }
+        if (q.min !== undefined && q.min !== null && number < q.min) { error(t("error_min", { min: q.min })); continue; }
+        if (q.max !== undefined && q.max !== null && number > q.max) { error(t("error_max", { max: q.max })); continue; }
+        value = number;
+      }
+    } else if (q.type === "text") {
+      const text = $(`q-${q.id}-input`).value.trim();
+      const max = q.max_length || 500;
+      if (text.length > max) { error(t("error_length", { max, length: text.length })); continue; }
+      value = text === "" ? undefined : text;
+    }
+    if (value === undefined) {
+      if (q.required) error(t("error_required"));
+    } else {
+      direct[q.id] = value;
+    }
+  }
+  return { errors, items, direct };
+}
+
+function resetForm() {
+  form.reset();
+  for (const group of form.querySelectorAll("[data-group]")) if (group._rrReset) group._rrReset();
+  clearErrors();
+}
+
+// ---- storage: the randomized report, never the truth --------------------------------------
+
+const storage = {
+  available: true,
+  memory: null,
+  load() {
+    let record = this.memory;
+    try {
+      const raw = window.localStorage.getItem(STORAGE_KEY);
+      record = raw ? JSON.parse(raw) : null;
+    } catch {
+      this.available = false;
+    }
+    const body = record && record.body;
+    const valid = body && body.survey === config.survey && body.version === config.version
+      && typeof body.respondent === "string" && body.answers && typeof body.answers === "object";
+    return valid ? record : null;
+  },
+  save(record) {
+    this.memory = record;
+    try {
+      window.localStorage.setItem(STORAGE_KEY, JSON.stringify(record));
+    } catch {
+      this.available = false;
+    }
+  },
+};
+
+function newRespondentToken() {
+  const bytes = crypto.getRandomValues(new Uint8Array(16));
+  return btoa(String.fromCharCode(...bytes)).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
+}
+
+// ---- what is sent --------------------------------------------------------------------------
+
+function netlifyFields(body) {
+  const fields = new URLSearchParams();
+  fields.append("form-name", form.getAttribute("name") || config.survey);
+  fields.append("survey", body.survey);
+  fields.append("version", body.version);
+  fields.append("respondent", body.respondent);
+  for (const [id, value] of Object.entries(body.answers)) {
+    if (value === null || value === undefined) continue;
+    fields.append(id, Array.isArray(value) ? JSON.stringify(value) : String(value));
+  }
+  return fields;
+}
+
+/** The request (or file) for a body, byte for byte what the review shows. */
+function outgoing(body) {
+  if (target === "netlify") {
+    const fields = netlifyFields(body);
+    return {
+      url: new URL(window.location.pathname, document.baseURI).href,
+      type: "application/x-www-form-urlencoded",
+      payload: fields.toString(),
+      shown: Array.from(fields.entries()).map(([key, value]) => `${key}=${value}`).join("\n"),
+    };
+  }
+  const json = JSON.stringify(body, null, 2);
+  const url = target === "endpoint" ? config.submit.url : (config.submit && config.submit.url) || "/api/submissions";
+  return { url: new URL(url, document.baseURI).href, type: "application/json", payload: json, shown: json };
+}
+
+function destinationText(request) {
+  if (target === "netlify") return t("will_send_netlify");
+  if (target === "download") return t("will_send_download");
+  if (target === "endpoint") return t("will_send_endpoint", { url: request.url });
+  return t("will_send_collector", { url: new URL(request.url).pathname });
+}
+
+class SendError extends Error {
+  constructor(message, retryable) {
+    super(message);
+    this.retryable = retryable;
+  }
+}
+
+const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+
+async function post(request) {
+  for (let attempt = 1; ; attempt += 1) {
+    try {
+      let response;
+      try {
+        response = await fetch(request.url, {
+          method: "POST",
+          headers: { "Content-Type": request.type },
+          body: request.payload,
+          credentials: target === "endpoint" ? "omit" : "same-origin",
+          cache: "no-store",
+        });
+      } catch {
+        throw new SendError(t("send_failed_network"), true);
+      }
+      if (response.ok) return response;
+      const retryable = response.status >= 500 || response.status === 408 || response.status === 429;
+      throw new SendError(t("send_failed_status", { status: response.status }), retryable);
+    } catch (error) {
+      if (!error.retryable || attempt >= SEND_ATTEMPTS) throw error;
+      sendStatus.textContent = t("retrying");
+      await sleep(600 * attempt);
+    }
+  }
+}
+
+function downloadFile(record, request) {
+  const filename = `${config.survey}-${record.body.respondent.slice(0, 8)}.json`;
+  const link = document.createElement("a");
+  link.href = URL.createObjectURL(new Blob([request.payload], { type: "application/json" }));
+  link.download = filename;
+  link.hidden = true;
+  document.body.append(link);
+  link.click();
+  setTimeout(() => { URL.revokeObjectURL(link.href); link.remove(); }, 60000);
+  return filename;
+}
+
+// ---- review and send ----------------------------------------------------------------------
+
+let current = null; // {record, request}
+
+function deviceIcon(step) {
+  const icon = document.createElement("span");
+  icon.className = `rr-device rr-${step.device}`;
+  icon.setAttribute("aria-hidden", "true");
+  if (step.device === "coin") {
+    icon.classList.add(step.outcome === "heads" ? "rr-heads" : "rr-tails");
+  } else if (step.device === "die") {
+    icon.textContent = step.outcome;
+  } else {
+    icon.style.setProperty("--rr-turn", `${Number(step.outcome) || 0}turn`);
+  }
+  return icon;
+}
+
+function describeStep(q, step, counters, result, item) {
+  counters[step.device] = (counters[step.device] || 0) + 1;
+  const n = counters[step.device];
+  const what = step.device === "coin" ? t("step_coin", { n, side: t(step.outcome === "heads" ? "coin_heads" : "coin_tails") })
+    : step.device === "die" ? t("step_die", { n, faces: step.faces, face: step.outcome })
+      : t("step_spinner", { n, value: step.outcome });
+  const action = step.action;
+  let meaning;
+  if (action === "truth") meaning = t("action_truth");
+  else if (action === "forced") meaning = t("action_forced");
+  else if (action === "yes" || action === "no") meaning = t("action_forced_value", { label: optionLabel(q, action) });
+  else if (action === "statement") meaning = t("action_statement");
+  else if (action === "mirrored") meaning = q.mirrored ? t("action_mirrored_statement", { mirrored: q.mirrored }) : t("action_mirrored");
+  else if (action === "sensitive") meaning = t("action_sensitive");
+  else if (action === "innocuous") meaning = t(item.innocuous !== undefined ? "action_innocuous" : "action_innocuous_drawn");
+  else if (action === "other") meaning = t("action_other");
+  else if (/^other-\d+$/.test(action)) meaning = t("action_other_pick", { label: optionLabel(q, result.report) });
+  else if (/^report-\d+$/.test(action)) meaning = t("action_report", { label: optionLabel(q, q.values[Number(action.slice(7)) - 1]) });
+  else meaning = action;
+  const chance = (step.chances || []).find(([name]) => name === action);
+  return `${what} → ${meaning}${chance ? ` ${t("step_chance", { chance: percent(chance[1]) })}` : ""}`;
+}
+
+function renderTranscript(results, items) {
+  const box = $("rr-transcript");
+  box.replaceChildren();
+  for (const result of results) {
+    const q = sensitiveQuestions.find((candidate) => candidate.id === result.id);
+    const item = items.find((candidate) => candidate.question.id === result.id);
+    const section = document.createElement("section");
+    section.className = "rr-transcript-question";
+    section.dataset.question = q.id;
+    const heading = document.createElement("h3");
+    heading.textContent = questionText(q);
+    const list = document.createElement("ol");
+    list.className = "rr-steps";
+    const counters = {};
+    for (const step of result.steps) {
+      const li = document.createElement("li");
+      li.append(deviceIcon(step), document.createTextNode(describeStep(q, step, counters, result, item)));
+      list.append(li);
+    }
+    if (!result.steps.length) {
+      const li = document.createElement("li");
+      li.textContent = t("review_as_given");
+      list.append(li);
+    }
+    const report = document.createElement("p");
+    report.className = "rr-report";
+    report.dataset.report = result.report;
+    report.textContent = t("review_sent_value", { label: optionLabel(q, result.report) });
+    section.append(heading, list, report);
+    box.append(section);
+  }
+  box.hidden = results.length === 0;
+  // Play the animation once (CSS skips it under prefers-reduced-motion).
+  requestAnimationFrame(() => box.classList.add("rr-animate"));
+}
+
+function showReview(record, { restored }) {
+  const request = outgoing(record.body);
+  current = { record, request };
+  form.hidden = true;
+  $("rr-done").hidden = true;
+  $("rr-review-title").textContent = restored ? t("stored_title") : t("review_title");
+  const intro = restored
+    ? [t("stored_intro", { date: formatDate(record.randomized_at) }), record.sent_at ? t("stored_sent", { date: formatDate(record.sent_at) }) : ""]
+    : [t("review_intro")];
+  if (!storage.available) intro.push(t("storage_unavailable"));
+  $("rr-review-intro").textContent = intro.filter(Boolean).join(" ");
+  if (restored) {
+    $("rr-transcript").replaceChildren();
+    $("rr-transcript").hidden = true;
+  }
+  $("rr-destination").textContent = destinationText(request);
+  $("rr-body").textContent = request.shown;
+  confirmButton.textContent = target === "download" ? t("confirm_download") : record.sent_at ? t("send_again") : t("confirm_send");
+  confirmButton.disabled = false;
+  confirmButton.hidden = false;
+  retryBox.hidden = true;
+  sendStatus.textContent = "";
+  sendError.textContent = "";
+  review.hidden = false;
+  $("rr-review-title").focus();
+}
+
+async function confirmAndSend() {
+  if (!current) return;
+  const { record, request } = current;
+  performance.mark("rr-confirm");
+  confirmButton.disabled = true;
+  retryBox.hidden = true;
+  sendError.textContent = "";
+  if (target === "download") {
+    const filename = downloadFile(record, request);
+    record.sent_at = new Date().toISOString();
+    storage.save(record);
+    finish(t("saved", { filename }));
+    return;
+  }
+  sendStatus.textContent = t("sending");
+  try {
+    await post(request);
+  } catch (error) {
+    sendStatus.textContent = "";
+    sendError.textContent = t("send_failed", { reason: error.message });
+    confirmButton.hidden = true;
+    retryBox.hidden = false;
+    $("rr-retry").focus();
+    return;
+  }
+  performance.mark("rr-sent");
+  record.sent_at = new Date().toISOString();
+  storage.save(record);
+  finish(t("sent"));
+}
+
+function finish(text) {
+  review.hidden = true;
+  $("rr-transcript").replaceChildren(); // the coins' transcript is not kept once sent
+  $("rr-done-text").textContent = text;
+  $("rr-done").hidden = false;
+  $("rr-done-title").focus();
+  current = null;
+}
+
+// ---- submit: randomize, store, review --------------------------------------------------------
+
+let randomizer = null;
+let busy = false;
+
+async function onSubmit(event) {
+  event.preventDefault();
+  if (busy) return;
+  busy = true;
+  submitButton.disabled = true;
+  clearErrors();
+  try {
+    if (storage.load()) {
+      showReview(storage.load(), { restored: true });
+      return;
+    }
+    let { errors, items, direct } = readForm();
+    if (errors.length) {
+      showErrors(errors);
+      return;
+    }
+    let results = [];
+    if (items.length) {
+      if (!randomizer) randomizer = new Randomizer();
+      if (randomizer.state !== "ready") {
+        $("rr-submit-note").textContent = t("submit_waiting");
+        try {
+          await randomizer.ready;
+        } catch {
+          $("rr-submit-note").textContent = randomizer.failure;
+          return;
+        }
+        ({ errors, items, direct } = readForm()); // the respondent may have changed answers meanwhile
+        if (errors.length) {
+          showErrors(errors);
+          return;
+        }
+      }
+      $("rr-submit-note").textContent = t("randomizing");
+      try {
+        results = await randomizer.respond(items.map(({ question, truth, innocuous }) => ({ question, truth, innocuous })));
+      } catch (error) {
+        $("rr-submit-note").textContent = t("randomize_failed", { reason: error.message });
+        return;
+      }
+    }
+    const answers = {};
+    for (const q of questions) {
+      const result = results.find((r) => r.id === q.id);
+      if (result) answers[q.id] = result.report;
+      else if (Object.prototype.hasOwnProperty.call(direct, q.id)) answers[q.id] = direct[q.id];
+    }
+    const record = {
+      format: 1,
+      body: { survey: config.survey, version: config.version, respondent: newRespondentToken(), answers },
+      randomized_at: new Date().toISOString(),
+      sent_at: null,
+    };
+    // Stored before it is shown, so a reload cannot flip the coins again.
+    storage.save(record);
+    // The true answers are no longer needed: clear them from the page.
+    for (const group of form.querySelectorAll("[data-group]")) if (group._rrReset) group._rrReset();
+    $("rr-submit-note").textContent = t("submit_note");
+    renderTranscript(results, items);
+    showReview(record, { restored: false });
+  } finally {
+    busy = false;
+    submitButton.disabled = false;
+  }
+}
+
+function startOver() {
+  // For kiosks and tests: only acts when no report is stored (the coins are never flipped twice).
+  if (storage.load()) return;
+  current = null;
+  resetForm();
+  review.hidden = true;
+  $("rr-done").hidden = true;
+  $("rr-transcript").replaceChildren();
+  form.hidden = false;
+}
+
+// ---- start --------------------------------------------------------------------------------
+
+function main() {
+  const stored = storage.load();
+  if (sensitiveQuestions.length && !stored) randomizer = new Randomizer();
+  for (const group of form.querySelectorAll("[data-group]")) setUpRadioGroup(group);
+  for (const q of sensitiveQuestions) {
+    const explain = $(`q-${q.id}-explain`);
+    if (explain) explain.textContent = `${explainDesign(q)} ${t("sensitive_private")}`.trim();
+  }
+  form.addEventListener("submit", onSubmit);
+  confirmButton.addEventListener("click", confirmAndSend);
+  $("rr-retry").addEventListener("click", confirmAndSend);
+  document.addEventListener("rrsite:reset", startOver);
+  submitButton.disabled = false;
+  if (stored) showReview(stored, { restored: true });
+  performance.mark("rr-interactive");
+}
+
+main();
