@@ -231,6 +231,13 @@ def plan_build(sources: Sequence[Path], templates: Path, pyodide: Path) -> Plan:
     if errors:
         raise SurveyErrors(errors)
     assert loaded is not None
+    page = (templates / PAGE_TEMPLATE).read_text("utf-8", errors="replace")
+    for survey in surveys:
+        for question in survey.questions:
+            if question.before_html and "before_html" not in page:
+                warnings.append(SurveyError(survey.file, question.line, "the prose above this "
+                                            "question's heading is not shown: the template does "
+                                            "not use before_html"))
     return Plan(surveys, loaded, load_runtime(pyodide), warnings)
 
 
