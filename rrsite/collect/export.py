@@ -56,13 +56,17 @@ class Export:
         self.connection.close()
 
     def question_ids(self) -> list[str]:
-        """The question columns: manifest order, first-seen survey (and version) first."""
+        """The question columns: manifest order; the first-seen survey (all its versions) first."""
+        by_survey: dict[str, list[dict[str, Any]]] = {}
+        for manifest in self.manifests:  # in the order first seen
+            by_survey.setdefault(str(manifest.get("id")), []).append(manifest)
         ids: dict[str, None] = {}
-        for manifest in self.manifests:
-            if self.survey is not None and manifest.get("id") != self.survey:
+        for survey, manifests in by_survey.items():
+            if self.survey is not None and survey != self.survey:
                 continue
-            for question in manifest.get("questions", []):
-                ids.setdefault(str(question["id"]), None)
+            for manifest in manifests:
+                for question in manifest.get("questions", []):
+                    ids.setdefault(str(question["id"]), None)
         return list(ids)
 
     def rows(self) -> Iterator[dict[str, Any]]:

@@ -136,19 +136,19 @@ class Collector:
             return _error(413, f"the body is larger than {self.max_body} bytes", None,
                           {"connection": "close"})
         body = bytearray()
-        too_large = False
+        received = 0
         try:
             async for chunk in request.stream():
-                if too_large:
-                    continue
-                body += chunk
-                if len(body) > self.max_body:
-                    too_large = True
-                    body.clear()
+                received += len(chunk)
+                if received <= self.max_body:
+                    body += chunk
+                elif received > DRAIN_LIMIT:
+                    break  # stop reading; the connection is closed after the answer
         except ClientDisconnect:
             return Response(status_code=400)
-        if too_large:
-            return _error(413, f"the body is larger than {self.max_body} bytes")
+        if received > self.max_body:
+            close = {"connection": "close"} if received > DRAIN_LIMIT else None
+            return _error(413, f"the body is larger than {self.max_body} bytes", None, close)
         try:
             data = parse_submission(bytes(body))
             rules = await self.rules_for(data["survey"], data["version"])

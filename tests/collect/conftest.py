@@ -137,9 +137,11 @@ class Server:
         self.dist, self.db, self.extra = dist, db, extra
         self.process: subprocess.Popen[str] | None = None
         self.url = ""
+        self.closed = False
 
     def start(self, timeout: float = 20.0) -> Server:
         env = {**os.environ, "PYTHONUNBUFFERED": "1"}
+        self.closed = False
         self.stderr_path = self.db.with_name(f"{self.db.name}.{time.monotonic_ns()}.stderr")
         self.stderr = open(self.stderr_path, "w")  # a file: a full pipe would block the server
         self.process = subprocess.Popen(
@@ -181,10 +183,13 @@ class Server:
         if self.process is not None and self.process.stdout is not None:
             self.process.stdout.close()
         self.stderr.close()
+        self.closed = True
 
     def stop(self) -> str:
         """SIGTERM (graceful); everything the server printed after its listening line."""
         assert self.process is not None
+        if self.closed:
+            return self.stderr_path.read_text()
         if self.process.poll() is None:
             self.process.send_signal(signal.SIGTERM)
             try:

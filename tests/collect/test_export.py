@@ -1,0 +1,149 @@
+"""`rrsite export`: CSV and JSONL from the database file, offline (docs/contracts.md)."""
+
+from __future__ import annotations
+
+import csv
+import json
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from rrsite.cli import main
+
+JSON = {"content-type": "application/json"}
+NEW_VERSION = "fedcba9876543210"
+CLIMATE_VERSION = "abcdefabcdefabcd"
+
+
+@pytest.fixture(scope="module")
+def filled(tmp_path_factory, kit) -> tuple[Path, list[dict]]:
+    """A database with two versions of one survey and a second survey, and what was sent."""
+    root = tmp_path_factory.mktemp("export")
+    dist = kit.write_dist(root / "dist")
+    db = root / "collector.db"
+    sent: list[dict] = []
+
+    def send(client, submission):
+        response = client.post("/api/submissions", content=json.dumps(submission), headers=JSON)
+        assert response.status_code == 201, response.text
+        sent.append(submission)
+
+    with kit.make_client(dist, db) as client:
+        send(client, kit.body(tools=["phone", "pen"], age=20, hours=2.5,
+                              comment='said "hi", then\nleft'))
+        send(client, kit.body(violated="no", year="First"))
+    questions = [q for q in kit.QUESTIONS if q["id"] != "comment"] + [
+        {"id": "club", "text": "Club?", "type": "yes-no", "required": False,
+         "values": ["no", "yes"]}]
+    climate = kit.manifest(survey="climate", version=CLIMATE_VERSION, title="Climate",
+                           questions=[{"id": "worried", "text": "Worried?", "type": "choice",
+                                       "required": True, "values": ["a", "b"]},
+                                      {"id": "year", "text": "Year", "type": "choice",
+                                       "required": False, "values": ["First", "Second"]}])
+    kit.write_dist(dist, [kit.manifest(version=NEW_VERSION, questions=questions), climate])
+    with kit.make_client(dist, db) as client:
+        send(client, {**kit.body(club="yes"), "version": NEW_VERSION})
+        send(client, {"survey": "climate", "version": CLIMATE_VERSION,
+                      "respondent": kit.token(), "answers": {"worried": "b", "year": "First"}})
+        send(client, kit.body(comment="old page, after the rebuild"))
+    return db, sent
+
+
+def read_csv(path: Path) -> tuple[list[str], list[dict[str, str]]]:
+    with open(path, newline="", encoding="utf-8") as handle:
+        reader = csv.DictReader(handle)
+        return list(reader.fieldnames or []), list(reader)
+
+
+def expected_cell(value) -> str:
+    if value is None:
+        return ""
+    return value if isinstance(value, str) else json.dumps(value, separators=(",", ":"))
+
+
+def test_csv(filled, tmp_path, capsys):
+    db, sent = filled
+    out = tmp_path / "all.csv"
+    assert main(["export", "--db", str(db), "-o", str(out)]) == 0
+    assert "5 submissions" in capsys.readouterr().err
+    header, rows = read_csv(out)
+    assert header == ["survey", "version", "respondent", "submitted_at", "violated", "year",
+                      "tools", "age", "hours", "comment", "club", "worried"]
+    assert len(rows) == len(sent)
+    for row, submission in zip(rows, sent, strict=True):  # arrival order
+        assert row["survey"] == submission["survey"]
+        assert row["version"] == submission["version"]
+        assert row["respondent"] == submission["respondent"]
+        assert len(row["submitted_at"]) == 17 and row["submitted_at"].endswith("Z")
+        for qid in header[4:]:
+            assert row[qid] == expected_cell(submission["answers"].get(qid)), qid
+    assert rows[0]["tools"] == '["phone","pen"]' and rows[0]["age"] == "20"
+    assert rows[0]["hours"] == "2.5" and rows[0]["comment"] == 'said "hi", then\nleft'
+
+
+def test_csv_one_survey(filled, tmp_path):
+    db, sent = filled
+    out = tmp_path / "climate.csv"
+    assert main(["export", "--db", str(db), "--survey", "climate", "-o", str(out)]) == 0
+    header, rows = read_csv(out)
+    assert header == ["survey", "version", "respondent", "submitted_at", "worried", "year"]
+    assert [row["respondent"] for row in rows] == [
+        s["respondent"] for s in sent if s["survey"] == "climate"]
+
+
+def test_jsonl(filled, tmp_path):
+    db, sent = filled
+    out = tmp_path / "all.jsonl"
+    assert main(["export", "--db", str(db), "-o", str(out)]) == 0
+    records = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
+    assert len(records) == len(sent)
+    for record, submission in zip(records, sent, strict=True):
+        assert set(record) == {"survey", "version", "respondent", "submitted_at", "answers"}
+        assert {k: record[k] for k in ("survey", "version", "respondent", "answers")} == \
+            submission
+
+
+def test_stdout(filled, capsys):
+    db, sent = filled
+    assert main(["export", "--db", str(db), "--survey", "honor", "-o", "-",
+                 "--format", "jsonl"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert len(lines) == sum(s["survey"] == "honor" for s in sent)
+
+
+def test_empty_survey_has_a_header(tmp_path, kit):
+    dist = kit.write_dist(tmp_path / "dist")
+    with kit.make_client(dist, tmp_path / "c.db"):
+        pass
+    out = tmp_path / "empty.csv"
+    assert main(["export", "--db", str(tmp_path / "c.db"), "-o", str(out)]) == 0
+    header, rows = read_csv(out)
+    assert header[4:] == [q["id"] for q in kit.QUESTIONS] and rows == []
+
+
+def test_errors(filled, tmp_path, capsys):
+    db, _ = filled
+    other = tmp_path / "other.db"
+    with sqlite3.connect(other) as connection:
+        connection.execute("CREATE TABLE t (x)")
+    (tmp_path / "garbage.db").write_bytes(b"not a database at all" * 100)
+    previous = tmp_path / "keep.csv"
+    previous.write_text("previous export\n")
+    cases = [
+        (["--db", str(tmp_path / "missing.db"), "-o", str(tmp_path / "x.csv")],
+         "no such database file"),
+        (["--db", str(other), "-o", str(tmp_path / "x.csv")], "not an rrsite collector database"),
+        (["--db", str(tmp_path / "garbage.db"), "-o", str(tmp_path / "x.csv")], "garbage.db"),
+        (["--db", str(db), "-o", str(tmp_path / "x.txt")], "name the file .csv or .jsonl"),
+        (["--db", str(db), "--survey", "nope", "-o", str(previous)],
+         "no survey 'nope' in this database (surveys: climate, honor)"),
+        (["--db", str(db), "-o", str(tmp_path / "no" / "x.csv")], "does not exist"),
+        (["--db", str(tmp_path), "-o", str(tmp_path / "x.csv")], "is a folder"),
+    ]
+    for arguments, message in cases:
+        assert main(["export", *arguments]) == 2, arguments
+        assert message in capsys.readouterr().err, arguments
+    assert previous.read_text() == "previous export\n"
+    assert not (tmp_path / "missing.db").exists()  # export never creates a database
+    assert sorted(p.name for p in tmp_path.iterdir() if p.name.startswith(".")) == []

@@ -1,0 +1,181 @@
+"""Load and fault tests against a real `rrsite serve` on loopback.
+
+Load: many concurrent clients post thousands of submissions, some retried (one after the other and
+at the same moment); the export then holds every acknowledged submission exactly once.
+Fault: the server is SIGKILLed while clients are posting; after a restart every acknowledged
+submission is in the export, the database passes `PRAGMA integrity_check`, and retries of the
+unacknowledged ones are stored at most once.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import csv
+import json
+import random
+import secrets
+import sqlite3
+import time
+from pathlib import Path
+from typing import Any
+
+import httpx
+
+from rrsite.cli import main
+
+VERSION = "0123456789abcdef"
+JSON = {"content-type": "application/json"}
+ACKED = (200, 201)
+
+
+def make_bodies(count: int, seed: int) -> list[dict[str, Any]]:
+    rng = random.Random(seed)
+    bodies = []
+    for _ in range(count):
+        answers: dict[str, Any] = {"violated": rng.choice(["no", "yes"]),
+                                   "year": rng.choice(["First", "Second", "Third or later"])}
+        if rng.random() < 0.5:
+            answers["tools"] = rng.sample(["pen", "laptop", "phone"], rng.randint(0, 3))
+        if rng.random() < 0.5:
+            answers["age"] = rng.randint(16, 99)
+        if rng.random() < 0.3:
+            answers["comment"] = "ok " * rng.randint(1, 30)
+        bodies.append({"survey": "honor", "version": VERSION,
+                       "respondent": secrets.token_urlsafe(16), "answers": answers})
+    return bodies
+
+
+async def post_all(url: str, jobs: list[dict[str, Any]], concurrency: int, deadline: float,
+                   results: dict[str, list[int]], stop: asyncio.Event | None = None) -> None:
+    """Post each job (a body) once; results[respondent] gets each status (0: no answer)."""
+    queue: asyncio.Queue[dict[str, Any]] = asyncio.Queue()
+    for job in jobs:
+        queue.put_nowait(job)
+    limits = httpx.Limits(max_connections=concurrency, max_keepalive_connections=concurrency)
+
+    async def worker(client: httpx.AsyncClient) -> None:
+        while not queue.empty() and time.monotonic() < deadline:
+            if stop is not None and stop.is_set():
+                return
+            body = queue.get_nowait()
+            try:
+                response = await client.post(url + "/api/submissions", json=body)
+                status = response.status_code
+            except httpx.HTTPError:
+                status = 0
+            results.setdefault(body["respondent"], []).append(status)
+
+    async with httpx.AsyncClient(limits=limits, timeout=10.0) as client:
+        await asyncio.gather(*(worker(client) for _ in range(concurrency)))
+
+
+def export_records(db: Path, tmp_path: Path) -> list[dict[str, Any]]:
+    out = tmp_path / f"export-{time.monotonic_ns()}.jsonl"
+    assert main(["export", "--db", str(db), "-o", str(out)]) == 0
+    return [json.loads(line) for line in out.read_text().splitlines()]
+
+
+def test_load_exactly_once(tmp_path, kit):
+    dist = kit.write_dist(tmp_path / "dist")
+    db = tmp_path / "c.db"
+    bodies = make_bodies(3000, seed=1)
+    by_token = {body["respondent"]: body for body in bodies}
+    rng = random.Random(2)
+    # retries: 300 sent again later, 200 sent twice at the same moment (adjacent in the queue)
+    later = rng.sample(bodies, 300)
+    jobs: list[dict[str, Any]] = []
+    for body in bodies:
+        jobs.append(body)
+        if rng.random() < 200 / 3000:
+            jobs.append(body)
+    jobs += later
+    results: dict[str, list[int]] = {}
+    with kit.Server(dist, db) as server:
+        started = time.monotonic()
+        asyncio.run(post_all(server.url, jobs, concurrency=48, deadline=started + 60,
+                             results=results))
+        elapsed = time.monotonic() - started
+        health = httpx.get(server.url + "/api/health").json()
+    assert sum(len(statuses) for statuses in results.values()) == len(jobs), "ran out of time"
+    for token, statuses in results.items():
+        assert sorted(statuses) == [200] * (len(statuses) - 1) + [201], (token, statuses)
+    acked = {token for token, statuses in results.items() if set(statuses) & set(ACKED)}
+    assert len(acked) == len(bodies)
+    records = export_records(db, tmp_path)
+    exported = [record["respondent"] for record in records]
+    assert len(exported) == len(set(exported)) == len(bodies)
+    assert set(exported) == acked
+    for record in records:
+        assert record["answers"] == by_token[record["respondent"]]["answers"]
+    assert health["submissions"] == len(bodies)
+    # the CSV holds the same rows
+    out = tmp_path / "all.csv"
+    assert main(["export", "--db", str(db), "-o", str(out)]) == 0
+    with open(out, newline="") as handle:
+        assert sorted(row["respondent"] for row in csv.DictReader(handle)) == sorted(exported)
+    print(f"\nload: {len(jobs)} posts in {elapsed:.2f} s ({len(jobs) / elapsed:.0f}/s)")
+
+
+def integrity(db: Path) -> str:
+    with sqlite3.connect(db) as connection:
+        return connection.execute("PRAGMA integrity_check").fetchone()[0]
+
+
+def test_sigkill_mid_load(tmp_path, kit):
+    dist = kit.write_dist(tmp_path / "dist")
+    db = tmp_path / "c.db"
+    bodies = make_bodies(2500, seed=3)
+    results: dict[str, list[int]] = {}
+    server = kit.Server(dist, db).start()
+    try:
+        async def load_then_kill() -> None:
+            stop = asyncio.Event()
+
+            async def killer() -> None:
+                deadline = time.monotonic() + 30
+                while time.monotonic() < deadline:
+                    acked = sum(1 for s in results.values() if s and s[-1] in ACKED)
+                    if acked >= 600:
+                        break
+                    await asyncio.sleep(0.002)
+                server.kill()  # SIGKILL while ~48 requests are in flight
+                await asyncio.sleep(0.3)
+                stop.set()
+
+            await asyncio.gather(
+                post_all(server.url, bodies, 48, time.monotonic() + 40, results, stop),
+                killer())
+
+        asyncio.run(load_then_kill())
+    finally:
+        server.kill()
+    acked = {token for token, statuses in results.items() if statuses[-1] in ACKED}
+    failed = {token for token, statuses in results.items() if statuses[-1] == 0}
+    assert len(acked) >= 600 and failed, (len(acked), len(failed))
+    assert all(statuses[-1] in (0, *ACKED) for statuses in results.values())
+
+    # offline, right after the kill: the database is sound and holds every acknowledgement
+    assert integrity(db) == "ok"
+    stored = {record["respondent"] for record in export_records(db, tmp_path)}
+    assert acked <= stored
+    assert stored <= acked | failed  # nothing that was never sent
+
+    # restart; clients retry what got no answer (and some acknowledged ones)
+    by_token = {body["respondent"]: body for body in bodies}
+    retries = [by_token[token] for token in sorted(failed)] + \
+        [by_token[token] for token in sorted(acked)[:100]]
+    again: dict[str, list[int]] = {}
+    with kit.Server(dist, db) as server:
+        asyncio.run(post_all(server.url, retries, 16, time.monotonic() + 30, again))
+    for token, statuses in again.items():
+        expected = 200 if token in stored else 201
+        assert statuses == [expected], (token, statuses, token in acked)
+    records = export_records(db, tmp_path)
+    exported = [record["respondent"] for record in records]
+    assert len(exported) == len(set(exported))
+    assert set(exported) == acked | failed
+    assert integrity(db) == "ok"
+    for record in records:
+        assert record["answers"] == by_token[record["respondent"]]["answers"]
+    print(f"\nfault: {len(acked)} acknowledged before SIGKILL, {len(failed)} without answer, "
+          f"{len(stored - acked)} of those stored anyway")
