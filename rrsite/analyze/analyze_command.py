@@ -1,0 +1,98 @@
+"""`rrsite analyze`: de-bias exported submissions into estimates, intervals and a privacy report.
+
+rrsite analyze EXPORT... --survey FILE.md [--manifest survey.json ...] [--confidence 0.95]
+[--by QUESTION] [--format table|json|markdown|html] [-o FILE]
+[--interval exact|wilson|wald] [--strict] [--map COLUMN=FIELD ...]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import tempfile
+from pathlib import Path
+
+from ..errors import RRSiteError
+from .intervals import METHODS
+from .reports import FORMATS
+
+
+class RejectedRowsError(RRSiteError):
+    """--strict and some rows were rejected."""
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """Options of `rrsite analyze`."""
+    parser.add_argument("exports", nargs="+", metavar="EXPORT",
+                        help="exported submissions: rrsite CSV or JSONL, a Netlify Forms CSV, or "
+                        "any CSV (with --map); .gz is read too")
+    parser.add_argument("--survey", action="append", default=[], metavar="FILE.md",
+                        help="the survey file (its current version's designs)")
+    parser.add_argument("--manifest", action="append", default=[], metavar="survey.json",
+                        help="a built manifest (e.g. of an earlier version); repeatable")
+    parser.add_argument("--confidence", type=float, default=0.95,
+                        help="confidence level of the intervals (default 0.95)")
+    parser.add_argument("--by", metavar="QUESTION",
+                        help="estimate each sensitive question within each answer of this "
+                        "directly asked question")
+    parser.add_argument("--format", choices=FORMATS, default="table",
+                        help="table (default), json, markdown or html (self-contained, with plots)")
+    parser.add_argument("-o", "--output", metavar="FILE", help="write the report here")
+    parser.add_argument("--interval", choices=METHODS, default="exact",
+                        help="exact (Clopper-Pearson mapped, default), wilson (mapped) or wald")
+    parser.add_argument("--strict", action="store_true",
+                        help="any rejected row is an error (exit code 2)")
+    parser.add_argument("--map", action="append", default=[], metavar="COLUMN=FIELD",
+                        dest="mapping",
+                        help="read CSV column COLUMN as FIELD (survey, version, respondent, "
+                        "submitted_at, a question id, or - to ignore it); repeatable")
+    parser.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
+                        help="progress bar on stderr (default: on a terminal, for long runs)")
+
+
+def write_atomically(path: str, text: str) -> None:
+    """Write a file so that a reader never sees half of it."""
+    target = Path(path)
+    directory = target.parent if str(target.parent) else Path(".")
+    try:
+        handle, temporary = tempfile.mkstemp(prefix=f".{target.name}.", dir=directory)
+    except OSError as error:
+        raise RRSiteError(f"{path}: cannot write: {error.strerror or error}") from error
+    try:
+        with os.fdopen(handle, "w", encoding="utf-8") as out:
+            out.write(text)
+        os.replace(temporary, target)
+    except OSError as error:
+        Path(temporary).unlink(missing_ok=True)
+        raise RRSiteError(f"{path}: cannot write: {error.strerror or error}") from error
+
+
+def run(args: argparse.Namespace) -> int:
+    """Analyse, print or write the report; exit 2 on bad input or (--strict) rejected rows."""
+    from .api import analyze
+    from .reports import render
+
+    if not args.survey and not args.manifest:
+        raise RRSiteError("give the survey file with --survey FILE.md (and/or its built "
+                          "manifests with --manifest survey.json)")
+    analysis = analyze(
+        args.exports, survey=args.survey, manifests=args.manifest, confidence=args.confidence,
+        by=args.by, interval=args.interval, mapping=args.mapping, progress=args.progress,
+    )
+    rejected = analysis.rejected
+    if args.strict and rejected.total:
+        raise RejectedRowsError(
+            f"--strict: {rejected.total:,} of {analysis.rows_read:,} rows rejected\n"
+            + rejected.summary()
+        )
+    report = render(analysis, args.format)
+    if args.output:
+        write_atomically(args.output, report)
+        print(f"wrote {args.output} ({analysis.rows_accepted:,} rows accepted, "
+              f"{rejected.total:,} rejected)", file=sys.stderr)
+    else:
+        sys.stdout.write(report)
+    if rejected.total and (args.output or args.format != "table"):
+        print(f"{rejected.total:,} rows rejected:\n{rejected.summary()}", file=sys.stderr)
+    return 0

@@ -1,0 +1,479 @@
+"""The analysis as Python objects: ``analyze(paths, survey=...) -> Analysis`` (for notebooks too).
+
+from rrsite.analyze import analyze
+result = analyze(["export.csv"], survey="surveys/honor-code.md")
+result.question("violated").estimate.ci_low
+result.to_dict()        # the JSON of `rrsite analyze --format json`
+result.to_pandas()      # one row per question, answer and subgroup (needs pandas)
+"""
+
+from __future__ import annotations
+
+import difflib
+import math
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from ..core import Privacy, compose
+from ..errors import RRSiteError, UsageError
+from .catalog import CHOICE_TYPES, Catalog, QuestionSpec, build_catalog
+from .estimators import (
+    KIND_BINARY,
+    KIND_CATEGORICAL,
+    BinaryPart,
+    Estimate,
+    binary_estimate,
+    categorical_estimate,
+    pooled_binary,
+    pooled_categorical,
+)
+from .intervals import METHODS
+from .progress import Progress
+from .readers import BLOCK_SIZE, ExportError, FileInfo, file_size, parse_mapping, read_export
+from .rejections import Rejections
+from .tally import NO_ANSWER, Tally
+
+VARIANCE_CONVENTION = "random-sampling"
+CI_METHOD_NAMES = {
+    "exact": "exact (Clopper-Pearson for the report rate, mapped through the design)",
+    "wilson": "Wilson score for the report rate, mapped through the design",
+    "wald": "Wald (normal approximation)",
+    "profile-likelihood": "profile likelihood (designs pooled; asymptotic)",
+}
+
+
+def _finite(value: float) -> float | None:
+    return value if math.isfinite(value) else None
+
+
+def privacy_dict(privacy: Privacy) -> dict[str, Any]:
+    """Epsilon (null when infinite), delta and a plain sentence."""
+    return {
+        "epsilon": _finite(privacy.epsilon),
+        "delta": privacy.delta,
+        "epsilon_infinite": math.isinf(privacy.epsilon),
+        "statement": privacy.describe(),
+    }
+
+
+@dataclass
+class DesignPart:
+    """The reports of one question under one design (one or more versions share it)."""
+
+    design: dict[str, Any]
+    matrix: np.ndarray
+    versions: list[str]
+    counts: np.ndarray
+    missing: np.ndarray
+    privacy: Privacy
+
+    def to_dict(self, values: Sequence[str]) -> dict[str, Any]:
+        """The design, its matrix, privacy, versions and the counts it received."""
+        out = dict(self.design)
+        out["matrix"] = self.matrix.tolist()
+        if self.matrix.shape == (2, 2):
+            out["p00"], out["p11"] = float(self.matrix[0, 0]), float(self.matrix[1, 1])
+        out.update({
+            "versions": list(self.versions),
+            "n": int(self.counts.sum()),
+            "counts": {v: int(c) for v, c in zip(values, self.counts.sum(axis=1), strict=True)},
+            **{key: value for key, value in privacy_dict(self.privacy).items()
+               if key in ("epsilon", "delta")},
+        })
+        return out
+
+
+@dataclass
+class QuestionResult:
+    """One sensitive question: its overall estimate, its designs, and its subgroups (``--by``)."""
+
+    id: str
+    text: str
+    kind: str
+    values: tuple[str, ...]
+    estimate: Estimate
+    designs: list[DesignPart]
+    missing: int
+    privacy: Privacy
+    by: str | None = None
+    groups: dict[str, Estimate] = field(default_factory=dict)
+
+    def design_dict(self) -> dict[str, Any]:
+        """The design (or, when several were pooled, all of them)."""
+        if len(self.designs) == 1:
+            return self.designs[0].to_dict(self.values)
+        return {"name": "pooled", "parts": [part.to_dict(self.values) for part in self.designs]}
+
+    def to_dict(self) -> dict[str, Any]:
+        """The per-question keys of DESIGN.md, and more."""
+        figures = self.estimate.to_dict()
+        out: dict[str, Any] = {
+            "id": self.id,
+            "text": self.text,
+            "kind": self.kind,
+            "values": list(self.values),
+            "n": figures.pop("n"),
+            "counts": figures.pop("counts"),
+            "missing": self.missing,
+            "estimate": figures.pop("estimate"),
+            "unbiased": figures.pop("unbiased"),
+            "se": figures.pop("se"),
+            "ci": figures.pop("ci"),
+            "ci_method": figures.pop("ci_method"),
+            "design": self.design_dict(),
+            "epsilon": _finite(self.privacy.epsilon),
+            "delta": self.privacy.delta,
+            "privacy": privacy_dict(self.privacy)["statement"],
+        }
+        out.update(figures)
+        if self.by is not None:
+            out["by"] = {
+                "question": self.by,
+                "groups": {name: estimate.to_dict() for name, estimate in self.groups.items()},
+            }
+        return out
+
+
+@dataclass
+class DirectResult:
+    """A question asked directly (yes-no or choice): how it was answered."""
+
+    id: str
+    text: str
+    type: str
+    counts: dict[str, int]
+    missing: int
+
+    def to_dict(self) -> dict[str, Any]:
+        """id, text, type, counts by value, missing."""
+        return {"id": self.id, "text": self.text, "type": self.type, "counts": self.counts,
+                "missing": self.missing}
+
+
+@dataclass
+class Analysis:
+    """Everything `rrsite analyze` reports, as objects."""
+
+    survey: str
+    title: str
+    confidence: float
+    interval: str
+    by: str | None
+    files: list[FileInfo]
+    versions: list[dict[str, Any]]
+    rejected: Rejections
+    questions: list[QuestionResult]
+    direct: list[DirectResult]
+    privacy: dict[str, Any]
+    rows_read: int
+    rows_accepted: int
+    notes: list[str] = field(default_factory=list)
+
+    def question(self, qid: str) -> QuestionResult:
+        """The result for one question id."""
+        for result in self.questions:
+            if result.id == qid:
+                return result
+        raise KeyError(qid)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The JSON of ``--format json``.
+
+        Keys of DESIGN.md (survey, versions, rejected, privacy, questions) and a few more.
+        """
+        return {
+            "survey": self.survey,
+            "title": self.title,
+            "confidence": self.confidence,
+            "interval": self.interval,
+            "variance_convention": VARIANCE_CONVENTION,
+            "by": self.by,
+            "files": [
+                {"path": f.path, "format": f.format, "rows": f.rows, "notes": list(f.notes)}
+                for f in self.files
+            ],
+            "rows": {"read": self.rows_read, "accepted": self.rows_accepted,
+                     "rejected": self.rejected.total},
+            "versions": self.versions,
+            "rejected": self.rejected.to_dict(),
+            "privacy": self.privacy,
+            "questions": [q.to_dict() for q in self.questions],
+            "direct": [d.to_dict() for d in self.direct],
+            "notes": list(self.notes),
+        }
+
+    def to_pandas(self) -> Any:
+        """A pandas DataFrame: one row per question, estimated answer and subgroup."""
+        try:
+            import pandas
+        except ImportError as error:
+            raise ImportError(
+                "Analysis.to_pandas() needs pandas, which is not installed: pip install pandas "
+                "(or use Analysis.to_dict())"
+            ) from error
+        records = []
+        for question in self.questions:
+            parts = [("all", question.estimate)] + list(question.groups.items())
+            for group, estimate in parts:
+                for i, label in enumerate(estimate.labels):
+                    records.append({
+                        "question": question.id, "kind": question.kind, "value": label,
+                        "group": group if question.by is None or group != "all" else "all",
+                        "by": question.by, "n": estimate.n,
+                        "observed": float(estimate.observed[i]),
+                        "estimate": float(estimate.estimate[i]),
+                        "unbiased": float(estimate.unbiased[i]), "se": float(estimate.se[i]),
+                        "ci_low": float(estimate.ci_low[i]), "ci_high": float(estimate.ci_high[i]),
+                        "ci_method": estimate.ci_method, "clipped": estimate.clipped,
+                        "epsilon": question.privacy.epsilon, "delta": question.privacy.delta,
+                    })
+        return pandas.DataFrame.from_records(records)
+
+
+def _check_options(catalog: Catalog, confidence: float, interval: str, by: str | None) -> None:
+    if isinstance(confidence, bool) or not isinstance(confidence, int | float) \
+            or not 0.0 < confidence < 1.0:
+        raise UsageError(f"--confidence must be between 0 and 1, got {confidence!r}")
+    if interval not in METHODS:
+        raise UsageError(f"--interval must be one of {', '.join(METHODS)}, got {interval!r}")
+    if by is None:
+        return
+    found = catalog.questions_named(by)
+    if not found:
+        known = catalog.question_ids()
+        close = difflib.get_close_matches(by, known, n=1)
+        hint = f"; did you mean {close[0]!r}?" if close else f" (questions: {', '.join(known)})"
+        raise UsageError(f"--by {by!r}: no such question in survey {catalog.survey!r}{hint}")
+    for _, question in found:
+        if question.sensitive:
+            raise UsageError(f"--by {by!r}: the question is randomized; subgroups need a question "
+                             "asked directly")
+        if question.type not in CHOICE_TYPES:
+            raise UsageError(f"--by {by!r}: subgroups need a yes-no or choice question, "
+                             f"not {question.type}")
+
+
+def analyze(
+    exports: str | Path | Iterable[str | Path],
+    survey: str | Path | Iterable[str | Path] | None = None,
+    manifests: Iterable[str | Path | Mapping[str, Any]] = (),
+    *,
+    confidence: float = 0.95,
+    by: str | None = None,
+    interval: str = "exact",
+    mapping: Mapping[str, str] | Sequence[str] | None = None,
+    progress: bool | None = None,
+    block_size: int = BLOCK_SIZE,
+) -> Analysis:
+    """Read exports, check every row against its version's manifest, and de-bias the counts.
+
+    ``survey``: survey file(s) (.md through rrsite.survey, or a survey.json); ``manifests``:
+    more survey.json paths or manifest dicts (older versions). ``mapping``: CSV column -> field
+    (``{"Q1": "violated"}`` or ``["Q1=violated"]``). ``progress``: a bar on stderr (default: when
+    stderr is a terminal and the run is long).
+    """
+    paths = [exports] if isinstance(exports, str | Path) else list(exports)
+    if not paths:
+        raise UsageError("give at least one export file")
+    surveys = [] if survey is None else [survey] if isinstance(survey, str | Path) else list(survey)
+    catalog = build_catalog(surveys, manifests)
+    _check_options(catalog, confidence, interval, by)
+    if mapping is None:
+        column_map: dict[str, str] = {}
+    elif isinstance(mapping, Mapping):
+        column_map = parse_mapping([f"{k}={v}" for k, v in mapping.items()], catalog)
+    else:
+        column_map = parse_mapping(list(mapping), catalog)
+    for path in paths:
+        if not Path(path).is_file():
+            raise ExportError(f"{path}: no such file")
+    rejections = Rejections()
+    tally = Tally(catalog, by, rejections)
+    bar = Progress(sum(file_size(p) for p in paths), enabled=progress)
+    files = []
+    try:
+        for path in paths:
+            info = FileInfo(str(path), "?")
+            files.append(info)
+            for batch in read_export(path, catalog, column_map, rejections, info, block_size,
+                                     bar.advance):
+                tally.process(batch)
+    finally:
+        bar.close()
+    return _assemble(catalog, tally, files, rejections, confidence, interval, by)
+
+
+# --------------------------------------------------------------------------------- assembling
+
+
+def _canonical(values: Sequence[str], qtype: str) -> tuple[str, ...]:
+    return ("no", "yes") if qtype == "yes-no" and set(values) == {"no", "yes"} else tuple(values)
+
+
+def _design_key(matrix: np.ndarray) -> tuple[float, ...]:
+    return tuple(np.round(matrix, 12).ravel().tolist())
+
+
+def _estimate(
+    kind: str, values: tuple[str, ...], parts: list[tuple[np.ndarray, np.ndarray]],
+    confidence: float, interval: str,
+) -> Estimate:
+    """One estimate from (counts per value, matrix) per design: exact for one, pooled for more."""
+    if kind == KIND_BINARY:
+        binary = [BinaryPart(int(c[1]), int(c.sum()), float(m[0, 0]), float(m[1, 1]))
+                  for c, m in parts]
+        if len(binary) == 1:
+            b = binary[0]
+            return binary_estimate(b.n_yes, b.n, b.p00, b.p11, confidence, interval, values)
+        return pooled_binary(binary, confidence, interval, values)
+    if len(parts) == 1:
+        return categorical_estimate(parts[0][0], parts[0][1], values, confidence, interval)
+    return pooled_categorical([c for c, _ in parts], [m for _, m in parts], values, confidence,
+                              interval)
+
+
+def _question_results(
+    catalog: Catalog, tally: Tally, confidence: float, interval: str, by: str | None,
+    notes: list[str],
+) -> list[QuestionResult]:
+    results = []
+    for qid in catalog.question_ids():
+        entries = [(m, q) for m, q in catalog.questions_named(qid) if q.sensitive]
+        if not entries:
+            continue
+        # versions whose value sets differ cannot be pooled: one result per value set
+        by_values: dict[tuple[str, frozenset[str]], list[tuple[int, QuestionSpec]]] = {}
+        for m, question in entries:
+            by_values.setdefault((question.type, frozenset(question.values)), []).append(
+                (m, question))
+        for number, group in enumerate(by_values.values()):
+            first = group[0][1]
+            values = _canonical(first.values, first.type)
+            label = qid if number == 0 else f"{qid} [{', '.join(values)}]"
+            if number:
+                notes.append(f"{qid}: versions with other answer values are reported as {label!r}")
+            results.append(_one_question(catalog, tally, label, group, values, confidence,
+                                         interval, by))
+    return results
+
+
+def _one_question(
+    catalog: Catalog, tally: Tally, label: str, group: list[tuple[int, QuestionSpec]],
+    values: tuple[str, ...], confidence: float, interval: str, by: str | None,
+) -> QuestionResult:
+    first = group[0][1]
+    kind = KIND_BINARY if first.binary else KIND_CATEGORICAL
+    parts: dict[tuple[float, ...], DesignPart] = {}
+    for m, question in group:
+        order = [question.values.index(v) for v in values]
+        matrix = question.matrix[np.ix_(order, order)]
+        tallied = tally.counts[(m, question.id)]
+        counts = tallied.counts[order]
+        key = _design_key(matrix)
+        version = catalog.versions[m].version
+        if key in parts:  # the same design in several versions: one likelihood, counts add
+            part = parts[key]
+            part.counts = part.counts + counts
+            part.missing = part.missing + tallied.missing
+            part.versions.append(version)
+        else:
+            assert question.privacy is not None and question.design is not None
+            parts[key] = DesignPart(
+                design=question.design_spec or question.design.spec(), matrix=matrix,
+                versions=[version], counts=counts, missing=tallied.missing.copy(),
+                privacy=question.privacy,
+            )
+    designs = list(parts.values())
+    overall = _estimate(kind, values, [(p.counts.sum(axis=1), p.matrix) for p in designs],
+                        confidence, interval)
+    privacy = max((p.privacy for p in designs), key=lambda p: (p.epsilon, p.delta))
+    result = QuestionResult(
+        id=label, text=first.text, kind=kind, values=values, estimate=overall, designs=designs,
+        missing=int(sum(p.missing.sum() for p in designs)), privacy=privacy, by=by,
+    )
+    if by is not None:
+        for g, name in enumerate(tally.groups):
+            estimate = _estimate(kind, values, [(p.counts[:, g], p.matrix) for p in designs],
+                                 confidence, interval)
+            if name == NO_ANSWER and estimate.n == 0:
+                continue
+            result.groups[name] = estimate
+    return result
+
+
+def _direct_results(catalog: Catalog, tally: Tally) -> list[DirectResult]:
+    results = []
+    for qid in catalog.question_ids():
+        entries = [(m, q) for m, q in catalog.questions_named(qid)
+                   if not q.sensitive and q.type in CHOICE_TYPES]
+        if not entries:
+            continue
+        counts: dict[str, int] = {}
+        missing = 0
+        for m, question in entries:
+            tallied = tally.counts[(m, qid)]
+            for value, count in zip(question.values, tallied.counts.sum(axis=1), strict=True):
+                counts[value] = counts.get(value, 0) + int(count)
+            missing += int(tallied.missing.sum())
+        first = entries[0][1]
+        results.append(DirectResult(qid, first.text, first.type, counts, missing))
+    return results
+
+
+def _privacy(catalog: Catalog, tally: Tally, questions: list[QuestionResult]) -> dict[str, Any]:
+    """Per question (worst design), per version (basic composition) and per respondent."""
+    by_version = []
+    for m, version in enumerate(catalog.versions):
+        total = version.privacy
+        entry = {"version": version.version, "rows": int(tally.rows_accepted[m]),
+                 **privacy_dict(total)}
+        if version.budget:
+            entry["budget"] = version.budget
+            budget = version.budget.get("budget")
+            if isinstance(budget, int | float) and total.epsilon > budget:
+                entry["over_budget"] = True
+        by_version.append((m, total, entry))
+    seen = [item for item in by_version if tally.rows_accepted[item[0]] > 0] or by_version
+    worst = max(seen, key=lambda item: (item[1].epsilon, item[1].delta))
+    per_respondent = {**privacy_dict(worst[1]), "version": worst[2]["version"]}
+    return {
+        "composition": "basic: a respondent's epsilons and deltas add up over the sensitive "
+                       "questions of the version answered",
+        "questions": [{"id": q.id, **privacy_dict(q.privacy)} for q in questions],
+        "per_respondent": per_respondent,
+        "by_version": [entry for _, _, entry in by_version],
+    }
+
+
+def _assemble(
+    catalog: Catalog, tally: Tally, files: list[FileInfo], rejections: Rejections,
+    confidence: float, interval: str, by: str | None,
+) -> Analysis:
+    notes: list[str] = []
+    questions = _question_results(catalog, tally, confidence, interval, by, notes)
+    if not questions:
+        notes.append(f"survey {catalog.survey!r} has no randomized question: nothing to de-bias")
+    versions = [
+        {"version": v.version, "rows": int(tally.rows_accepted[m]), "source": v.source,
+         "seen": bool(tally.rows_accepted[m] > 0)}
+        for m, v in enumerate(catalog.versions)
+    ]
+    accepted = int(tally.rows_accepted.sum())
+    return Analysis(
+        survey=catalog.survey, title=catalog.title, confidence=confidence, interval=interval,
+        by=by, files=files, versions=versions, rejected=rejections, questions=questions,
+        direct=_direct_results(catalog, tally), privacy=_privacy(catalog, tally, questions),
+        rows_read=sum(f.rows for f in files), rows_accepted=accepted, notes=notes,
+    )
+
+
+def composed(questions: Iterable[QuestionResult]) -> Privacy:
+    """Basic composition over results (used by reports)."""
+    return compose(q.privacy for q in questions)
+
+
+__all__ = ["Analysis", "DirectResult", "QuestionResult", "RRSiteError", "analyze"]

@@ -1,0 +1,242 @@
+"""A self-contained HTML report: tables and inline SVG plots, no external assets, no script.
+
+Plots: estimates with their intervals (and the raw report rate beside each), reported vs
+de-biased rates, and subgroup comparisons (``--by``). Every text is escaped.
+"""
+
+from __future__ import annotations
+
+import html
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from .api import CI_METHOD_NAMES, VARIANCE_CONVENTION, Analysis
+from .reports import design_text, estimate_rows, fmt, interval_text, privacy_text
+
+ROW_HEIGHT = 24
+LABEL_WIDTH = 220
+PLOT_WIDTH = 420
+MARGIN = 12
+COLOURS = {"estimate": "#1f5fa8", "interval": "#1f5fa8", "reported": "#c0392b",
+           "grid": "#d8d8d8", "text": "#222"}
+
+STYLE = """
+body{font-family:system-ui,-apple-system,Segoe UI,Roboto,sans-serif;margin:2rem auto;
+max-width:1100px;padding:0 1rem;color:#222;line-height:1.45}
+h1{font-size:1.6rem;margin-bottom:.2rem}h2{margin-top:2.2rem;border-bottom:1px solid #ddd}
+table{border-collapse:collapse;margin:.6rem 0 1rem;font-size:.92rem}
+th,td{border-bottom:1px solid #e4e4e4;padding:.3rem .6rem;text-align:left;vertical-align:top}
+td.num,th.num{text-align:right;font-variant-numeric:tabular-nums}
+code{background:#f4f4f4;padding:0 .25rem;border-radius:3px}
+.note{color:#555;font-size:.9rem}.warn{color:#a33}
+figure{margin:1rem 0}figcaption{font-size:.9rem;color:#444}
+svg text{font-family:inherit;font-size:12px}
+"""
+
+
+@dataclass
+class PlotRow:
+    """One row of a forest plot."""
+
+    label: str
+    estimate: float
+    low: float
+    high: float
+    reported: float | None = None
+    heading: bool = False
+
+
+def _x(value: float) -> float:
+    return LABEL_WIDTH + MARGIN + min(max(value, 0.0), 1.0) * PLOT_WIDTH
+
+
+def forest_svg(rows: Sequence[PlotRow], title: str) -> str:
+    """Dots (estimates) with interval bars on a 0..1 axis; diamonds for reported rates."""
+    height = (len(rows) + 2) * ROW_HEIGHT + MARGIN
+    width = LABEL_WIDTH + PLOT_WIDTH + 2 * MARGIN + 10
+    parts = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
+             f'viewBox="0 0 {width} {height}" role="img" aria-label="{html.escape(title)}">',
+             f"<title>{html.escape(title)}</title>"]
+    axis_y = (len(rows) + 1) * ROW_HEIGHT
+    for tick in range(0, 11):
+        x = _x(tick / 10)
+        parts.append(f'<line x1="{x:.1f}" y1="{MARGIN}" x2="{x:.1f}" y2="{axis_y}" '
+                     f'stroke="{COLOURS["grid"]}" stroke-width="1"/>')
+        if tick % 2 == 0:
+            parts.append(f'<text x="{x:.1f}" y="{axis_y + 14}" text-anchor="middle">'
+                         f"{tick / 10:.1f}</text>")
+    for i, row in enumerate(rows):
+        y = MARGIN + (i + 0.5) * ROW_HEIGHT + 4
+        weight = ' font-weight="bold"' if row.heading else ""
+        parts.append(f'<text x="{LABEL_WIDTH}" y="{y + 4:.1f}" text-anchor="end"{weight}>'
+                     f"{html.escape(row.label)}</text>")
+        if row.heading or not math.isfinite(row.estimate):
+            continue
+        x0, x1, xe = _x(row.low), _x(row.high), _x(row.estimate)
+        parts.append(f'<line x1="{x0:.1f}" y1="{y:.1f}" x2="{x1:.1f}" y2="{y:.1f}" '
+                     f'stroke="{COLOURS["interval"]}" stroke-width="2.5"/>')
+        for xb in (x0, x1):
+            parts.append(f'<line x1="{xb:.1f}" y1="{y - 5:.1f}" x2="{xb:.1f}" y2="{y + 5:.1f}" '
+                         f'stroke="{COLOURS["interval"]}" stroke-width="2"/>')
+        parts.append(f'<circle cx="{xe:.1f}" cy="{y:.1f}" r="5" fill="{COLOURS["estimate"]}">'
+                     f"<title>estimate {fmt(row.estimate)} {interval_text(row.low, row.high)}"
+                     "</title></circle>")
+        if row.reported is not None and math.isfinite(row.reported):
+            xr = _x(row.reported)
+            parts.append(f'<path d="M{xr:.1f},{y - 6:.1f} L{xr + 6:.1f},{y:.1f} '
+                         f'L{xr:.1f},{y + 6:.1f} L{xr - 6:.1f},{y:.1f} Z" fill="none" '
+                         f'stroke="{COLOURS["reported"]}" stroke-width="1.8">'
+                         f"<title>reported {fmt(row.reported)}</title></path>")
+    parts.append("</svg>")
+    return "".join(parts)
+
+
+def bars_svg(pairs: Sequence[tuple[str, float, float]], title: str) -> str:
+    """Grouped horizontal bars: reported rate (red) and de-biased estimate (blue) per answer."""
+    bar = 9
+    step = 2 * bar + 10
+    height = len(pairs) * step + 2 * ROW_HEIGHT
+    width = LABEL_WIDTH + PLOT_WIDTH + 2 * MARGIN + 60
+    parts = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
+             f'viewBox="0 0 {width} {height}" role="img" aria-label="{html.escape(title)}">',
+             f"<title>{html.escape(title)}</title>"]
+    axis_y = len(pairs) * step + MARGIN
+    for tick in range(0, 11, 2):
+        x = _x(tick / 10)
+        parts.append(f'<line x1="{x:.1f}" y1="{MARGIN}" x2="{x:.1f}" y2="{axis_y}" '
+                     f'stroke="{COLOURS["grid"]}"/>'
+                     f'<text x="{x:.1f}" y="{axis_y + 14}" text-anchor="middle">{tick / 10:.1f}'
+                     "</text>")
+    for i, (label, reported, estimate) in enumerate(pairs):
+        y = MARGIN + i * step
+        parts.append(f'<text x="{LABEL_WIDTH}" y="{y + bar + 4}" text-anchor="end">'
+                     f"{html.escape(label)}</text>")
+        for j, (value, colour, name) in enumerate(
+                ((reported, COLOURS["reported"], "reported"),
+                 (estimate, COLOURS["estimate"], "de-biased"))):
+            if not math.isfinite(value):
+                continue
+            w = _x(value) - _x(0.0)
+            parts.append(f'<rect x="{_x(0.0):.1f}" y="{y + j * bar}" width="{w:.1f}" '
+                         f'height="{bar - 1}" fill="{colour}"><title>{name} {fmt(value)}'
+                         "</title></rect>"
+                         f'<text x="{_x(0.0) + w + 4:.1f}" y="{y + j * bar + bar - 1}" '
+                         f'font-size="10">{fmt(value)}</text>')
+    parts.append("</svg>")
+    return "".join(parts)
+
+
+def _legend() -> str:
+    return ('<p class="note"><span style="color:#1f5fa8">● estimate with its interval</span>'
+            ' &nbsp; <span style="color:#c0392b">◇ reported (randomized) rate</span></p>')
+
+
+def _cells(cells: Sequence[str], numeric: set[int] | None = None, header: bool = False) -> str:
+    tag = "th" if header else "td"
+    numeric = numeric or set()
+    return "<tr>" + "".join(
+        f'<{tag}{" class=num" if i in numeric else ""}>{c}</{tag}>' for i, c in enumerate(cells)
+    ) + "</tr>"
+
+
+def render_html(analysis: Analysis) -> str:
+    """The whole report as one HTML document."""
+    e = html.escape
+    level = f"{analysis.confidence:.0%}"
+    body = [f"<h1>{e(analysis.title)}</h1>",
+            f"<p>Survey <code>{e(analysis.survey)}</code>: {analysis.rows_read:,} rows read, "
+            f"{analysis.rows_accepted:,} accepted, {analysis.rejected.total:,} rejected.</p>"]
+    body.append("<table>" + _cells(["file", "format", "rows", "notes"], {2}, True) + "".join(
+        _cells([f"<code>{e(f.path)}</code>", e(f.format), f"{f.rows:,}",
+                "<br>".join(e(n) for n in f.notes)], {2}) for f in analysis.files) + "</table>")
+    body.append("<p>Versions: " + ", ".join(
+        f"<code>{e(v['version'])}</code> ({v['rows']:,} rows)" for v in analysis.versions
+        if v["seen"]) + "</p>")
+    if analysis.rejected.total:
+        body.append("<h2>Rejected rows</h2><table>"
+                    + _cells(["reason", "rows", "first rows"], {1}, True) + "".join(
+                        _cells([e(reason), f"{entry['count']:,}", "<br>".join(
+                            f"<code>{e(x['file'])}:{x['row']}</code> {e(x['message'])}"
+                            for x in entry["examples"])], {1})
+                        for reason, entry in analysis.rejected.to_dict().items())
+                    + "</table>")
+    methods = sorted({q.estimate.ci_method for q in analysis.questions})
+    body.append(f"<h2>Estimates</h2><p>{level} intervals: "
+                + e("; ".join(CI_METHOD_NAMES.get(m, m) for m in methods))
+                + f". Standard errors under {e(VARIANCE_CONVENTION)}.</p>")
+    rows = []
+    plot_rows: list[PlotRow] = []
+    bar_pairs: list[tuple[str, float, float]] = []
+    for question in analysis.questions:
+        if question.kind == "categorical":
+            plot_rows.append(PlotRow(question.id, math.nan, math.nan, math.nan, heading=True))
+        for r in estimate_rows(question, question.estimate):
+            rows.append(_cells([f"<code>{e(question.id)}</code>", e(r[0]), f"{r[1]:,}",
+                                fmt(r[2]), fmt(r[3]) + e(r[9]), fmt(r[4]), fmt(r[5]),
+                                interval_text(r[6], r[7]), fmt(r[8]),
+                                e(question.estimate.ci_method)], {2, 3, 4, 5, 6, 8}))
+            name = question.id if question.kind == "binary" else f"  {r[0]}"
+            plot_rows.append(PlotRow(name, r[3], r[6], r[7], r[2]))
+            bar_pairs.append((f"{question.id}: {r[0]}", r[2], r[3]))
+    body.append("<table>" + _cells(["question", "answer", "n", "reported", "estimate",
+                                     "unbiased", "se", f"{level} interval", "Chebyshev ±",
+                                     "method"], {2, 3, 4, 5, 6, 8}, True)
+                + "".join(rows) + "</table>")
+    notes = []
+    for question in analysis.questions:
+        notes.append(f"<li><code>{e(question.id)}</code>: {e(question.text)} — design "
+                     f"{e(design_text(question))}"
+                     + "".join(f"; {e(n)}" for n in question.estimate.notes) + "</li>")
+    body.append("<ul class=note>" + "".join(notes)
+                + "<li>* the unbiased estimate fell outside [0, 1]; the estimate is the maximum-"
+                  "likelihood one. ! the interval collapsed onto 0 or 1.</li></ul>")
+    if plot_rows:
+        body.append("<figure>" + forest_svg(plot_rows, "Estimates with intervals") + _legend()
+                    + f"<figcaption>Estimates with {level} intervals; the diamond is the rate of "
+                      "randomized reports before de-biasing.</figcaption></figure>")
+        body.append("<figure>" + bars_svg(bar_pairs, "Reported vs de-biased rates")
+                    + "<figcaption>Reported (randomized) rate, red, against the de-biased "
+                      "estimate, blue.</figcaption></figure>")
+    if analysis.by is not None:
+        body.append(f"<h2>Subgroups by <code>{e(analysis.by)}</code></h2>")
+        for question in analysis.questions:
+            group_rows: list[PlotRow] = []
+            table = []
+            for group, estimate in question.groups.items():
+                if question.kind == "categorical":
+                    group_rows.append(PlotRow(group, math.nan, math.nan, math.nan, heading=True))
+                for r in estimate_rows(question, estimate):
+                    label = group if question.kind == "binary" else f"  {r[0]}"
+                    group_rows.append(PlotRow(label, r[3], r[6], r[7], r[2]))
+                    table.append(_cells([e(group), e(r[0]), f"{r[1]:,}", fmt(r[2]),
+                                         fmt(r[3]) + e(r[9]), interval_text(r[6], r[7])],
+                                        {2, 3, 4}))
+            body.append(f"<h3><code>{e(question.id)}</code> by {e(analysis.by)}</h3><table>"
+                        + _cells([e(analysis.by), "answer", "n", "reported", "estimate",
+                                  f"{level} interval"], {2, 3, 4}, True) + "".join(table)
+                        + "</table>")
+            if group_rows:
+                body.append("<figure>" + forest_svg(group_rows, f"{question.id} by {analysis.by}")
+                            + _legend() + "</figure>")
+    body.append("<h2>Privacy</h2><p>" + e(analysis.privacy["composition"]) + ".</p><table>"
+                + _cells(["question", "guarantee"], None, True) + "".join(
+                    _cells([f"<code>{e(x['id'])}</code>",
+                            e(privacy_text(x["epsilon"], x["delta"], x["epsilon_infinite"]))
+                            + ("" if not x["epsilon_infinite"]
+                               else f'<br><span class="warn">{e(x["statement"])}</span>')])
+                    for x in analysis.privacy["questions"]) + "</table>")
+    total = analysis.privacy["per_respondent"]
+    body.append("<p>Per respondent: <strong>" + e(privacy_text(
+        total["epsilon"], total["delta"], total["epsilon_infinite"])) + "</strong>.</p>")
+    if analysis.direct:
+        body.append("<h2>Asked directly</h2><table>" + _cells(["question", "answers"], None, True)
+                    + "".join(_cells([f"<code>{e(d.id)}</code>", e(", ".join(
+                        f"{v}: {c:,}" for v, c in d.counts.items())
+                        + (f", unanswered: {d.missing:,}" if d.missing else ""))])
+                        for d in analysis.direct) + "</table>")
+    body.extend(f'<p class="note">Note: {e(n)}</p>' for n in analysis.notes)
+    return ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+            "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
+            f"<title>{e(analysis.title)} — rrsite analysis</title><style>{STYLE}</style>"
+            "</head><body>" + "\n".join(body) + "</body></html>\n")

@@ -1,0 +1,475 @@
+"""Reading exports in blocks: rrsite CSV and JSONL, Netlify Forms CSV, any CSV with a mapping.
+
+Files are read in blocks of whole records (``BLOCK_SIZE`` bytes), so memory does not grow with
+the number of rows. A CSV block without any quote character is split with numpy alone (byte
+offsets of newlines and commas); a block with quotes goes through Python's csv module. A block is
+cut only after a newline outside quotes, so a quoted field spanning lines is never split.
+
+Each block becomes a ``Batch``: the line numbers of its well-formed rows and their columns.
+Malformed rows (wrong number of columns, a line that is not a JSON object, a record without its
+fields) are handed to the ``Rejections`` here; everything else is judged by the tally.
+"""
+
+from __future__ import annotations
+
+import csv
+import difflib
+import gzip
+import io
+import json
+import os
+import re
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import IO, Any
+
+import numpy as np
+
+from ..errors import RRSiteError
+from .catalog import Catalog
+from .columns import Block, ByteColumn, Column, ListColumn
+from .rejections import Rejections
+
+BLOCK_SIZE = 4 << 20
+JSONL_BATCH = 20_000
+#: The fields every record has besides its answers (docs/contracts.md).
+META_FIELDS = ("survey", "version", "respondent", "submitted_at")
+#: Column names (normalised: lower case, spaces and hyphens as underscores) read as a field.
+META_ALIASES = {
+    "survey": "survey", "survey_id": "survey",
+    "version": "version", "survey_version": "version",
+    "respondent": "respondent", "respondent_token": "respondent", "token": "respondent",
+    "submitted_at": "submitted_at", "created_at": "submitted_at",
+}
+#: Columns a Netlify Forms CSV export adds; their presence identifies such an export.
+NETLIFY_COLUMNS = {"form_name", "form_id", "created_at", "user_agent", "ip", "referrer",
+                   "site_url", "bot_field", "number"}
+#: Ways a form field name may wrap a question id (``answers[violated]``, ``q_violated``, ...).
+ANSWER_PREFIXES = ("answers.", "answers[", "answer.", "answer[", "answer_", "answer-", "answers_",
+                   "q_", "q-", "q.")
+#: --map FIELD that drops a column.
+IGNORE = "-"
+
+
+class ExportError(RRSiteError):
+    """An export file cannot be read at all (as opposed to a bad row, which is rejected)."""
+
+
+@dataclass
+class Batch:
+    """Well-formed rows of one block: their line numbers and their columns.
+
+    ``columns`` holds "survey", "version", "respondent" and question ids; a field the file does
+    not have is absent (``constants`` may give it one value for every row). ``unknown`` lists,
+    for JSONL, rows whose answers name a question no version has, with that name.
+    """
+
+    file: str
+    rows: np.ndarray
+    columns: dict[str, Column]
+    constants: dict[str, str] = field(default_factory=dict)
+    unknown: dict[int, str] = field(default_factory=dict)
+
+    def __len__(self) -> int:
+        return len(self.rows)
+
+
+@dataclass
+class FileInfo:
+    """What was read from one file."""
+
+    path: str
+    format: str
+    rows: int = 0
+    bytes: int = 0
+    notes: list[str] = field(default_factory=list)
+
+
+def normalise(name: str) -> str:
+    """Column names compared loosely: case, surrounding spaces, spaces and hyphens."""
+    return re.sub(r"[\s\-]+", "_", name.strip().lower())
+
+
+def parse_mapping(items: Sequence[str], catalog: Catalog) -> dict[str, str]:
+    """Check ``--map COLUMN=FIELD`` options.
+
+    FIELD is survey, version, respondent, submitted_at, a question id, or ``-`` to ignore the
+    column.
+    """
+    known = [*META_FIELDS, *catalog.question_ids()]
+    mapping: dict[str, str] = {}
+    for item in items:
+        column, sep, target = item.rpartition("=")
+        if not sep or not column or not target:
+            raise RRSiteError(f"--map {item!r}: write COLUMN=FIELD, e.g. --map 'Q1=violated'")
+        if target != IGNORE and target not in known:
+            close = difflib.get_close_matches(target, known, n=1)
+            hint = f"; did you mean {close[0]!r}?" if close else ""
+            raise RRSiteError(
+                f"--map {item!r}: {target!r} is not a field ({', '.join(META_FIELDS)}, a question "
+                f"id of survey {catalog.survey!r}, or - to ignore){hint}"
+            )
+        if column in mapping:
+            raise RRSiteError(f"--map: column {column!r} is mapped twice")
+        mapping[column] = target
+    return mapping
+
+
+@dataclass
+class Layout:
+    """How a CSV file's columns map to fields."""
+
+    index: dict[str, int]
+    constants: dict[str, str]
+    format: str
+    notes: list[str]
+    width: int
+
+
+def csv_layout(
+    header: list[str], catalog: Catalog, mapping: Mapping[str, str], path: str
+) -> Layout:
+    """Match a CSV header to fields: --map first, then known names, then question-id patterns."""
+    questions = catalog.question_ids()
+    by_lower = {qid.lower(): qid for qid in questions}
+    index: dict[str, int] = {}
+    notes: list[str] = []
+    ignored: list[str] = []
+    normalised = [normalise(name) for name in header]
+    netlify = bool(NETLIFY_COLUMNS & set(normalised))
+    for position, name in enumerate(header):
+        target = mapping.get(name)
+        if target is None:
+            target = _guess_field(name, normalised[position], questions, by_lower)
+        if target is None or target == IGNORE:
+            if target is None and name.strip():
+                ignored.append(name)
+            continue
+        if target in index:
+            raise ExportError(
+                f"{path}:1: columns {header[index[target]]!r} and {name!r} both hold {target!r}; "
+                f"choose one with --map '{name}=-'"
+            )
+        index[target] = position
+    if header[:4] == list(META_FIELDS):
+        form = "rrsite CSV"
+    elif netlify:
+        form = "Netlify Forms CSV"
+    else:
+        form = "CSV"
+    constants: dict[str, str] = {}
+    if "survey" not in index:
+        constants["survey"] = catalog.survey
+        notes.append(f"no survey column: every row is taken as survey {catalog.survey!r}")
+    if "version" not in index:
+        if len(catalog.versions) != 1:
+            raise ExportError(
+                f"{path}: no version column, and {len(catalog.versions)} versions of "
+                f"{catalog.survey!r} are known; map the column holding the version with "
+                "--map COLUMN=version, or give only the manifest of the version collected"
+            )
+        constants["version"] = catalog.versions[0].version
+        notes.append(f"no version column: every row is taken as version "
+                     f"{catalog.versions[0].version}")
+    if "respondent" not in index:
+        notes.append("no respondent column: duplicate respondents cannot be detected")
+    if not any(qid in index for qid in questions):
+        raise ExportError(
+            f"{path}:1: no column matches a question of survey {catalog.survey!r} (columns: "
+            f"{', '.join(header) or 'none'}; questions: {', '.join(questions)}); map them with "
+            "--map COLUMN=QUESTION"
+        )
+    if ignored:
+        notes.append("columns ignored: " + ", ".join(ignored))
+    return Layout(index=index, constants=constants, format=form, notes=notes, width=len(header))
+
+
+def _guess_field(
+    name: str, norm: str, questions: list[str], by_lower: dict[str, str]
+) -> str | None:
+    if name in questions:
+        return name
+    if norm in META_ALIASES:
+        return META_ALIASES[norm]
+    stripped = name.strip()
+    for prefix in ANSWER_PREFIXES:
+        if stripped.lower().startswith(prefix):
+            inner = stripped[len(prefix):].rstrip("]")
+            if inner in questions:
+                return inner
+            if inner.lower() in by_lower:
+                return by_lower[inner.lower()]
+    return by_lower.get(stripped.lower())
+
+
+def open_binary(path: str | Path) -> IO[bytes]:
+    """Open a file for reading bytes; ``.gz`` files are decompressed on the fly."""
+    try:
+        if str(path).endswith(".gz"):
+            return gzip.open(path, "rb")
+        return open(path, "rb")  # noqa: SIM115 - closed by the caller's with-block
+    except OSError as error:
+        raise ExportError(f"{path}: cannot read: {error.strerror or error}") from error
+
+
+def detect_format(path: str | Path) -> str:
+    """"jsonl" or "csv", from the extension, else from the first non-blank character."""
+    name = str(path).lower().removesuffix(".gz")
+    if name.endswith((".jsonl", ".ndjson", ".json")):
+        return "jsonl"
+    if name.endswith((".csv", ".tsv")):
+        return "csv"
+    with open_binary(path) as handle:
+        head = handle.read(4096).lstrip(b"\xef\xbb\xbf \t\r\n")
+    return "jsonl" if head.startswith(b"{") else "csv"
+
+
+def read_export(
+    path: str | Path, catalog: Catalog, mapping: Mapping[str, str], rejections: Rejections,
+    info: FileInfo, block_size: int = BLOCK_SIZE,
+    progress: Callable[[int], None] | None = None,
+) -> Iterator[Batch]:
+    """Batches of well-formed rows of one export file (malformed rows go to ``rejections``)."""
+    if detect_format(path) == "jsonl":
+        info.format = "rrsite JSONL"
+        yield from _read_jsonl(path, catalog, rejections, info, progress)
+    else:
+        yield from _read_csv(path, catalog, mapping, rejections, info, block_size, progress)
+
+
+# --------------------------------------------------------------------------------------- CSV
+
+
+def _record_cut(buffer: bytes) -> int:
+    """Length of the longest prefix of whole records: up to the last newline outside quotes."""
+    if b'"' not in buffer:
+        return buffer.rfind(b"\n") + 1
+    array = np.frombuffer(buffer, dtype=np.uint8)
+    quotes = np.flatnonzero(array == 34)
+    newlines = np.flatnonzero(array == 10)
+    outside = newlines[np.searchsorted(quotes, newlines) % 2 == 0]
+    return int(outside[-1]) + 1 if len(outside) else 0
+
+
+def _read_csv(
+    path: str | Path, catalog: Catalog, mapping: Mapping[str, str], rejections: Rejections,
+    info: FileInfo, block_size: int, progress: Callable[[int], None] | None,
+) -> Iterator[Batch]:
+    label = str(path)
+    with open_binary(path) as handle:
+        first = handle.readline()
+        if not first.strip():
+            raise ExportError(f"{label}:1: empty file (a CSV export starts with a header line)")
+        header_text = first.removeprefix(b"\xef\xbb\xbf").decode("utf-8", errors="replace")
+        header = next(csv.reader([header_text]))
+        layout = csv_layout(header, catalog, mapping, label)
+        info.format = layout.format
+        info.notes.extend(layout.notes)
+        consumed = len(first)
+        line = 1
+        leftover = b""
+        while True:
+            data = handle.read(block_size)
+            buffer = leftover + data if leftover else data
+            if not data:
+                if not buffer:
+                    break
+                if not buffer.endswith(b"\n"):
+                    buffer += b"\n"
+                cut = len(buffer)
+            else:
+                cut = _record_cut(buffer)
+                if cut == 0:
+                    leftover = buffer
+                    continue
+            block, leftover = buffer[:cut], buffer[cut:]
+            lines = block.count(b"\n")
+            batch = _parse_block(block, line, layout, label, rejections, info)
+            line += lines
+            consumed += len(data)
+            if progress is not None:
+                progress(len(data))
+            if batch is not None and len(batch):
+                yield batch
+            if not data:
+                break
+        info.bytes = consumed
+
+
+def _parse_block(
+    block: bytes, line: int, layout: Layout, label: str, rejections: Rejections, info: FileInfo
+) -> Batch | None:
+    """Rows of a block of whole lines; ``line`` is the line number before the block's first."""
+    if b'"' in block or block.count(b"\r") != block.count(b"\r\n"):
+        return _parse_block_csv_module(block, line, layout, label, rejections, info)
+    return _parse_block_numpy(block, line, layout, label, rejections, info)
+
+
+def _parse_block_numpy(
+    block: bytes, line: int, layout: Layout, label: str, rejections: Rejections, info: FileInfo
+) -> Batch | None:
+    """Split a quote-free block with numpy: newline and comma offsets, per-line comma counts."""
+    data = Block(block)
+    array = data.array[: len(block)]
+    newlines = np.flatnonzero(array == 10)
+    starts = np.empty_like(newlines)
+    starts[0] = 0
+    starts[1:] = newlines[:-1] + 1
+    ends = newlines.copy()
+    if b"\r" in block:
+        carriage = (ends > starts) & (array[np.maximum(ends - 1, 0)] == 13)
+        ends -= carriage
+    commas = np.flatnonzero(array == 44)
+    before_end = np.searchsorted(commas, newlines)
+    before_start = np.searchsorted(commas, starts)
+    per_line = before_end - before_start
+    blank = ends == starts
+    good = (per_line == layout.width - 1) & ~blank
+    if layout.width == 1:
+        good = ~blank
+    bad = ~good & ~blank
+    line_numbers = line + 1 + np.arange(len(newlines))
+    if bad.any():
+        bad_rows = line_numbers[bad]
+        bad_counts = per_line[bad] + 1
+        rejections.add_many(
+            "malformed-row", label, bad_rows,
+            lambda i: f"{bad_counts[i]} columns where the header has {layout.width}",
+        )
+    info.rows += int(np.count_nonzero(good)) + int(np.count_nonzero(bad))
+    if not good.any():
+        return None
+    first_comma = before_start[good]
+    line_starts, line_ends = starts[good], ends[good]
+    columns: dict[str, Column] = {}
+    for name, position in layout.index.items():
+        if name == "submitted_at":
+            continue
+        field_start = line_starts if position == 0 else commas[first_comma + position - 1] + 1
+        field_end = line_ends if position == layout.width - 1 else commas[first_comma + position]
+        columns[name] = ByteColumn(data, field_start, field_end)
+    return Batch(label, line_numbers[good], columns, dict(layout.constants))
+
+
+def _parse_block_csv_module(
+    block: bytes, line: int, layout: Layout, label: str, rejections: Rejections, info: FileInfo
+) -> Batch | None:
+    """A block with quotes (or lone carriage returns): Python's csv module, row by row."""
+    text = block.decode("utf-8", errors="replace")
+    reader = csv.reader(io.StringIO(text, newline=""))
+    rows: list[list[str]] = []
+    numbers: list[int] = []
+    previous = 0
+    try:
+        for record in reader:
+            start = line + previous + 1
+            previous = reader.line_num
+            if not record or record == [""] and layout.width > 1:
+                continue
+            info.rows += 1
+            if len(record) != layout.width:
+                rejections.add(
+                    "malformed-row", label, start,
+                    f"{len(record)} columns where the header has {layout.width}",
+                )
+                continue
+            rows.append(record)
+            numbers.append(start)
+    except csv.Error as error:
+        info.rows += 1
+        rejections.add("malformed-row", label, line + previous + 1, f"unreadable CSV: {error}")
+    if not rows:
+        return None
+    columns: dict[str, Column] = {}
+    for name, position in layout.index.items():
+        if name != "submitted_at":
+            columns[name] = ListColumn([row[position] for row in rows])
+    return Batch(label, np.array(numbers, dtype=np.int64), columns, dict(layout.constants))
+
+
+# ------------------------------------------------------------------------------------- JSONL
+
+
+def _read_jsonl(
+    path: str | Path, catalog: Catalog, rejections: Rejections, info: FileInfo,
+    progress: Callable[[int], None] | None,
+) -> Iterator[Batch]:
+    label = str(path)
+    questions = catalog.question_ids()
+    known = set(questions)
+    records: list[dict[str, Any]] = []
+    numbers: list[int] = []
+    unknown: dict[int, str] = {}
+    pending = 0
+    with open_binary(path) as handle:
+        for number, raw in enumerate(handle, start=1):
+            info.bytes += len(raw)
+            pending += len(raw)
+            text = raw.strip()
+            if not text:
+                continue
+            info.rows += 1
+            record = _jsonl_record(text, label, number, rejections)
+            if record is None:
+                continue
+            extra = [key for key in record["answers"] if key not in known]
+            if extra:
+                unknown[len(records)] = extra[0]
+            records.append(record)
+            numbers.append(number)
+            if len(records) >= JSONL_BATCH:
+                if progress is not None:
+                    progress(pending)
+                    pending = 0
+                yield _jsonl_batch(label, records, numbers, unknown, questions)
+                records, numbers, unknown = [], [], {}
+    if progress is not None and pending:
+        progress(pending)
+    if records:
+        yield _jsonl_batch(label, records, numbers, unknown, questions)
+
+
+def _jsonl_record(
+    text: bytes, label: str, number: int, rejections: Rejections
+) -> dict[str, Any] | None:
+    try:
+        record = json.loads(text)
+    except ValueError as error:
+        rejections.add("malformed-json", label, number, f"not valid JSON: {error}")
+        return None
+    if not isinstance(record, dict):
+        rejections.add("malformed-json", label, number,
+                       f"a line must be a JSON object, got {type(record).__name__}")
+        return None
+    missing = [key for key in ("survey", "version", "respondent", "answers") if key not in record]
+    if missing:
+        rejections.add("missing-field", label, number, f"no {missing[0]!r}")
+        return None
+    if not isinstance(record["answers"], dict):
+        rejections.add("malformed-json", label, number, "answers must be a JSON object")
+        return None
+    return record
+
+
+def _jsonl_batch(
+    label: str, records: list[dict[str, Any]], numbers: list[int], unknown: dict[int, str],
+    questions: list[str],
+) -> Batch:
+    columns: dict[str, Column] = {
+        "survey": ListColumn([r["survey"] for r in records], from_json=True),
+        "version": ListColumn([r["version"] for r in records], from_json=True),
+        "respondent": ListColumn([r["respondent"] for r in records], from_json=True),
+    }
+    answers = [r["answers"] for r in records]
+    for qid in questions:
+        columns[qid] = ListColumn([a.get(qid) for a in answers], from_json=True)
+    return Batch(label, np.array(numbers, dtype=np.int64), columns, {}, dict(unknown))
+
+
+def file_size(path: str | Path) -> int:
+    """Bytes on disk (for the progress bar); 0 if unknown."""
+    try:
+        return os.path.getsize(path)
+    except OSError:
+        return 0

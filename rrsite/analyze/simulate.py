@@ -1,0 +1,234 @@
+"""Simulated exports: respondents with known true answers, randomized through the same designs.
+
+Each sensitive question's true answers are drawn with the given rates and then reported through
+the design matrix from rrsite.core: report j with probability matrix[truth][j]. Questions asked
+directly get plausible answers. Everything is vectorised with numpy and written in chunks, so
+10 million rows take seconds and little memory. The output has the collector's export format
+(docs/contracts.md), CSV or JSONL by the file's extension.
+"""
+
+from __future__ import annotations
+
+import base64
+import csv
+import json
+import math
+from collections.abc import Iterator, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from ..errors import UsageError
+from .catalog import CHOICE_TYPES, QuestionSpec, VersionSpec, version_from_manifest
+
+CHUNK = 200_000
+#: Share of optional questions left unanswered (sensitive ones: a tenth of this).
+SKIP_RATE = 0.04
+#: First submission time, and the span over which submissions arrive.
+START = np.datetime64("2026-11-02T09:00")
+SPAN_MINUTES = 14 * 24 * 60
+TEXT_ANSWERS = ("no comment", "fine", "n/a", "see above", "thanks")
+
+
+def parse_truths(items: Sequence[str], version: VersionSpec) -> dict[str, np.ndarray]:
+    """``QID=RATE`` (yes-no: the "yes" rate) or ``QID=value:share,value:share`` (choice).
+
+    Shares of a choice must not exceed 1 in total; values left out share the rest equally.
+    """
+    truths: dict[str, np.ndarray] = {}
+    for item in items:
+        qid, sep, text = item.partition("=")
+        if not sep or not qid or not text:
+            raise UsageError(f"--truth {item!r}: write QID=RATE or QID=value:share,...")
+        question = version.question(qid)
+        if question is None:
+            known = ", ".join(q.id for q in version.questions if q.type in CHOICE_TYPES)
+            raise UsageError(f"--truth {item!r}: no question {qid!r} (questions: {known})")
+        if question.type not in CHOICE_TYPES:
+            raise UsageError(f"--truth {item!r}: {qid} is a {question.type} question; truths are "
+                             "for yes-no and choice questions")
+        if qid in truths:
+            raise UsageError(f"--truth: {qid} is given twice")
+        truths[qid] = _shares(item, text, question)
+    return truths
+
+
+def _probability(item: str, text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise UsageError(f"--truth {item!r}: {text!r} is not a number") from None
+    if not 0.0 <= value <= 1.0:
+        raise UsageError(f"--truth {item!r}: {value:g} is not a rate in [0, 1]")
+    return value
+
+
+def _shares(item: str, text: str, question: QuestionSpec) -> np.ndarray:
+    values = list(question.values)
+    if ":" not in text:
+        if question.type != "yes-no":
+            raise UsageError(f"--truth {item!r}: give shares per answer, e.g. "
+                             f"{question.id}={values[0]}:0.3,{values[1]}:0.7")
+        rate = _probability(item, text)
+        return np.array([1.0 - rate, rate]) if values == ["no", "yes"] else \
+            np.array([rate if v == "yes" else 1.0 - rate for v in values])
+    shares = np.full(len(values), np.nan)
+    for piece in text.split(","):
+        value, sep, number = piece.rpartition(":")
+        if not sep or value not in values:
+            raise UsageError(f"--truth {item!r}: {value!r} is not an answer of {question.id} "
+                             f"({', '.join(values)})")
+        shares[values.index(value)] = _probability(item, number)
+    given = float(np.nansum(shares))
+    left = np.isnan(shares)
+    if given > 1.0 + 1e-9 or (not left.any() and abs(given - 1.0) > 1e-9):
+        raise UsageError(f"--truth {item!r}: the shares add up to {given:g}, not 1")
+    if left.any():
+        shares[left] = max(1.0 - given, 0.0) / int(left.sum())
+    return shares / shares.sum()
+
+
+def _draw(rng: np.random.Generator, probabilities: np.ndarray, count: int) -> np.ndarray:
+    """Indices drawn with the given probabilities."""
+    cumulative = np.cumsum(probabilities)
+    cumulative[-1] = 1.0
+    return np.searchsorted(cumulative, rng.random(count), side="right").clip(0, len(cumulative) - 1)
+
+
+def randomize(rng: np.random.Generator, matrix: np.ndarray, truth: np.ndarray) -> np.ndarray:
+    """Reports for true answers (indices): report j with probability matrix[truth, j]."""
+    cumulative = np.cumsum(matrix, axis=1)
+    cumulative[:, -1] = 1.0
+    uniform = rng.random(len(truth))
+    return np.sum(uniform[:, None] >= cumulative[truth][:, :-1], axis=1)
+
+
+def _tokens(rng: np.random.Generator, count: int) -> list[str]:
+    """Random respondent tokens: 22 base64url characters (132 random bits) each."""
+    text = base64.urlsafe_b64encode(rng.bytes(18 * count)).decode("ascii")
+    return [text[i:i + 22] for i in range(0, 24 * count, 24)]
+
+
+def _times(rng: np.random.Generator, offset: int, count: int, total: int) -> list[str]:
+    low = SPAN_MINUTES * offset // max(total, 1)
+    high = max(SPAN_MINUTES * (offset + count) // max(total, 1), low + 1)
+    minutes = np.sort(rng.integers(low, high, count))
+    stamps = np.datetime_as_string(START + minutes.astype("timedelta64[m]"), unit="m")
+    return [f"{stamp}Z" for stamp in stamps.tolist()]
+
+
+def _direct_shares(rng: np.random.Generator, question: QuestionSpec) -> np.ndarray:
+    return rng.dirichlet(np.full(len(question.values), 3.0))
+
+
+def _answers(
+    rng: np.random.Generator, question: QuestionSpec, shares: np.ndarray | None, count: int
+) -> list[Any]:
+    """Answers (reported values) of one question for ``count`` respondents; None = unanswered."""
+    if question.type in CHOICE_TYPES:
+        assert shares is not None
+        index = _draw(rng, shares, count)
+        if question.sensitive:
+            index = randomize(rng, question.matrix, index)
+        answers: list[Any] = np.array(question.values, dtype=object)[index].tolist()
+    elif question.type == "number":
+        low = question.minimum if question.minimum is not None else 0.0
+        high = question.maximum if question.maximum is not None else max(low + 100.0, 100.0)
+        if question.integer:
+            numbers = rng.integers(math.ceil(low), math.floor(high) + 1, count)
+            answers = numbers.tolist()
+        else:
+            answers = np.round(rng.uniform(low, high, count), 1).clip(low, high).tolist()
+    elif question.type == "text":
+        picks = rng.integers(0, len(TEXT_ANSWERS), count)
+        answers = [TEXT_ANSWERS[i][: question.max_length] for i in picks.tolist()]
+    else:
+        chosen = rng.random((count, len(question.values))) < 0.35
+        options = question.values
+        answers = [[options[j] for j in np.flatnonzero(row)] for row in chosen]
+    if not question.required:
+        skip_rate = SKIP_RATE / 10 if question.sensitive else SKIP_RATE
+        for i in np.flatnonzero(rng.random(count) < skip_rate).tolist():
+            answers[i] = None
+    return answers
+
+
+def simulate_rows(
+    manifest: Mapping[str, Any], respondents: int, truths: Mapping[str, np.ndarray],
+    seed: int | None = None, chunk: int = CHUNK,
+) -> Iterator[tuple[list[str], dict[str, list[Any]]]]:
+    """Chunks of simulated submissions.
+
+    Each is (tokens, {field: values}) with survey, version, respondent, submitted_at and every
+    question id.
+    """
+    version = version_from_manifest(manifest, "survey")
+    rng = np.random.default_rng(seed)
+    shares = {
+        q.id: truths[q.id] if q.id in truths else _direct_shares(rng, q) if not q.sensitive
+        else np.full(len(q.values), 1.0 / len(q.values))
+        for q in version.questions if q.type in CHOICE_TYPES
+    }
+    for offset in range(0, respondents, chunk):
+        count = min(chunk, respondents - offset)
+        columns: dict[str, list[Any]] = {
+            "survey": [version.survey] * count,
+            "version": [version.version] * count,
+            "respondent": _tokens(rng, count),
+            "submitted_at": _times(rng, offset, count, respondents),
+        }
+        for question in version.questions:
+            columns[question.id] = _answers(rng, question, shares.get(question.id), count)
+        yield columns["respondent"], columns
+
+
+def write_export(
+    path: str | Path, manifest: Mapping[str, Any], respondents: int,
+    truths: Mapping[str, np.ndarray], seed: int | None = None, chunk: int = CHUNK,
+) -> int:
+    """Write a simulated export (CSV, or JSONL for .jsonl); returns the number of rows."""
+    path = Path(path)
+    version = version_from_manifest(manifest, "survey")
+    qids = [q.id for q in version.questions]
+    jsonl = path.suffix.lower() in (".jsonl", ".ndjson")
+    rows = 0
+    with open(path, "w", encoding="utf-8", newline="") as handle:
+        writer = csv.writer(handle, lineterminator="\n")
+        if not jsonl:
+            writer.writerow(["survey", "version", "respondent", "submitted_at", *qids])
+        for _, columns in simulate_rows(manifest, respondents, truths, seed, chunk):
+            count = len(columns["respondent"])
+            rows += count
+            if jsonl:
+                handle.write(_jsonl_lines(columns, qids, version))
+            else:
+                cells = [columns[name] for name in ("survey", "version", "respondent",
+                                                    "submitted_at")]
+                for qid in qids:
+                    cells.append([_cell(v) for v in columns[qid]])
+                writer.writerows(zip(*cells, strict=True))
+    return rows
+
+
+def _cell(value: Any) -> Any:
+    """CSV cell of an answer: empty when unanswered, JSON text for a list."""
+    if value is None:
+        return ""
+    if isinstance(value, list):
+        return json.dumps(value, separators=(",", ":"))
+    return value
+
+
+def _jsonl_lines(columns: dict[str, list[Any]], qids: list[str], version: VersionSpec) -> str:
+    head = (f'{{"survey": {json.dumps(version.survey)}, "version": '
+            f'{json.dumps(version.version)}, "respondent": "')
+    encoded = {qid: [None if v is None else json.dumps(v) for v in columns[qid]] for qid in qids}
+    keys = {qid: json.dumps(qid) for qid in qids}
+    lines = []
+    for i, (token, when) in enumerate(zip(columns["respondent"], columns["submitted_at"],
+                                          strict=True)):
+        answers = ", ".join(f"{keys[q]}: {encoded[q][i]}" for q in qids
+                            if encoded[q][i] is not None)
+        lines.append(f'{head}{token}", "submitted_at": "{when}", "answers": {{{answers}}}}}\n')
+    return "".join(lines)

@@ -1,0 +1,61 @@
+"""`rrsite simulate`: a realistic export through a survey's own designs (for planning, tests).
+
+    rrsite simulate SURVEY --respondents N --truth QID=RATE ... -o EXPORT [--seed S]
+
+SURVEY is a survey file (.md) or a built survey.json. A RATE is the "yes" rate of a yes-no
+question, or ``value:share,value:share`` for a choice question. EXPORT ends in .csv or .jsonl.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+
+from ..errors import RRSiteError, UsageError
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """Options of `rrsite simulate`."""
+    parser.add_argument("survey", metavar="SURVEY", help="survey file (.md) or survey.json")
+    parser.add_argument("--respondents", type=int, required=True, metavar="N",
+                        help="number of submissions")
+    parser.add_argument("--truth", action="append", default=[], metavar="QID=RATE",
+                        help="true rate of a question: QID=0.2 (yes-no) or "
+                        "QID=opt1:0.2,opt2:0.8 (choice); repeatable. Sensitive questions "
+                        "without one get equal shares")
+    parser.add_argument("-o", "--output", required=True, metavar="EXPORT",
+                        help="the export to write: .csv or .jsonl")
+    parser.add_argument("--seed", type=int, default=None, help="random seed (reproducible runs)")
+
+
+def run(args: argparse.Namespace) -> int:
+    """Write the simulated export."""
+    from .catalog import load_manifest_file, manifest_from_survey_file, version_from_manifest
+    from .simulate import parse_truths, write_export
+
+    if args.respondents < 0:
+        raise UsageError(f"--respondents must be 0 or more, got {args.respondents}")
+    output = Path(args.output)
+    if output.suffix.lower() not in (".csv", ".jsonl", ".ndjson"):
+        raise UsageError(f"-o {args.output}: the export must end in .csv or .jsonl")
+    if args.survey.endswith(".json"):
+        manifest = load_manifest_file(args.survey)
+    else:
+        manifest = manifest_from_survey_file(args.survey)
+    version = version_from_manifest(manifest, args.survey)
+    truths = parse_truths(args.truth, version)
+    unset = [q.id for q in version.questions if q.sensitive and q.id not in truths]
+    if unset:
+        print(f"note: no --truth for {', '.join(unset)}: equal shares of every answer",
+              file=sys.stderr)
+    started = time.perf_counter()
+    try:
+        rows = write_export(output, manifest, args.respondents, truths, seed=args.seed)
+    except OSError as error:
+        raise RRSiteError(f"{args.output}: cannot write: {error.strerror or error}") from error
+    print(f"wrote {rows:,} simulated submissions of {version.survey} (version "
+          f"{version.version}) to {output} in {time.perf_counter() - started:.1f} s",
+          file=sys.stderr)
+    return 0

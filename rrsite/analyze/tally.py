@@ -1,0 +1,389 @@
+"""Validation and counting of batches of rows, as they stream in.
+
+Per row, in order (the first reason that applies is the one counted): a missing survey, version
+or respondent field; an unknown survey; an unknown version; an invalid value (an answer the
+row's version does not allow, an answer to a question the version does not have, a malformed
+respondent token); a duplicate respondent token (the first row with a token is kept).
+
+Accepted rows are only counted: per (version, question, reported value, subgroup), so memory does
+not grow with the number of rows, except for duplicate detection, which keeps 8 bytes per
+accepted respondent: a 64-bit hash of the token (``TokenSet``). Two different tokens share a hash
+with probability about 2^-64 per pair (about 3e-6 for some pair among 10 million respondents); such
+a pair would be reported as a duplicate.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from .catalog import CHOICE_TYPES, Catalog, QuestionSpec
+from .columns import Column, Vocab
+from .readers import Batch
+from .rejections import Rejections
+
+#: Runs of sorted hashes are merged while the older is less than twice the newer, up to this size
+#: (so merging never copies more than 16 MB at once).
+RUN_CAP = 1 << 21
+
+NO_ANSWER = "(no answer)"
+
+
+class TokenSet:
+    """Set of 64-bit token hashes: a few sorted numpy runs, merged like a log-structured tree."""
+
+    def __init__(self) -> None:
+        self.runs: list[np.ndarray] = []
+
+    def __len__(self) -> int:
+        return sum(len(run) for run in self.runs)
+
+    @property
+    def nbytes(self) -> int:
+        """Memory held by the hashes."""
+        return sum(run.nbytes for run in self.runs)
+
+    def add(self, hashes: np.ndarray) -> np.ndarray:
+        """Add hashes in row order; returns which rows repeat an earlier hash (here or before)."""
+        duplicate = np.ones(len(hashes), dtype=bool)
+        if len(hashes) == 0:
+            return duplicate
+        unique, first = np.unique(hashes, return_index=True)
+        seen = np.zeros(len(unique), dtype=bool)
+        for run in self.runs:
+            position = np.searchsorted(run, unique)
+            np.minimum(position, len(run) - 1, out=position)
+            seen |= run[position] == unique
+        duplicate[first[~seen]] = False
+        fresh = unique[~seen]
+        if len(fresh):
+            self.runs.append(fresh)
+            while (len(self.runs) > 1 and len(self.runs[-2]) < 2 * len(self.runs[-1])
+                   and len(self.runs[-2]) + len(self.runs[-1]) <= RUN_CAP):
+                newer = self.runs.pop()
+                older = self.runs.pop()
+                merged = np.concatenate((older, newer))
+                merged.sort(kind="stable")  # timsort: a linear merge of two sorted runs
+                self.runs.append(merged)
+        return duplicate
+
+
+@dataclass
+class FieldPlan:
+    """How to check and count one question id across every known version."""
+
+    qid: str
+    union: Vocab | None
+    lut: np.ndarray | None
+    choice: list[int] = field(default_factory=list)
+    number: list[tuple[int, QuestionSpec]] = field(default_factory=list)
+    text: list[tuple[int, QuestionSpec]] = field(default_factory=list)
+    multi: list[tuple[int, QuestionSpec]] = field(default_factory=list)
+    absent: list[int] = field(default_factory=list)
+
+
+@dataclass
+class Counts:
+    """Reports of one question in one version: ``counts[value, group]`` and unanswered per group."""
+
+    counts: np.ndarray
+    missing: np.ndarray
+
+
+class Tally:
+    """Checks batches of rows and counts the accepted ones."""
+
+    def __init__(self, catalog: Catalog, by: str | None, rejections: Rejections) -> None:
+        self.catalog = catalog
+        self.rejections = rejections
+        self.tokens = TokenSet()
+        self.versions = len(catalog.versions)
+        self.rows_accepted = np.zeros(self.versions, dtype=np.int64)
+        self.survey_vocab = Vocab([catalog.survey])
+        self.version_vocab = Vocab(catalog.version_ids)
+        self.plans = {qid: self._plan(qid) for qid in catalog.question_ids()}
+        self.by = by
+        if by is not None:
+            union = self.plans[by].union
+            assert union is not None
+            self.groups = [*union.words, NO_ANSWER]
+        else:
+            self.groups = ["all"]
+        self.counts: dict[tuple[int, str], Counts] = {}
+        for qid, plan in self.plans.items():
+            for m in plan.choice:
+                question = catalog.versions[m].question(qid)
+                assert question is not None
+                self.counts[(m, qid)] = Counts(
+                    np.zeros((len(question.values), len(self.groups)), dtype=np.int64),
+                    np.zeros(len(self.groups), dtype=np.int64),
+                )
+
+    def _plan(self, qid: str) -> FieldPlan:
+        found = dict(self.catalog.questions_named(qid))
+        words: dict[str, None] = {}
+        plan = FieldPlan(qid, None, None)
+        for m in range(self.versions):
+            question = found.get(m)
+            if question is None:
+                plan.absent.append(m)
+            elif question.type in CHOICE_TYPES:
+                plan.choice.append(m)
+                words.update(dict.fromkeys(question.values))
+            elif question.type == "number":
+                plan.number.append((m, question))
+            elif question.type == "text":
+                plan.text.append((m, question))
+            else:
+                plan.multi.append((m, question))
+        if plan.choice:
+            plan.union = Vocab(list(words))
+            lut = np.full((self.versions, len(words) + 2), -1, dtype=np.int32)
+            lut[:, 0] = -2  # union code -2 (empty) sits at column 0
+            for m in plan.choice:
+                question = found[m]
+                for local, value in enumerate(question.values):
+                    lut[m, plan.union.lookup[value] + 2] = local
+            plan.lut = lut
+        return plan
+
+    # ------------------------------------------------------------------------------- checking
+
+    def process(self, batch: Batch) -> None:
+        """Check every row of a batch, count the rejected by reason and the accepted by answer."""
+        n = len(batch)
+        status = np.zeros(n, dtype=np.int8)
+        describe: dict[int, Callable[[int], str]] = {}
+
+        def mark(mask: np.ndarray, code: int, message: Callable[[int], str]) -> None:
+            status[(status == 0) & mask] = code
+            describe.setdefault(code, message)
+
+        MISSING, SURVEY, VERSION, INVALID, DUPLICATE = 1, 2, 3, 4, 5
+        columns = batch.columns
+        # survey
+        if "survey" in columns:
+            survey = columns["survey"].codes(self.survey_vocab)
+            missing_fields: list[tuple[str, np.ndarray]] = [("survey", survey == -2)]
+            unknown_survey = survey == -1
+        else:
+            missing_fields = []
+            unknown_survey = np.zeros(n, dtype=bool)
+        # version
+        if "version" in columns:
+            version = columns["version"].codes(self.version_vocab)
+            missing_fields.append(("version", version == -2))
+        else:
+            constant = batch.constants["version"]
+            version = np.full(n, self.catalog.version_ids.index(constant), dtype=np.int32)
+        token_column = columns.get("respondent")
+        if token_column is not None:
+            hashes, token_valid, token_empty = token_column.tokens()
+            missing_fields.append(("respondent", token_empty))
+        if missing_fields:
+            any_missing = np.logical_or.reduce([mask for _, mask in missing_fields])
+
+            def missing_message(i: int) -> str:
+                name = next(name for name, mask in missing_fields if mask[i])
+                return f"no {name}"
+
+            mark(any_missing, MISSING, missing_message)
+        if "survey" in columns:
+            survey_column = columns["survey"]
+            mark(unknown_survey, SURVEY,
+                 lambda i: f"survey {survey_column.raw(i)!r} is not {self.catalog.survey!r}")
+        unknown_version = version == -1
+        if "version" in columns:
+            version_column = columns["version"]
+            mark(unknown_version, VERSION,
+                 lambda i: f"version {version_column.raw(i)!r} of {self.catalog.survey!r} has no "
+                           f"manifest (known: {', '.join(self.catalog.version_ids)})")
+        safe_version = np.where(version >= 0, version, 0)
+        # answers
+        invalid: list[tuple[np.ndarray, Callable[[int], str]]] = []
+        local_codes: dict[str, np.ndarray] = {}
+        union_codes: dict[str, np.ndarray] = {}
+        for qid, plan in self.plans.items():
+            column = columns.get(qid)
+            if column is None:
+                continue
+            bad, local, union = self._check_field(plan, column, safe_version)
+            if local is not None:
+                local_codes[qid] = local
+            if union is not None:
+                union_codes[qid] = union
+            if bad.any():
+                invalid.append((bad, self._describer(qid, column, safe_version)))
+        if token_column is not None:
+            bad_token = ~token_valid & ~token_empty
+            if bad_token.any():
+                invalid.append((bad_token, lambda i: (
+                    f"respondent token {token_column.raw(i)!r} is not 22 to 64 characters of "
+                    "A-Z a-z 0-9 _ -")))
+        if batch.unknown:
+            unknown_rows = np.zeros(n, dtype=bool)
+            unknown_rows[list(batch.unknown)] = True
+            invalid.append((unknown_rows, lambda i: (
+                f"answer to {batch.unknown[i]!r}, which no version of "
+                f"{self.catalog.survey!r} asks")))
+        if invalid:
+            any_invalid = np.logical_or.reduce([mask for mask, _ in invalid])
+            mark(any_invalid, INVALID,
+                 lambda i: next(message(i) for mask, message in invalid if mask[i]))
+        # duplicates among the rows that passed everything else
+        if token_column is not None:
+            passed = np.flatnonzero(status == 0)
+            repeated = self.tokens.add(hashes[passed])
+            duplicate = np.zeros(n, dtype=bool)
+            duplicate[passed[repeated]] = True
+            mark(duplicate, DUPLICATE,
+                 lambda i: f"respondent {token_column.raw(i)!r} was seen before; the first row "
+                           "is kept")
+        self._record(batch, status, describe)
+        self._count(status == 0, safe_version, local_codes, union_codes)
+
+    def _record(
+        self, batch: Batch, status: np.ndarray, describe: dict[int, Callable[[int], str]]
+    ) -> None:
+        names = {1: "missing-field", 2: "unknown-survey", 3: "unknown-version",
+                 4: "invalid-value", 5: "duplicate-respondent"}
+        for code, reason in names.items():
+            where = np.flatnonzero(status == code)
+            if len(where):
+                message = describe[code]
+                self.rejections.add_many(
+                    reason, batch.file, batch.rows[where], lambda i, w=where, f=message: f(w[i])
+                )
+
+    def _check_field(
+        self, plan: FieldPlan, column: Column, version: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray | None, np.ndarray | None]:
+        """Check one field of every row against the row's version.
+
+        Returns the rows whose value the version's question does not allow, the local value
+        index per row (choice questions; -2 unanswered) and the union code per row.
+        """
+        n = len(column)
+        bad = np.zeros(n, dtype=bool)
+        local = union = None
+        if plan.union is not None:
+            assert plan.lut is not None
+            union = column.codes(plan.union)
+            local = plan.lut[version, union + 2]
+            empty = union == -2
+            if len(plan.choice) < self.versions:
+                in_choice = np.isin(version, plan.choice)
+                bad |= in_choice & (local == -1)
+            else:
+                bad |= local == -1
+        else:
+            empty = column.empty()
+        if plan.absent:
+            bad |= np.isin(version, plan.absent) & ~empty
+        if plan.number:
+            values, number_empty = column.numbers()
+            for m, question in plan.number:
+                rows = version == m
+                wrong = np.isnan(values)
+                if question.minimum is not None:
+                    wrong |= values < question.minimum
+                if question.maximum is not None:
+                    wrong |= values > question.maximum
+                if question.integer:
+                    wrong |= values != np.floor(values)
+                bad |= rows & ~number_empty & wrong
+        if plan.text:
+            chars, text_empty, is_text = column.char_lengths()
+            for m, question in plan.text:
+                rows = version == m
+                bad |= rows & ~text_empty & (~is_text | (chars > question.max_length))
+        if plan.multi:
+            objects = column.objects()
+            for m, question in plan.multi:
+                allowed = set(question.values)
+                for i in np.flatnonzero(version == m).tolist():
+                    if not _multi_ok(objects[i], allowed):
+                        bad[i] = True
+        return bad, local, union
+
+    def _describer(self, qid: str, column: Column, version: np.ndarray) -> Callable[[int], str]:
+        catalog = self.catalog
+
+        def message(i: int) -> str:
+            spec = catalog.versions[int(version[i])]
+            question = spec.question(qid)
+            value = column.raw(i)
+            if question is None:
+                return (f"{qid}: answered ({value!r}) but version {spec.version} has no such "
+                        "question")
+            if question.type in CHOICE_TYPES:
+                return f"{qid}: {value!r} is not one of {', '.join(question.values)}"
+            if question.type == "number":
+                low = "" if question.minimum is None else f" >= {question.minimum:g}"
+                high = "" if question.maximum is None else f" <= {question.maximum:g}"
+                kind = "a whole number" if question.integer else "a number"
+                return f"{qid}: {value!r} is not {kind}{low}{high}"
+            if question.type == "text":
+                return f"{qid}: text longer than {question.max_length} characters (or not text)"
+            return f"{qid}: {value!r} is not a JSON list of {', '.join(question.values)}"
+
+        return message
+
+    # ------------------------------------------------------------------------------- counting
+
+    def _count(
+        self, ok: np.ndarray, version: np.ndarray, local_codes: dict[str, np.ndarray],
+        union_codes: dict[str, np.ndarray],
+    ) -> None:
+        if not ok.any():
+            return
+        version = version[ok]
+        self.rows_accepted += np.bincount(version, minlength=self.versions)
+        groups = len(self.groups)
+        if self.by is not None and self.by in union_codes:
+            union = union_codes[self.by][ok]
+            group = np.where(union >= 0, union, groups - 1)
+        else:
+            group = np.full(len(version), groups - 1 if self.by is not None else 0)
+        single = self.versions == 1
+        for qid, plan in self.plans.items():
+            codes = local_codes.get(qid)
+            codes_ok = codes[ok] if codes is not None else None
+            for m in plan.choice:
+                target = self.counts[(m, qid)]
+                if single:
+                    rows_group = group
+                    local = codes_ok
+                else:
+                    rows = version == m
+                    if not rows.any():
+                        continue
+                    rows_group = group[rows]
+                    local = codes_ok[rows] if codes_ok is not None else None
+                if local is None:
+                    target.missing += np.bincount(rows_group, minlength=groups)
+                    continue
+                answered = local >= 0
+                k = target.counts.shape[0]
+                target.counts += np.bincount(
+                    local[answered] * groups + rows_group[answered], minlength=k * groups
+                ).reshape(k, groups)
+                target.missing += np.bincount(rows_group[~answered], minlength=groups)
+
+
+def _multi_ok(value: object, allowed: set[str]) -> bool:
+    """A multi-choice answer: a list (or its JSON text) of distinct allowed values; None is fine."""
+    if value is None or value == "":
+        return True
+    if isinstance(value, str):
+        try:
+            value = json.loads(value)
+        except ValueError:
+            return False
+    if not isinstance(value, list):
+        return False
+    return (all(isinstance(v, str) and v in allowed for v in value)
+            and len(set(value)) == len(value))

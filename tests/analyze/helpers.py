@@ -1,0 +1,102 @@
+"""Manifests and exports written by hand for the analyzer's tests (no survey parser needed)."""
+
+from __future__ import annotations
+
+import csv
+import json
+import math
+from pathlib import Path
+from typing import Any
+
+from rrsite.core import design_from_spec, privacy_of
+
+SURVEY = "honor-code-2026"
+VERSION = "3f9a1c0d2b4e5f60"
+VERSION_2 = "aa11bb22cc33dd44"
+FAIR = {"name": "forced-response", "truth": 0.5, "yes": 0.25, "no": 0.25}
+KRR3 = {"name": "k-rr", "k": 3, "p": 0.6}
+
+
+def question(qid: str, qtype: str, *, design: dict[str, Any] | None = None,
+             values: list[str] | None = None, required: bool = True, **extra: Any) -> dict:
+    if qtype == "yes-no":
+        values = ["no", "yes"]
+    entry: dict[str, Any] = {"id": qid, "text": f"Question {qid}?", "type": qtype,
+                             "sensitive": design is not None, "required": required, **extra}
+    if values is not None:
+        entry["values"] = list(values)
+        entry["options"] = [{"value": v, "label": v.title()} for v in values]
+    if design is not None:
+        built = design_from_spec(design)
+        guarantee = privacy_of(built)
+        entry["design"] = dict(design)
+        entry["matrix"] = [list(row) for row in built.matrix]
+        entry["epsilon"] = None if math.isinf(guarantee.epsilon) else guarantee.epsilon
+        entry["delta"] = guarantee.delta
+    return entry
+
+
+def manifest(version: str = VERSION, questions: list[dict] | None = None,
+             survey: str = SURVEY) -> dict:
+    if questions is None:
+        questions = standard_questions()
+    return {"format": 1, "id": survey, "title": "Honor Code survey", "language": "en",
+            "version": version, "core_hash": "sha256:test",
+            "submit": {"to": "collector", "url": "/api/submissions"},
+            "privacy": {"epsilon": 1.0986, "delta": 0.0, "budget": 3.0},
+            "questions": questions}
+
+
+def standard_questions(violated: dict | None = None) -> list[dict]:
+    return [
+        question("violated", "yes-no", design=violated or FAIR),
+        question("major", "choice", design=KRR3, values=["arts", "science", "law"]),
+        question("year", "choice", values=["First", "Second", "Third or later"]),
+        question("age", "number", min=16, max=99, integer=True, required=False),
+        question("comment", "text", max_length=20, required=False),
+        question("clubs", "multi-choice", values=["chess", "rowing"], required=False),
+    ]
+
+
+def token(i: int) -> str:
+    return f"tok{i:019d}"
+
+
+HEADER = ["survey", "version", "respondent", "submitted_at",
+          "violated", "major", "year", "age", "comment", "clubs"]
+
+
+def row(i: int, violated: str = "yes", major: str = "arts", year: str = "First",
+        version: str = VERSION, **extra: str) -> dict[str, str]:
+    base = {"survey": SURVEY, "version": version, "respondent": token(i),
+            "submitted_at": "2026-11-22T13:05Z", "violated": violated, "major": major,
+            "year": year, "age": "20", "comment": "", "clubs": ""}
+    base.update(extra)
+    return base
+
+
+def write_csv(path: Path, rows: list[dict[str, str]], header: list[str] = HEADER) -> Path:
+    with open(path, "w", newline="", encoding="utf-8") as handle:
+        writer = csv.DictWriter(handle, fieldnames=header, lineterminator="\n",
+                                extrasaction="ignore")
+        writer.writeheader()
+        writer.writerows(rows)
+    return path
+
+
+def write_jsonl(path: Path, rows: list[dict[str, Any]]) -> Path:
+    with open(path, "w", encoding="utf-8") as handle:
+        for r in rows:
+            answers = {k: v for k, v in r.items()
+                       if k not in ("survey", "version", "respondent", "submitted_at")
+                       and v not in ("", None)}
+            record = {"survey": r["survey"], "version": r["version"],
+                      "respondent": r["respondent"], "submitted_at": r["submitted_at"],
+                      "answers": answers}
+            handle.write(json.dumps(record) + "\n")
+    return path
+
+
+def write_manifest(path: Path, data: dict) -> Path:
+    path.write_text(json.dumps(data), encoding="utf-8")
+    return path
