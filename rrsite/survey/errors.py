@@ -50,16 +50,23 @@ class Problems:
 
     def __init__(self, file: str) -> None:
         self.file = file
+        self.last_line: int | None = None
         self.errors: list[SurveyError] = []
         self.warnings: list[SurveyError] = []
 
     def error(self, line: int, message: str) -> None:
-        """Record a problem at a 1-based line."""
-        self.errors.append(SurveyError(self.file, max(1, line), message))
+        """Record a problem at a 1-based line (kept within the file's lines)."""
+        self.errors.append(SurveyError(self.file, self._within(line), message))
 
     def warn(self, line: int, message: str) -> None:
         """Record something allowed but worth telling the author."""
-        self.warnings.append(SurveyError(self.file, max(1, line), message))
+        self.warnings.append(SurveyError(self.file, self._within(line), message))
+
+    def _within(self, line: int) -> int:
+        """YAML reports an error at the end of input one line past the text: keep it inside."""
+        if self.last_line is not None:
+            line = min(line, self.last_line)
+        return max(1, line)
 
     def __bool__(self) -> bool:
         return bool(self.errors)

@@ -220,6 +220,8 @@ def _question(
     problems: Problems,
     before: list[Prose],
 ) -> Question | None:
+    if not raw.block.closed:
+        return None  # reported; its "YAML" runs to the end of the file
     known = len(problems.errors)
     node = _compose(raw.block.yaml_text, problems, "the question block")
     if node is None:

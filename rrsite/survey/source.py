@@ -51,10 +51,18 @@ class QuestionBlock:
     @property
     def yaml_text(self) -> str:
         """The YAML padded with empty lines so that PyYAML's marks are file line numbers."""
-        return "\n" * self.line + "\n".join(self.body) + "\n"
+        return yaml_lines([""] * self.line + self.body)
 
 
 Part = Prose | Heading | QuestionBlock
+
+#: Characters YAML counts as line breaks that Markdown and this module do not.
+_YAML_ONLY_BREAKS = str.maketrans({"\x85": " ", "\u2028": " ", "\u2029": " "})
+
+
+def yaml_lines(lines: list[str]) -> str:
+    """YAML text whose line numbers are the file's (no extra line breaks for YAML to count)."""
+    return "\n".join(lines).translate(_YAML_ONLY_BREAKS) + "\n"
 
 
 @dataclass
@@ -72,7 +80,8 @@ def read_text(data: bytes, problems: Problems) -> str | None:
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as error:
-        line = data.count(b"\n", 0, error.start) + 1
+        before = data[: error.start].replace(b"\r\n", b"\n").replace(b"\r", b"\n")
+        line = before.count(b"\n") + 1
         problems.error(line, f"the file is not UTF-8 text (byte 0x{data[error.start]:02x} here); "
                              "save it as UTF-8")
         return None
@@ -82,12 +91,13 @@ def read_text(data: bytes, problems: Problems) -> str | None:
 def split(text: str, problems: Problems) -> Source:
     """Find the front matter, question headings and question blocks; record structural problems."""
     lines = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
+    problems.last_line = len(lines)
     front_yaml: str | None = None
     start = 0
     if lines and lines[0].rstrip() == _FRONT_OPEN:
         for index in range(1, len(lines)):
             if lines[index].rstrip() in _FRONT_CLOSE:
-                front_yaml = "\n" + "\n".join(lines[1:index]) + "\n"
+                front_yaml = yaml_lines(["", *lines[1:index]])
                 start = index + 1
                 break
         else:
