@@ -1,0 +1,130 @@
+"""End to end: build an example survey, serve it with `rrsite serve`, answer it in Chromium,
+export the database, find the submission in the CSV exactly as the page showed it would be sent."""
+
+from __future__ import annotations
+
+import csv
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+from playwright.sync_api import sync_playwright
+
+from rrsite.cli import main
+
+ROOT = Path(__file__).resolve().parents[2]
+CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
+                 "--no-first-run", "--disable-background-networking",
+                 "--disable-component-update", "--disable-sync"]
+
+
+def answer(page, question: dict) -> None:
+    """Answer one question through the form, as a respondent would."""
+    qid = f"q-{question['id']}"
+    if question["type"] in ("yes-no", "choice", "multi-choice"):
+        page.locator(f"#{qid} label").first.click()
+    elif question["type"] == "number":
+        low = question.get("min")
+        page.locator(f"#{qid}-input").fill(str(int(low) + 1 if low is not None else 3))
+    else:
+        page.locator(f"#{qid}-input").fill("end to end, ünïcode ✓")
+
+
+def test_answer_in_chromium_and_export(tmp_path, kit):
+    surveys = tmp_path / "surveys"
+    surveys.mkdir()
+    shutil.copy(ROOT / "surveys" / "honor-code.md", surveys)
+    dist = tmp_path / "dist"
+    subprocess.run([sys.executable, "-m", "rrsite", "build", str(surveys), "-o", str(dist)],
+                   check=True, cwd=ROOT, timeout=300, capture_output=True)
+    manifest = json.loads((dist / "honor-code" / "survey.json").read_text())
+    assert manifest["submit"]["to"] == "collector"
+    db = tmp_path / "collector.db"
+
+    problems: list[str] = []
+    with kit.Server(dist, db) as server, sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path="/usr/bin/chromium",
+                                             args=CHROMIUM_ARGS)
+        try:
+            page = browser.new_page()
+            page.on("console", lambda m: problems.append(f"console {m.type}: {m.text}")
+                    if m.type == "error" else None)
+            page.on("pageerror", lambda e: problems.append(f"page error: {e}"))
+            page.on("response", lambda r: problems.append(f"{r.status} {r.url}")
+                    if r.status >= 400 else None)
+            posted: list[tuple[int, str]] = []
+            page.on("response", lambda r: posted.append((r.status, r.text()))
+                    if r.url.endswith("/api/submissions") else None)
+            page.goto(server.url + "/honor-code/")
+            for question in manifest["questions"]:
+                answer(page, question)
+            page.locator("#rr-submit").click()
+            page.locator("#rr-review").wait_for(state="visible", timeout=60_000)
+            shown = json.loads(page.locator("#rr-body").inner_text())
+            page.locator("#rr-confirm").click()
+            page.locator("#rr-done").wait_for(state="visible", timeout=30_000)
+        finally:
+            browser.close()
+
+    assert problems == []
+    assert posted == [(201, '{"status":"stored"}')]
+    assert shown["survey"] == "honor-code" and shown["version"] == manifest["version"]
+    assert set(shown["answers"]) == {q["id"] for q in manifest["questions"]}
+
+    out = tmp_path / "export.csv"
+    assert main(["export", "--db", str(db), "-o", str(out)]) == 0
+    with open(out, newline="", encoding="utf-8") as handle:
+        reader = csv.DictReader(handle)
+        assert reader.fieldnames == ["survey", "version", "respondent", "submitted_at",
+                                     *(q["id"] for q in manifest["questions"])]
+        rows = list(reader)
+    assert len(rows) == 1
+    row = rows[0]
+    assert row["respondent"] == shown["respondent"]
+    for qid, value in shown["answers"].items():
+        assert row[qid] == (value if isinstance(value, str)
+                            else json.dumps(value, separators=(",", ":"))), qid
+
+
+def test_a_returning_respondent_downloads_nothing_of_pyodide_again(tmp_path, kit):
+    """The immutable caching of /_rr/ works in a real browser profile (persistent context)."""
+    surveys = tmp_path / "surveys"
+    surveys.mkdir()
+    shutil.copy(ROOT / "surveys" / "honor-code.md", surveys)
+    dist = tmp_path / "dist"
+    subprocess.run([sys.executable, "-m", "rrsite", "build", str(surveys), "-o", str(dist)],
+                   check=True, cwd=ROOT, timeout=300, capture_output=True)
+    visits: list[list[dict]] = []
+    from_cache: set[str] = set()
+    with kit.Server(dist, tmp_path / "c.db") as server, sync_playwright() as playwright:
+        context = playwright.chromium.launch_persistent_context(
+            str(tmp_path / "profile"), executable_path="/usr/bin/chromium", args=CHROMIUM_ARGS)
+        try:
+            page = context.new_page()
+            cdp = context.new_cdp_session(page)
+            cdp.send("Network.enable")
+            seen: list[dict] = []
+            # memory-cache hits are reported by their own event
+            cdp.on("Network.requestServedFromCache",
+                   lambda event: from_cache.add(event["requestId"]))
+            cdp.on("Network.responseReceived", lambda event: seen.append(
+                {**event["response"], "requestId": event["requestId"]}))
+            for visit in (1, 2):
+                seen.clear()
+                page.goto(f"{server.url}/honor-code/?visit={visit}")
+                page.locator('html[data-rr-runtime="ready"]').wait_for(
+                    state="attached", timeout=60_000)
+                visits.append(list(seen))
+        finally:
+            context.close()
+    first = {r["url"]: r for r in visits[0] if "/_rr/" in r["url"]}
+    assert any(url.endswith("pyodide.asm.wasm") for url in first)
+    assert any(r["headers"].get("content-encoding") == "br" for r in first.values())
+    assert not any(r.get("fromDiskCache") or r.get("fromMemoryCache") for r in first.values())
+    second = [r for r in visits[1] if "/_rr/" in r["url"]]
+    assert {r["url"] for r in second} >= {url for url in first if "pyodide" in url}
+    from_network = [(r["url"], r["status"]) for r in second
+                    if not (r.get("fromDiskCache") or r["requestId"] in from_cache)]
+    assert from_network == []
