@@ -87,7 +87,10 @@ def parse_survey(
     questions: list[Question] = []
     seen: dict[str, int] = {}
     for raw in layout.questions:
+        known = len(problems.errors)
         question = _question(raw, language, defaults, problems, raw.before)
+        if len(problems.errors) > known and question is not None:
+            defaults.broken.add(question.id)
         if question is None:
             continue
         if question.id in seen:
@@ -198,6 +201,7 @@ class _Defaults:
     epsilon: float | None = None
     delta: float = 0.0
     priors: dict[str, tuple[float, int]] = field(default_factory=dict)
+    broken: set[str] = field(default_factory=set)
 
     @classmethod
     def from_front(cls, front: schema.Fields | None) -> _Defaults:
@@ -317,6 +321,9 @@ def _design(
     name = fields.get("randomize")
     sensitive = fields.get("sensitive") if fields.given("sensitive") else None
     stated_epsilon = fields.given("epsilon")
+    if any(key in fields.lines and not fields.given(key)
+           for key in ("randomize", "epsilon", "sensitive")):
+        return None, None, None, None  # meant to be randomized, but unreadable: reported
     if sensitive is False and (name is not None or stated_epsilon):
         problems.error(fields.line_of("sensitive"), "sensitive: false conflicts with "
                        + ("randomize" if name is not None else "epsilon")
@@ -595,6 +602,8 @@ def _survey(
     budget = privacy.get("budget") if privacy is not None else None
     ids = {question.id for question in questions}
     for qid, (_, line) in defaults.priors.items():
+        if qid in defaults.broken:
+            continue  # its own errors say what is wrong
         if qid not in ids:
             problems.error(line, f"priors: no question has id '{qid}'{schema.suggest(qid, ids)}")
         else:

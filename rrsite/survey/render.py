@@ -8,9 +8,10 @@ from html.parser import HTMLParser
 
 import markdown
 
-#: Python-Markdown extensions for survey prose: tables, footnotes, attribute lists, definition
-#: lists, abbreviations, fenced code (from "extra"), and lists that do not need a blank line.
-EXTENSIONS = ["extra", "sane_lists"]
+#: Python-Markdown extensions for survey prose: tables, fenced code, footnotes, definition lists,
+#: abbreviations, and lists that do not need a blank line. Raw HTML is not passed through: it is
+#: shown as text, so a survey file cannot put markup, forms or scripts on the page.
+EXTENSIONS = ["tables", "fenced_code", "footnotes", "def_list", "abbr", "sane_lists"]
 
 _PARAGRAPH = re.compile(r"\A<p>(.*)</p>\Z", re.DOTALL)
 
@@ -20,6 +21,8 @@ class _Renderer:
 
     def __init__(self) -> None:
         self._markdown = markdown.Markdown(extensions=EXTENSIONS, output_format="html")
+        self._markdown.preprocessors.deregister("html_block")
+        self._markdown.inlinePatterns.deregister("html")
 
     def block(self, text: str) -> str:
         """Block-level Markdown (paragraphs, lists, tables) to HTML."""

@@ -220,3 +220,12 @@ def test_reference_module_prints_the_tables(capsys):
     out = capsys.readouterr().out
     assert out.startswith("#### Front matter")
     assert "| `accept_no_epsilon` |" in out
+
+
+def test_raw_html_is_shown_as_text(load, valid):
+    text = replace(valid, "Intro prose.", '<form action="https://evil.example"><input name="x">')
+    text = replace(text, "## Have you ever done it?", "## Is 1 < 2 & <b>bold</b>?")
+    survey = load(text)
+    assert "<form" not in survey.intro_html and "&lt;form" in survey.intro_html
+    assert survey.question("did").text_html == "Is 1 &lt; 2 &amp; &lt;b&gt;bold&lt;/b&gt;?"
+    assert survey.question("did").text == "Is 1 < 2 & <b>bold</b>?"
