@@ -255,6 +255,29 @@ def check_dist(dist: Path, protected: Sequence[Path]) -> None:
                          "it): remove it or choose another output folder")
 
 
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:
+        return True  # exists, owned by someone else
+    return True
+
+
+def remove_stale_workspaces(dist: Path) -> None:
+    """Remove what builds killed half-way left beside ``dist`` (their process is gone)."""
+    if not dist.parent.is_dir():
+        return
+    prefix = f".{dist.name}.rrsite-build-"
+    for leftover in dist.parent.iterdir():
+        if not leftover.name.startswith(prefix) or not leftover.is_dir():
+            continue
+        pid = leftover.name[len(prefix):].split("-", 1)[0]
+        if pid.isdigit() and not _alive(int(pid)):
+            shutil.rmtree(leftover, ignore_errors=True)
+
+
 def build(
     sources: Sequence[Path],
     dist: Path,
@@ -273,6 +296,7 @@ def build(
     plan = plan_build(sources, templates, pyodide)
     check_dist(dist, [*sources, templates, pyodide, *(s.path for s in plan.surveys)])
     dist.parent.mkdir(parents=True, exist_ok=True)
+    remove_stale_workspaces(dist)
     workspace = dist.with_name(f".{dist.name}.rrsite-build-{os.getpid()}-{secrets.token_hex(4)}")
     workspace.mkdir()
     try:

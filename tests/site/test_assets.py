@@ -103,3 +103,20 @@ def test_exchange_is_atomic_on_linux(tmp_path):
     (first / "1").write_text("1")
     assert exchange(first, second) is True  # Linux with glibc >= 2.28, as on these machines
     assert (second / "1").exists() and not (first / "1").exists()
+
+
+def test_workspaces_of_killed_builds_are_removed(tmp_path):
+    import subprocess
+    import sys
+
+    from rrsite.site.builder import remove_stale_workspaces
+
+    finished = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"],
+                              capture_output=True, text=True, check=True)
+    dead = tmp_path / f".dist.rrsite-build-{finished.stdout.strip()}-abcd"
+    alive = tmp_path / f".dist.rrsite-build-{os.getpid()}-abcd"
+    other = tmp_path / ".other.rrsite-build-1-abcd"
+    for folder in (dead, alive, other):
+        folder.mkdir()
+    remove_stale_workspaces(tmp_path / "dist")
+    assert not dead.exists() and alive.exists() and other.exists()
