@@ -27,7 +27,7 @@ class _Renderer:
     def block(self, text: str) -> str:
         """Block-level Markdown (paragraphs, lists, tables) to HTML."""
         self._markdown.reset()
-        return self._markdown.convert(text).strip()
+        return str(self._markdown.convert(text)).strip()
 
     def inline(self, text: str) -> str:
         """Markdown for one line (a heading or a label): the HTML without its ``<p>`` wrapper."""

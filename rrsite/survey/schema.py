@@ -456,6 +456,11 @@ def read_block(block: Block, node: yaml.Node, problems: Problems, line: int) -> 
     return fields
 
 
+#: Design probabilities are read as numbers; core checks their range and names them in messages.
+PROBABILITY = Number(name="probability")
+EPSILON = Number(above=0, maximum=EPSILON_MAX, allow_ln=True, name="epsilon")
+DELTA = Number(minimum=0, below=1, name="delta in [0, 1)")
+
 _ID_RULE = "letters, digits, '-' and '_', starting with a letter, at most 64 characters"
 
 OPTION = Block(
@@ -473,15 +478,15 @@ PRIVACY = Block(
     name="privacy",
     title="privacy",
     keys=(
-        Key("budget", Number(above=0, maximum=EPSILON_MAX, allow_ln=True),
+        Key("budget", EPSILON,
             "Per-respondent epsilon budget: the sensitive questions' epsilons added up (basic "
             "composition) must not exceed it. Questions with `accept_no_epsilon` are not counted "
             "(they have no epsilon) and are listed in the manifest instead.",
             default_doc="required with sensitive questions"),
-        Key("epsilon", Number(above=0, maximum=EPSILON_MAX, allow_ln=True),
+        Key("epsilon", EPSILON,
             "Default epsilon for questions that say only `sensitive: true`: they get the optimal "
             "design for it (k-RR for a choice question)."),
-        Key("delta", Number(minimum=0, below=1), "Default delta for questions whose design rrsite "
+        Key("delta", DELTA, "Default delta for questions whose design rrsite "
             "chooses from an epsilon (`epsilon:` or `sensitive: true`).", default=0.0),
     ),
 )
@@ -539,7 +544,7 @@ QUESTION = Block(
         Key("min", Number(), "Smallest number accepted.", applies="type: number"),
         Key("max", Number(), "Largest number accepted.", applies="type: number"),
         Key("integer", Flag(), "Accept whole numbers only.", default=False, applies="type: number"),
-        Key("max_length", Number(minimum=1, maximum=10000, integer=True),
+        Key("max_length", Number(minimum=1, maximum=10000, integer=True, name="whole number"),
             "Longest answer accepted, in characters.", default=500, applies="type: text"),
         Key("sensitive", Flag(), "Randomize this question. `true` with neither `randomize` nor "
             "`epsilon` uses the optimal design for `privacy.epsilon`.",
@@ -548,35 +553,35 @@ QUESTION = Block(
             "The design, by name: `forced-response`, `forced-yes`, `warner`, `unrelated`, "
             "`matrix`, `k-rr`; its parameters are the keys below. Leave it out and give `epsilon` "
             "to let rrsite choose the optimal design."),
-        Key("truth", Number(), "Probability of answering truthfully.",
+        Key("truth", PROBABILITY, "Probability of answering truthfully.",
             default_doc="`1/2`", applies="randomize: forced-response, forced-yes"),
-        Key("yes", Number(), "Probability of being told to say yes.",
+        Key("yes", PROBABILITY, "Probability of being told to say yes.",
             default_doc="half the rest", applies="randomize: forced-response"),
-        Key("no", Number(), "Probability of being told to say no.",
+        Key("no", PROBABILITY, "Probability of being told to say no.",
             default_doc="half the rest", applies="randomize: forced-response"),
-        Key("p", Number(), "warner: probability of the statement (not the mirrored one); "
+        Key("p", PROBABILITY, "warner: probability of the statement (not the mirrored one); "
             "unrelated: probability of the sensitive question; k-rr: probability of the truth.",
             default_doc="warner `0.75`, unrelated `0.5`",
             applies="randomize: warner, unrelated, k-rr"),
-        Key("innocuous_rate", Number(), "Known yes-rate of the innocuous question.",
+        Key("innocuous_rate", PROBABILITY, "Known yes-rate of the innocuous question.",
             required=False, default_doc="required", applies="randomize: unrelated"),
         Key("innocuous", Text(markdown=True), "The innocuous question, shown when the coin picks "
             "it (Markdown).", default_doc="required", applies="randomize: unrelated"),
         Key("mirrored", Text(markdown=True), "The mirrored statement (\"I have always been "
             "faithful\"), shown when the spinner picks it (Markdown).",
             applies="randomize: warner"),
-        Key("p00", Number(), "P(report no | truth no).", applies="randomize: matrix (yes-no)"),
-        Key("p11", Number(), "P(report yes | truth yes).", applies="randomize: matrix (yes-no)"),
+        Key("p00", PROBABILITY, "P(report no | truth no).", applies="randomize: matrix (yes-no)"),
+        Key("p11", PROBABILITY, "P(report yes | truth yes).", applies="randomize: matrix (yes-no)"),
         Key("matrix", MatrixKind(), "k x k rows, `matrix[i][j]` = P(report option j | truth "
             "option i), options in order (yes-no: no, yes).", applies="randomize: matrix"),
-        Key("epsilon", Number(above=0, maximum=EPSILON_MAX, allow_ln=True),
+        Key("epsilon", EPSILON,
             "Without `randomize`: the budget for this question; rrsite uses the optimal design "
             "(Holohan et al. 2017) for a yes-no question, k-RR for a choice question. With "
             "`randomize: k-rr`: its epsilon.",
             default_doc="`privacy.epsilon` if `sensitive: true`"),
-        Key("delta", Number(minimum=0, below=1), "With `epsilon` (no `randomize`), yes-no only: "
+        Key("delta", DELTA, "With `epsilon` (no `randomize`), yes-no only: "
             "the delta of the optimal design.", default_doc="`privacy.delta`"),
-        Key("prior", Number(), "Prior guess of the true yes-rate (yes-no, randomized): chooses "
+        Key("prior", PROBABILITY, "Prior guess of the true yes-rate (yes-no, randomized): chooses "
             "the optimal design when delta > 0; the analyzer's planning uses it.",
             default_doc="`priors.<id>`, else `0.5`"),
         Key("accept_no_epsilon", Flag(), "Accept a design under which some report reveals the "
