@@ -9,12 +9,13 @@ unacknowledged ones are stored at most once.
 
 from __future__ import annotations
 
-import asyncio
 import csv
 import json
+import queue
 import random
 import secrets
 import sqlite3
+import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -45,28 +46,34 @@ def make_bodies(count: int, seed: int) -> list[dict[str, Any]]:
     return bodies
 
 
-async def post_all(url: str, jobs: list[dict[str, Any]], concurrency: int, deadline: float,
-                   results: dict[str, list[int]], stop: asyncio.Event | None = None) -> None:
-    """Post each job (a body) once; results[respondent] gets each status (0: no answer)."""
-    queue: asyncio.Queue[dict[str, Any]] = asyncio.Queue()
+def post_all(url: str, jobs: list[dict[str, Any]], concurrency: int, deadline: float,
+             results: dict[str, list[int]], stop: threading.Event | None = None) -> None:
+    """Post each job (a body) once from `concurrency` client threads, each with its own
+    keep-alive connection; results[respondent] gets each status (0: no answer)."""
+    pending: queue.SimpleQueue[dict[str, Any]] = queue.SimpleQueue()
     for job in jobs:
-        queue.put_nowait(job)
-    limits = httpx.Limits(max_connections=concurrency, max_keepalive_connections=concurrency)
+        pending.put(job)
+    lock = threading.Lock()
 
-    async def worker(client: httpx.AsyncClient) -> None:
-        while not queue.empty() and time.monotonic() < deadline:
-            if stop is not None and stop.is_set():
-                return
-            body = queue.get_nowait()
-            try:
-                response = await client.post(url + "/api/submissions", json=body)
-                status = response.status_code
-            except httpx.HTTPError:
-                status = 0
-            results.setdefault(body["respondent"], []).append(status)
+    def worker() -> None:
+        with httpx.Client(timeout=10.0) as client:
+            while time.monotonic() < deadline and not (stop is not None and stop.is_set()):
+                try:
+                    body = pending.get_nowait()
+                except queue.Empty:
+                    return
+                try:
+                    status = client.post(url + "/api/submissions", json=body).status_code
+                except httpx.HTTPError:
+                    status = 0
+                with lock:
+                    results.setdefault(body["respondent"], []).append(status)
 
-    async with httpx.AsyncClient(limits=limits, timeout=10.0) as client:
-        await asyncio.gather(*(worker(client) for _ in range(concurrency)))
+    threads = [threading.Thread(target=worker) for _ in range(concurrency)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
 
 
 def export_records(db: Path, tmp_path: Path) -> list[dict[str, Any]]:
@@ -92,8 +99,7 @@ def test_load_exactly_once(tmp_path, kit):
     results: dict[str, list[int]] = {}
     with kit.Server(dist, db) as server:
         started = time.monotonic()
-        asyncio.run(post_all(server.url, jobs, concurrency=48, deadline=started + 60,
-                             results=results))
+        post_all(server.url, jobs, concurrency=32, deadline=started + 60, results=results)
         elapsed = time.monotonic() - started
         health = httpx.get(server.url + "/api/health").json()
     assert sum(len(statuses) for statuses in results.values()) == len(jobs), "ran out of time"
@@ -128,25 +134,23 @@ def test_sigkill_mid_load(tmp_path, kit):
     results: dict[str, list[int]] = {}
     server = kit.Server(dist, db).start()
     try:
-        async def load_then_kill() -> None:
-            stop = asyncio.Event()
+        stop = threading.Event()
 
-            async def killer() -> None:
-                deadline = time.monotonic() + 30
-                while time.monotonic() < deadline:
-                    acked = sum(1 for s in results.values() if s and s[-1] in ACKED)
-                    if acked >= 600:
-                        break
-                    await asyncio.sleep(0.002)
-                server.kill()  # SIGKILL while ~48 requests are in flight
-                await asyncio.sleep(0.3)
-                stop.set()
+        def killer() -> None:
+            deadline = time.monotonic() + 30
+            while time.monotonic() < deadline:
+                with_answer = sum(1 for s in list(results.values()) if s and s[-1] in ACKED)
+                if with_answer >= 600:
+                    break
+                time.sleep(0.002)
+            server.kill()  # SIGKILL while ~32 requests are in flight
+            time.sleep(0.3)
+            stop.set()
 
-            await asyncio.gather(
-                post_all(server.url, bodies, 48, time.monotonic() + 40, results, stop),
-                killer())
-
-        asyncio.run(load_then_kill())
+        killing = threading.Thread(target=killer)
+        killing.start()
+        post_all(server.url, bodies, 32, time.monotonic() + 40, results, stop)
+        killing.join()
     finally:
         server.kill()
     acked = {token for token, statuses in results.items() if statuses[-1] in ACKED}
@@ -166,7 +170,7 @@ def test_sigkill_mid_load(tmp_path, kit):
         [by_token[token] for token in sorted(acked)[:100]]
     again: dict[str, list[int]] = {}
     with kit.Server(dist, db) as server:
-        asyncio.run(post_all(server.url, retries, 16, time.monotonic() + 30, again))
+        post_all(server.url, retries, 16, time.monotonic() + 30, again)
     for token, statuses in again.items():
         expected = 200 if token in stored else 201
         assert statuses == [expected], (token, statuses, token in acked)
