@@ -10,6 +10,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 from playwright.sync_api import sync_playwright
 
 from rrsite.cli import main
@@ -18,6 +19,19 @@ ROOT = Path(__file__).resolve().parents[2]
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
                  "--no-first-run", "--disable-background-networking",
                  "--disable-component-update", "--disable-sync"]
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory) -> Path:
+    """surveys/honor-code.md built by `rrsite build` (once for this module)."""
+    root = tmp_path_factory.mktemp("e2e")
+    surveys = root / "surveys"
+    surveys.mkdir()
+    shutil.copy(ROOT / "surveys" / "honor-code.md", surveys)
+    dist = root / "dist"
+    subprocess.run([sys.executable, "-m", "rrsite", "build", str(surveys), "-o", str(dist)],
+                   check=True, cwd=ROOT, timeout=300, capture_output=True)
+    return dist
 
 
 def answer(page, question: dict) -> None:
@@ -32,13 +46,8 @@ def answer(page, question: dict) -> None:
         page.locator(f"#{qid}-input").fill("end to end, ünïcode ✓")
 
 
-def test_answer_in_chromium_and_export(tmp_path, kit):
-    surveys = tmp_path / "surveys"
-    surveys.mkdir()
-    shutil.copy(ROOT / "surveys" / "honor-code.md", surveys)
-    dist = tmp_path / "dist"
-    subprocess.run([sys.executable, "-m", "rrsite", "build", str(surveys), "-o", str(dist)],
-                   check=True, cwd=ROOT, timeout=300, capture_output=True)
+def test_answer_in_chromium_and_export(built, tmp_path, kit):
+    dist = built
     manifest = json.loads((dist / "honor-code" / "survey.json").read_text())
     assert manifest["submit"]["to"] == "collector"
     db = tmp_path / "collector.db"
@@ -88,14 +97,9 @@ def test_answer_in_chromium_and_export(tmp_path, kit):
                             else json.dumps(value, separators=(",", ":"))), qid
 
 
-def test_a_returning_respondent_downloads_nothing_of_pyodide_again(tmp_path, kit):
+def test_a_returning_respondent_downloads_nothing_of_pyodide_again(built, tmp_path, kit):
     """The immutable caching of /_rr/ works in a real browser profile (persistent context)."""
-    surveys = tmp_path / "surveys"
-    surveys.mkdir()
-    shutil.copy(ROOT / "surveys" / "honor-code.md", surveys)
-    dist = tmp_path / "dist"
-    subprocess.run([sys.executable, "-m", "rrsite", "build", str(surveys), "-o", str(dist)],
-                   check=True, cwd=ROOT, timeout=300, capture_output=True)
+    dist = built
     visits: list[list[dict]] = []
     from_cache: set[str] = set()
     with kit.Server(dist, tmp_path / "c.db") as server, sync_playwright() as playwright:
