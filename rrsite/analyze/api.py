@@ -11,7 +11,10 @@ from __future__ import annotations
 
 import difflib
 import math
-from collections.abc import Iterable, Mapping, Sequence
+import os
+from collections import deque
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -33,9 +36,20 @@ from .estimators import (
 )
 from .intervals import METHODS
 from .progress import Progress
-from .readers import BLOCK_SIZE, ExportError, FileInfo, file_size, parse_mapping, read_export
+from .readers import (
+    BLOCK_SIZE,
+    Batch,
+    ExportError,
+    FileInfo,
+    file_size,
+    parse_mapping,
+    read_export,
+)
 from .rejections import Rejections
-from .tally import NO_ANSWER, Tally
+from .tally import NO_ANSWER, Checked, Tally
+
+#: Blocks read ahead of the one being committed (bounds memory: a few blocks of 4 MB).
+PIPELINE = 3
 
 VARIANCE_CONVENTION = "random-sampling"
 CI_METHOD_NAMES = {
@@ -268,13 +282,15 @@ def analyze(
     mapping: Mapping[str, str] | Sequence[str] | None = None,
     progress: bool | None = None,
     block_size: int = BLOCK_SIZE,
+    threads: int | None = None,
 ) -> Analysis:
     """Read exports, check every row against its version's manifest, and de-bias the counts.
 
     ``survey``: survey file(s) (.md through rrsite.survey, or a survey.json); ``manifests``:
     more survey.json paths or manifest dicts (older versions). ``mapping``: CSV column -> field
     (``{"Q1": "violated"}`` or ``["Q1=violated"]``). ``progress``: a bar on stderr (default: when
-    stderr is a terminal and the run is long).
+    stderr is a terminal and the run is long). ``threads``: 2 (the default on a machine with
+    more than one CPU) checks one block while the next is read; the result is the same.
     """
     paths = [exports] if isinstance(exports, str | Path) else list(exports)
     if not paths:
@@ -294,17 +310,46 @@ def analyze(
     rejections = Rejections()
     tally = Tally(catalog, by, rejections)
     bar = Progress(sum(file_size(p) for p in paths), enabled=progress)
-    files = []
+    files: list[FileInfo] = []
     try:
-        for path in paths:
-            info = FileInfo(str(path), "?")
-            files.append(info)
-            for batch in read_export(path, catalog, column_map, rejections, info, block_size,
-                                     bar.advance):
-                tally.process(batch)
+        _run(paths, catalog, column_map, rejections, tally, files, block_size, bar, threads)
     finally:
         bar.close()
     return _assemble(catalog, tally, files, rejections, confidence, interval, by)
+
+
+def _run(
+    paths: list[str | Path], catalog: Catalog, column_map: dict[str, str],
+    rejections: Rejections, tally: Tally, files: list[FileInfo], block_size: int,
+    bar: Progress, threads: int | None,
+) -> None:
+    """Read every file, check its blocks and commit them in order.
+
+    With two threads a worker checks one block (numpy releases the GIL) while the main thread
+    parses the next; at most PIPELINE blocks are in flight.
+    """
+    if threads is None:
+        threads = 2 if (os.cpu_count() or 1) > 1 else 1
+
+    def batches() -> Iterator[Batch]:
+        for path in paths:
+            info = FileInfo(str(path), "?")
+            files.append(info)
+            yield from read_export(path, catalog, column_map, rejections, info, block_size,
+                                   bar.advance)
+
+    if threads <= 1:
+        for batch in batches():
+            tally.commit(tally.check(batch))
+        return
+    with ThreadPoolExecutor(max_workers=threads - 1) as pool:
+        pending: deque[Future[Checked]] = deque()
+        for batch in batches():
+            pending.append(pool.submit(tally.check, batch))
+            while len(pending) >= PIPELINE or (pending and pending[0].done()):
+                tally.commit(pending.popleft().result())
+        while pending:
+            tally.commit(pending.popleft().result())
 
 
 # --------------------------------------------------------------------------------- assembling

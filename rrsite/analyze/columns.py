@@ -33,10 +33,15 @@ NUMBER_PATTERN = re.compile(r"-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+
 #: Bytes of padding after a block so that an 8-byte read at any field start stays inside.
 PADDING = 72
 NUMBER_WIDTH = 32
+#: Vocabularies up to this size are matched by comparing words directly, larger ones by search.
+SMALL_VOCAB = 24
 
 _TOKEN_BYTE = np.zeros(256, dtype=bool)
 for _char in b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-":
     _TOKEN_BYTE[_char] = True
+#: Blocks read with numpy hold no NUL byte, so a zero byte in a gathered word is padding.
+_TOKEN_BYTE_OR_PADDING = _TOKEN_BYTE.copy()
+_TOKEN_BYTE_OR_PADDING[0] = True
 _CONTINUATION_BYTE = np.zeros(256, dtype=bool)
 _CONTINUATION_BYTE[0x80:0xC0] = True
 #: MASKS[r] keeps the r low-order bytes of a little-endian 64-bit word.
@@ -50,15 +55,16 @@ _M3 = np.uint64(0x94D049BB133111EB)
 def hash_words(words: np.ndarray, lengths: np.ndarray) -> np.ndarray:
     """A 64-bit hash of byte strings given as zero-padded little-endian words (n x w) and lengths.
 
-    Each word is folded in with a multiply and an xor-shift (splitmix64's finaliser), so equal
-    strings hash equally whichever reader produced them. Not cryptographic: two different tokens
-    share a hash with probability about 2^-64 per pair.
+    Word j is folded in (a multiply and an xor-shift, splitmix64's finaliser) only where the
+    string is longer than 8 j bytes, so the hash does not depend on how many padding words the
+    caller gathered: equal strings hash equally whichever reader produced them. Not
+    cryptographic: two different tokens share a hash with probability about 2^-64 per pair.
     """
     h = lengths.astype(np.uint64) * _M1
     for j in range(words.shape[1]):
-        h ^= words[:, j]
-        h *= _M2
-        h ^= h >> np.uint64(31)
+        mixed = (h ^ words[:, j]) * _M2
+        mixed ^= mixed >> np.uint64(31)
+        h = np.where(lengths > 8 * j, mixed, h)
     h ^= h >> np.uint64(30)
     h *= _M3
     h ^= h >> np.uint64(27)
@@ -83,13 +89,17 @@ class Vocab:
         order = np.argsort(array, kind="stable")
         self.sorted = array[order]
         self.sorted_codes = order.astype(np.int32) if encoded else np.array([-1], dtype=np.int32)
+        self.lengths = [len(e) for e in encoded]
+        self.words8 = [
+            np.frombuffer(e.ljust(self.width, b"\0"), dtype="<u8") for e in encoded
+        ]
 
     def __len__(self) -> int:
         return len(self.words)
 
 
 class Block:
-    """A block of raw CSV bytes (complete lines, no quote characters) and views into it."""
+    """A block of raw CSV bytes (complete lines, no quote and no NUL characters) and views."""
 
     def __init__(self, data: bytes) -> None:
         self.data = data + b"\0" * PADDING
@@ -98,16 +108,7 @@ class Block:
         self.words = np.ndarray(
             shape=(len(self.data) - 7,), dtype="<u8", buffer=self.data, offset=0, strides=(1,)
         )
-        self._bad_token_bytes: np.ndarray | None = None
         self._continuation: np.ndarray | None = None
-
-    def bad_token_bytes(self) -> np.ndarray:
-        """Running count of bytes that may not appear in a respondent token."""
-        if self._bad_token_bytes is None:
-            counts = np.zeros(len(self.array) + 1, dtype=np.int64)
-            np.cumsum(~_TOKEN_BYTE[self.array], out=counts[1:])
-            self._bad_token_bytes = counts
-        return self._bad_token_bytes
 
     def continuation_bytes(self) -> np.ndarray:
         """Running count of UTF-8 continuation bytes (to count characters without decoding)."""
@@ -121,11 +122,12 @@ class Block:
 class ByteColumn:
     """One field of every row of a Block: byte offsets [start, end)."""
 
-    def __init__(self, block: Block, starts: np.ndarray, ends: np.ndarray) -> None:
+    def __init__(self, block: Block, starts: np.ndarray, ends: np.ndarray,
+                 lengths: np.ndarray | None = None) -> None:
         self.block = block
         self.starts = starts
         self.ends = ends
-        self.lengths = ends - starts
+        self.lengths = ends - starts if lengths is None else lengths
 
     def __len__(self) -> int:
         return len(self.starts)
@@ -142,10 +144,14 @@ class ByteColumn:
     def gather(self, width: int) -> np.ndarray:
         """The first ``width`` bytes (a multiple of 8) of each value as zero-padded words."""
         count = width // 8
-        words = np.empty((len(self.starts), count), dtype=np.uint64)
-        for j in range(count):
-            remaining = np.clip(self.lengths - 8 * j, 0, 8)
-            words[:, j] = self.block.words[self.starts + 8 * j] & MASKS[remaining]
+        if count == 1:
+            return (self.block.words[self.starts] & MASKS[np.minimum(self.lengths, 8)])[:, None]
+        offsets = np.arange(0, width, 8)
+        words = self.block.words[self.starts[:, None] + offsets]
+        remaining = self.lengths[:, None] - offsets
+        np.maximum(remaining, 0, out=remaining)
+        np.minimum(remaining, 8, out=remaining)
+        words &= MASKS[remaining]
         return words
 
     def fixed(self, width: int) -> np.ndarray:
@@ -154,20 +160,37 @@ class ByteColumn:
 
     def codes(self, vocab: Vocab) -> np.ndarray:
         """Index in ``vocab`` of each value; -2 for an empty cell, -1 for a value not in it."""
-        values = self.fixed(vocab.width)
-        position = np.searchsorted(vocab.sorted, values)
-        np.minimum(position, len(vocab.sorted) - 1, out=position)
-        hit = (vocab.sorted[position] == values) & (self.lengths <= vocab.max_bytes)
-        codes = np.where(hit, vocab.sorted_codes[position], np.int32(-1)).astype(np.int32)
+        if len(vocab) <= SMALL_VOCAB:  # compare 64-bit words with each allowed value
+            words = self.gather(vocab.width)
+            codes = np.full(len(self), -1, dtype=np.int32)
+            for code, (length, value) in enumerate(zip(vocab.lengths, vocab.words8,
+                                                       strict=True)):
+                hit = self.lengths == length
+                for j in range(len(value)):
+                    hit &= words[:, j] == value[j]
+                codes[hit] = code
+        else:
+            values = self.fixed(vocab.width)
+            position = np.searchsorted(vocab.sorted, values)
+            np.minimum(position, len(vocab.sorted) - 1, out=position)
+            hit = (vocab.sorted[position] == values) & (self.lengths <= vocab.max_bytes)
+            codes = np.where(hit, vocab.sorted_codes[position], np.int32(-1)).astype(np.int32)
         codes[self.lengths == 0] = -2
         return codes
 
     def numbers(self) -> tuple[np.ndarray, np.ndarray]:
         """(value, empty): NaN where the cell is not a number."""
-        values = self.fixed(NUMBER_WIDTH)
-        unique, inverse = np.unique(values, return_inverse=True)
-        parsed = np.array([parse_number(u.decode("utf-8", errors="replace")) for u in unique])
-        result = parsed[inverse.ravel()] if len(unique) else np.zeros(0)
+        if len(self) == 0:
+            return np.zeros(0), np.zeros(0, dtype=bool)
+        if int(self.lengths.max()) <= 8:  # short numbers: sort 64-bit words, not strings
+            words = self.gather(8).ravel()
+            unique, inverse = np.unique(words, return_inverse=True)
+            texts = unique.view("S8")
+        else:
+            values = self.fixed(NUMBER_WIDTH)
+            texts, inverse = np.unique(values, return_inverse=True)
+        parsed = np.array([parse_number(t.decode("utf-8", errors="replace")) for t in texts])
+        result = parsed[inverse.ravel()]
         result[self.lengths > NUMBER_WIDTH] = np.nan
         empty = self.lengths == 0
         return result, empty
@@ -189,13 +212,14 @@ class ByteColumn:
 
     def tokens(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """(hash, valid, empty) of respondent tokens."""
-        bad = self.block.bad_token_bytes()
-        valid = (
-            (self.lengths >= TOKEN_MIN) & (self.lengths <= TOKEN_MAX)
-            & (bad[self.ends] == bad[self.starts])
-        )
-        hashes = hash_words(self.gather(TOKEN_MAX), np.minimum(self.lengths, TOKEN_MAX))
-        return hashes, valid, self.lengths == 0
+        lengths = np.minimum(self.lengths, TOKEN_MAX)
+        longest = int(lengths.max()) if len(self) else 0
+        width = max(8, -(-longest // 8) * 8)  # only the words some token reaches
+        words = self.gather(width)
+        characters = words.view(np.uint8).reshape(len(self), width)
+        clean = np.all(_TOKEN_BYTE_OR_PADDING[characters], axis=1)
+        valid = (self.lengths >= TOKEN_MIN) & (self.lengths <= TOKEN_MAX) & clean
+        return hash_words(words, lengths), valid, self.lengths == 0
 
 
 def parse_number(text: str) -> float:

@@ -284,8 +284,7 @@ def _read_csv(
                     leftover = buffer
                     continue
             block, leftover = buffer[:cut], buffer[cut:]
-            lines = block.count(b"\n")
-            batch = _parse_block(block, line, layout, label, rejections, info)
+            batch, lines = _parse_block(block, line, layout, label, rejections, info)
             line += lines
             consumed += len(data)
             if progress is not None:
@@ -299,20 +298,53 @@ def _read_csv(
 
 def _parse_block(
     block: bytes, line: int, layout: Layout, label: str, rejections: Rejections, info: FileInfo
-) -> Batch | None:
-    """Rows of a block of whole lines; ``line`` is the line number before the block's first."""
-    if b'"' in block or block.count(b"\r") != block.count(b"\r\n"):
-        return _parse_block_csv_module(block, line, layout, label, rejections, info)
+) -> tuple[Batch | None, int]:
+    """Rows of a block of whole lines and the number of lines in it.
+
+    ``line`` is the line number before the block's first line.
+    """
+    if (b'"' in block or b"\0" in block
+            or (b"\r" in block and block.count(b"\r") != block.count(b"\r\n"))):
+        batch = _parse_block_csv_module(block, line, layout, label, rejections, info)
+        return batch, block.count(b"\n")
     return _parse_block_numpy(block, line, layout, label, rejections, info)
 
 
 def _parse_block_numpy(
     block: bytes, line: int, layout: Layout, label: str, rejections: Rejections, info: FileInfo
-) -> Batch | None:
+) -> tuple[Batch | None, int]:
     """Split a quote-free block with numpy: newline and comma offsets, per-line comma counts."""
     data = Block(block)
     array = data.array[: len(block)]
-    newlines = np.flatnonzero(array == 10)
+    width = layout.width
+    separators = np.flatnonzero((array == 44) | (array == 10))
+    is_newline = array[separators] == 10
+    lines = int(np.count_nonzero(is_newline))
+    if lines * width == len(separators) and is_newline[width - 1::width].all():
+        # the usual case: every line has exactly the header's number of fields
+        ends = separators.reshape(lines, width)
+        starts = np.empty_like(separators)
+        starts[0] = 0
+        starts[1:] = separators[:-1] + 1
+        starts = starts.reshape(lines, width)
+        if b"\r" in block:
+            ends = ends.copy()
+            ends[:, -1] -= (ends[:, -1] > starts[:, -1]) & (array[ends[:, -1] - 1] == 13)
+        info.rows += lines
+        wanted = [(name, position) for name, position in layout.index.items()
+                  if name != "submitted_at"]
+        chosen = [position for _, position in wanted]
+        # one contiguous copy per field: column-wise slices of the (lines x width) matrices
+        field_starts = starts[:, chosen].T.copy()
+        field_ends = ends[:, chosen].T.copy()
+        field_lengths = field_ends - field_starts
+        columns: dict[str, Column] = {
+            name: ByteColumn(data, field_starts[i], field_ends[i], field_lengths[i])
+            for i, (name, _) in enumerate(wanted)
+        }
+        numbers = line + 1 + np.arange(lines)
+        return Batch(label, numbers, columns, dict(layout.constants)), lines
+    newlines = separators[is_newline]
     starts = np.empty_like(newlines)
     starts[0] = 0
     starts[1:] = newlines[:-1] + 1
@@ -320,7 +352,7 @@ def _parse_block_numpy(
     if b"\r" in block:
         carriage = (ends > starts) & (array[np.maximum(ends - 1, 0)] == 13)
         ends -= carriage
-    commas = np.flatnonzero(array == 44)
+    commas = separators[~is_newline]
     before_end = np.searchsorted(commas, newlines)
     before_start = np.searchsorted(commas, starts)
     per_line = before_end - before_start
@@ -339,17 +371,17 @@ def _parse_block_numpy(
         )
     info.rows += int(np.count_nonzero(good)) + int(np.count_nonzero(bad))
     if not good.any():
-        return None
+        return None, len(newlines)
     first_comma = before_start[good]
     line_starts, line_ends = starts[good], ends[good]
-    columns: dict[str, Column] = {}
+    columns = {}
     for name, position in layout.index.items():
         if name == "submitted_at":
             continue
         field_start = line_starts if position == 0 else commas[first_comma + position - 1] + 1
         field_end = line_ends if position == layout.width - 1 else commas[first_comma + position]
         columns[name] = ByteColumn(data, field_start, field_end)
-    return Batch(label, line_numbers[good], columns, dict(layout.constants))
+    return Batch(label, line_numbers[good], columns, dict(layout.constants)), len(newlines)
 
 
 def _parse_block_csv_module(

@@ -30,6 +30,24 @@ from .rejections import Rejections
 RUN_CAP = 1 << 21
 
 NO_ANSWER = "(no answer)"
+#: Row status codes, in the order the reasons are checked.
+MISSING, SURVEY, VERSION, INVALID, DUPLICATE = 1, 2, 3, 4, 5
+
+
+@dataclass
+class Checked:
+    """A batch after ``Tally.check``.
+
+    Each row's status so far (0 = fine), and what counting needs.
+    """
+
+    batch: Batch
+    status: np.ndarray
+    describe: dict[int, Callable[[int], str]]
+    hashes: np.ndarray | None
+    version: np.ndarray
+    local_codes: dict[str, np.ndarray]
+    union_codes: dict[str, np.ndarray]
 
 
 class TokenSet:
@@ -48,16 +66,24 @@ class TokenSet:
 
     def add(self, hashes: np.ndarray) -> np.ndarray:
         """Add hashes in row order; returns which rows repeat an earlier hash (here or before)."""
-        duplicate = np.ones(len(hashes), dtype=bool)
+        duplicate = np.zeros(len(hashes), dtype=bool)
         if len(hashes) == 0:
             return duplicate
-        unique, first = np.unique(hashes, return_index=True)
+        ordered = np.sort(hashes)
+        repeats = ordered[1:] == ordered[:-1]
+        if repeats.any():  # rare: the same token twice in one batch; keep its first row
+            unique, first = np.unique(hashes, return_index=True)
+            duplicate[:] = True
+            duplicate[first] = False
+        else:
+            unique = ordered
         seen = np.zeros(len(unique), dtype=bool)
         for run in self.runs:
             position = np.searchsorted(run, unique)
             np.minimum(position, len(run) - 1, out=position)
             seen |= run[position] == unique
-        duplicate[first[~seen]] = False
+        if seen.any():
+            duplicate |= np.isin(hashes, unique[seen])
         fresh = unique[~seen]
         if len(fresh):
             self.runs.append(fresh)
@@ -154,6 +180,14 @@ class Tally:
 
     def process(self, batch: Batch) -> None:
         """Check every row of a batch, count the rejected by reason and the accepted by answer."""
+        self.commit(self.check(batch))
+
+    def check(self, batch: Batch) -> Checked:
+        """Everything about a batch that does not depend on earlier batches.
+
+        Reads only the (immutable) plans, so batches can be checked in another thread while
+        the next block is parsed; ``commit`` then runs in order.
+        """
         n = len(batch)
         status = np.zeros(n, dtype=np.int8)
         describe: dict[int, Callable[[int], str]] = {}
@@ -162,7 +196,6 @@ class Tally:
             status[(status == 0) & mask] = code
             describe.setdefault(code, message)
 
-        MISSING, SURVEY, VERSION, INVALID, DUPLICATE = 1, 2, 3, 4, 5
         columns = batch.columns
         # survey
         if "survey" in columns:
@@ -180,6 +213,7 @@ class Tally:
             constant = batch.constants["version"]
             version = np.full(n, self.catalog.version_ids.index(constant), dtype=np.int32)
         token_column = columns.get("respondent")
+        hashes = None
         if token_column is not None:
             hashes, token_valid, token_empty = token_column.tokens()
             missing_fields.append(("respondent", token_empty))
@@ -233,17 +267,24 @@ class Tally:
             any_invalid = np.logical_or.reduce([mask for mask, _ in invalid])
             mark(any_invalid, INVALID,
                  lambda i: next(message(i) for mask, message in invalid if mask[i]))
-        # duplicates among the rows that passed everything else
-        if token_column is not None:
+        return Checked(batch, status, describe, hashes if token_column is not None else None,
+                       safe_version, local_codes, union_codes)
+
+    def commit(self, checked: Checked) -> None:
+        """Duplicates (against every earlier row), rejections and counts, in row order."""
+        batch, status = checked.batch, checked.status
+        if checked.hashes is not None:
+            # duplicates among the rows that passed everything else
+            token_column = batch.columns["respondent"]
             passed = np.flatnonzero(status == 0)
-            repeated = self.tokens.add(hashes[passed])
-            duplicate = np.zeros(n, dtype=bool)
-            duplicate[passed[repeated]] = True
-            mark(duplicate, DUPLICATE,
-                 lambda i: f"respondent {token_column.raw(i)!r} was seen before; the first row "
-                           "is kept")
-        self._record(batch, status, describe)
-        self._count(status == 0, safe_version, local_codes, union_codes)
+            repeated = self.tokens.add(checked.hashes[passed])
+            status[passed[repeated]] = DUPLICATE
+            checked.describe.setdefault(
+                DUPLICATE,
+                lambda i: f"respondent {token_column.raw(i)!r} was seen before; the first row "
+                          "is kept")
+        self._record(batch, status, checked.describe)
+        self._count(status == 0, checked.version, checked.local_codes, checked.union_codes)
 
     def _record(
         self, batch: Batch, status: np.ndarray, describe: dict[int, Callable[[int], str]]
