@@ -15,6 +15,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote
 
 from starlette.datastructures import MutableHeaders
 from starlette.requests import Request
@@ -309,7 +310,7 @@ class StaticSite:
         elif _is_file(target) is None:
             if _is_file(target / "index.html") is not None:
                 query = f"?{request.url.query}" if request.url.query else ""
-                return RedirectResponse(path + "/" + query, status_code=301)
+                return RedirectResponse(quote(path + "/") + query, status_code=301)
             return self.not_found()
         info = _is_file(target)
         if info is None:
