@@ -9,13 +9,14 @@ import json
 import os
 import re
 import shutil
+import zipfile
 from pathlib import Path, PurePosixPath
 
 import brotli
 import pytest
 
 from rrsite.cli import main
-from rrsite.site.builder import PYODIDE_FILES, BuildError, build
+from rrsite.site.builder import PYODIDE_FILES, BuildError, build, stored_zip
 from rrsite.site.headers import IMMUTABLE, parse_headers_file
 from rrsite.survey import SurveyErrors, load_survey
 from rrsite.survey.bundle import core_zip
@@ -357,6 +358,23 @@ def test_template_syntax_error_has_its_line(tmp_path):
     assert info.value.messages[0].startswith(f"{page}:4: template error")
 
 
+def test_stored_zip_keeps_names_contents_and_leaves_non_zips_alone():
+    import io
+
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", compression=zipfile.ZIP_DEFLATED) as archive:
+        archive.writestr("a/b.py", "print('b')\n" * 100)
+        archive.writestr("c.txt", b"\x00\x01" * 50)
+    data = buffer.getvalue()
+    stored = stored_zip(data)
+    with zipfile.ZipFile(io.BytesIO(stored)) as archive:
+        assert archive.namelist() == ["a/b.py", "c.txt"]
+        assert archive.read("a/b.py") == b"print('b')\n" * 100
+        assert {i.compress_type for i in archive.infolist()} == {zipfile.ZIP_STORED}
+    assert stored_zip(stored) == stored
+    assert stored_zip(b"not a zip") == b"not a zip"
+
+
 def test_missing_runtime_files(tmp_path):
     with pytest.raises(BuildError, match="missing pyodide.asm.wasm"):
         runtime = tmp_path / "runtime"
@@ -388,9 +406,18 @@ def test_the_pinned_pyodide_is_shipped(tmp_path):
     source = ROOT / "node_modules" / "pyodide"
     assert folder.name.startswith("pyodide-314.0.7-")
     for name in PYODIDE_FILES:
-        assert (folder / name).stat().st_size == (source / name).stat().st_size
-        assert sha((folder / name).read_bytes()) == sha((source / name).read_bytes())
+        if name != "python_stdlib.zip":
+            assert sha((folder / name).read_bytes()) == sha((source / name).read_bytes())
     assert sorted(os.listdir(folder)) == sorted(PYODIDE_FILES)
+    # the standard library: the same files, stored instead of deflated (compressible on the wire)
+    with zipfile.ZipFile(source / "python_stdlib.zip") as original, \
+            zipfile.ZipFile(folder / "python_stdlib.zip") as shipped:
+        assert [i.filename for i in shipped.infolist()] == original.namelist()
+        assert {i.compress_type for i in shipped.infolist()} == {zipfile.ZIP_STORED}
+        for info in original.infolist():
+            assert shipped.read(info.filename) == original.read(info)
+    assert stored_zip((folder / "python_stdlib.zip").read_bytes()) == (
+        folder / "python_stdlib.zip").read_bytes()
 
 
 # ---- the command line -------------------------------------------------------------------------

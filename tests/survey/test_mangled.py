@@ -62,7 +62,7 @@ def mangled(draw: st.DrawFn) -> bytes:
     return "\n".join(lines).encode("utf-8")
 
 
-@settings(max_examples=150, deadline=None,
+@settings(max_examples=400, deadline=None,
           suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 @given(mangled())
 def test_mangled_survey_builds_or_reports_file_line_errors(data: bytes) -> None:
