@@ -396,6 +396,7 @@ def _prior(
 
 def _line_for(message: str, fields: schema.Fields, keys: list[str], fallback: int) -> int:
     """The line of the parameter a core message names (it starts with the name), else fallback."""
+    keys = [key for key in keys if key in fields.lines]
     for key in sorted(keys, key=len, reverse=True):
         if message.startswith(key + " ") or message.startswith(key + "[") or (
             message.startswith("matrix") and key == "matrix"
@@ -454,6 +455,10 @@ def _named_design(
             problems.error(fields.line_of("p00" if fields.given("p00") else "p11"),
                            f"p00 and p11 describe a yes-no design; give this {qtype} question a "
                            f"{len(values)} x {len(values)} matrix")
+            return None
+        if qtype != "yes-no" and "matrix" not in fields.lines:
+            problems.error(fields.line_of("randomize"), f"design matrix needs matrix: "
+                           f"{len(values)} rows of {len(values)} probabilities, one row per answer")
             return None
         if fields.given("matrix") and len(fields.get("matrix")) != len(values):
             problems.error(fields.line_of("matrix"), f"matrix has {len(fields.get('matrix'))} rows "

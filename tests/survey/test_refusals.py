@@ -512,3 +512,16 @@ def test_error_text_lists_every_message(valid, write):
     assert lines[0] == "2 errors:"
     assert all(line.startswith(f"{path}:") for line in lines[1:])
     assert info.value.messages == lines[1:]
+
+
+def test_matrix_design_without_its_matrix(valid, refuse, helpers):
+    text = replace(valid, "options: [First, Second, Third]",
+                   "options: [First, Second, Third]\nrandomize: matrix")
+    error = helpers.only(refuse(text))
+    assert error.line == helpers.line_of(text, "randomize: matrix")
+    assert error.message == ("design matrix needs matrix: 3 rows of 3 probabilities, one row per "
+                             "answer")
+    text = replace(valid, "randomize: forced-response\ntruth: 1/2", "randomize: matrix\np00: 0.9")
+    error = helpers.only(refuse(text))
+    assert error.line == helpers.line_of(text, "randomize: matrix")
+    assert error.message == "design matrix needs p00 and p11 (or a k x k matrix)"
