@@ -397,6 +397,8 @@ def _prior(
 def _line_for(message: str, fields: schema.Fields, keys: list[str], fallback: int) -> int:
     """The line of the parameter a core message names (it starts with the name), else fallback."""
     keys = [key for key in keys if key in fields.lines]
+    if message.startswith("design "):
+        return fallback  # about the design as a whole ("design matrix needs p00 and p11")
     for key in sorted(keys, key=len, reverse=True):
         if message.startswith(key + " ") or message.startswith(key + "[") or (
             message.startswith("matrix") and key == "matrix"
