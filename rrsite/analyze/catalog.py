@@ -173,8 +173,8 @@ def _privacy_of(raw: Mapping[str, Any], design: Design, values: Sequence[str]) -
     epsilon (infinite when a report reveals the truth, with the delta floor).
     """
     epsilon = raw.get("epsilon")
-    stated = isinstance(epsilon, int | float) and not isinstance(epsilon, bool)
-    if stated and math.isfinite(epsilon):
+    if isinstance(epsilon, int | float) and not isinstance(epsilon, bool) \
+            and math.isfinite(epsilon):
         pure = privacy_of(design, labels=values)
         if math.isfinite(pure.epsilon) and pure.epsilon <= epsilon + 1e-9:
             return pure
@@ -274,7 +274,7 @@ def load_manifest_file(path: str | Path) -> dict[str, Any]:
 def manifest_from_survey_file(path: str | Path) -> dict[str, Any]:
     """The manifest of a survey Markdown file, through rrsite.survey (the survey parser)."""
     try:
-        from ..survey import load_survey  # type: ignore[attr-defined]
+        from ..survey import load_survey
     except ImportError as error:
         raise ManifestError(
             f"{path}: reading survey files needs rrsite.survey.load_survey, which this "

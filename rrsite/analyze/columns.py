@@ -139,13 +139,15 @@ class ByteColumn:
 
     def empty(self) -> np.ndarray:
         """Rows whose cell is empty."""
-        return self.lengths == 0
+        empty: np.ndarray = self.lengths == 0
+        return empty
 
     def gather(self, width: int) -> np.ndarray:
         """The first ``width`` bytes (a multiple of 8) of each value as zero-padded words."""
         count = width // 8
         if count == 1:
-            return (self.block.words[self.starts] & MASKS[np.minimum(self.lengths, 8)])[:, None]
+            word: np.ndarray = self.block.words[self.starts] & MASKS[np.minimum(self.lengths, 8)]
+            return word[:, None]
         offsets = np.arange(0, width, 8)
         words = self.block.words[self.starts[:, None] + offsets]
         remaining = self.lengths[:, None] - offsets

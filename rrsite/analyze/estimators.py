@@ -346,7 +346,8 @@ def project_to_simplex(vector: np.ndarray) -> np.ndarray:
     index = np.arange(1, len(v) + 1)
     rho = np.nonzero(ordered - cumulative / index > 0)[0][-1]
     theta = cumulative[rho] / (rho + 1.0)
-    return np.maximum(v - theta, 0.0)
+    projected: np.ndarray = np.maximum(v - theta, 0.0)
+    return projected
 
 
 def em_simplex(
@@ -375,7 +376,8 @@ def em_simplex(
         if moved < EM_TOLERANCE:
             break
     pi[pi < 1e-12] = 0.0
-    return pi / pi.sum()
+    result: np.ndarray = pi / pi.sum()
+    return result
 
 
 def krr_column(matrix: np.ndarray, column: int) -> tuple[float, float] | None:

@@ -22,7 +22,7 @@ import re
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, Any, cast
 
 import numpy as np
 
@@ -207,7 +207,7 @@ def open_binary(path: str | Path) -> IO[bytes]:
     """Open a file for reading bytes; ``.gz`` files are decompressed on the fly."""
     try:
         if str(path).endswith(".gz"):
-            return gzip.open(path, "rb")
+            return cast(IO[bytes], gzip.open(path, "rb"))
         return open(path, "rb")  # noqa: SIM115 - closed by the caller's with-block
     except OSError as error:
         raise ExportError(f"{path}: cannot read: {error.strerror or error}") from error
@@ -323,10 +323,10 @@ def _parse_block_numpy(
     if lines * width == len(separators) and is_newline[width - 1::width].all():
         # the usual case: every line has exactly the header's number of fields
         ends = separators.reshape(lines, width)
-        starts = np.empty_like(separators)
-        starts[0] = 0
-        starts[1:] = separators[:-1] + 1
-        starts = starts.reshape(lines, width)
+        flat_starts = np.empty_like(separators)
+        flat_starts[0] = 0
+        flat_starts[1:] = separators[:-1] + 1
+        starts = flat_starts.reshape(lines, width)
         if b"\r" in block:
             ends = ends.copy()
             ends[:, -1] -= (ends[:, -1] > starts[:, -1]) & (array[ends[:, -1] - 1] == 13)

@@ -138,8 +138,8 @@ def render_table(analysis: Analysis) -> str:
         out.append(f"  {entry['id']}: {entry['statement']}")
     total = analysis.privacy["per_respondent"]
     out.append(f"  per respondent (version {total['version']}): "
-               + ("NOT differentially private for any epsilon"
-                  if total["epsilon_infinite"] else total["statement"]))
+               + (f"NOT differentially private for any epsilon (delta {total['delta']:.3g} "
+                  "whatever epsilon)" if total["epsilon_infinite"] else total["statement"]))
     if analysis.direct:
         out += ["", "Asked directly:"]
         for direct in analysis.direct:
@@ -182,8 +182,9 @@ def render_markdown(analysis: Analysis) -> str:
            f"{analysis.rows_accepted:,} accepted, {analysis.rejected.total:,} rejected.", ""]
     out += table(["file", "format", "rows"],
                  [[f"`{f.path}`", f.format, f"{f.rows:,}"] for f in analysis.files])
-    out += ["", "Versions: " + ", ".join(f"`{v['version']}` ({v['rows']:,} rows)"
-                                         for v in analysis.versions if v["seen"]), ""]
+    out += ["", "Versions: " + (", ".join(f"`{v['version']}` ({v['rows']:,} rows)"
+                                          for v in analysis.versions if v["seen"])
+                                or "none seen"), ""]
     if analysis.rejected.total:
         out += ["## Rejected rows", ""]
         out += table(["reason", "rows", "first rows"], [

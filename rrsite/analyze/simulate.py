@@ -86,7 +86,8 @@ def _shares(item: str, text: str, question: QuestionSpec) -> np.ndarray:
         raise UsageError(f"--truth {item!r}: the shares add up to {given:g}, not 1")
     if left.any():
         shares[left] = max(1.0 - given, 0.0) / int(left.sum())
-    return shares / shares.sum()
+    normalised: np.ndarray = shares / shares.sum()
+    return normalised
 
 
 def _draw(rng: np.random.Generator, probabilities: np.ndarray, count: int) -> np.ndarray:
@@ -101,7 +102,8 @@ def randomize(rng: np.random.Generator, matrix: np.ndarray, truth: np.ndarray) -
     cumulative = np.cumsum(matrix, axis=1)
     cumulative[:, -1] = 1.0
     uniform = rng.random(len(truth))
-    return np.sum(uniform[:, None] >= cumulative[truth][:, :-1], axis=1)
+    reports: np.ndarray = np.sum(uniform[:, None] >= cumulative[truth][:, :-1], axis=1)
+    return reports
 
 
 def _tokens(rng: np.random.Generator, count: int) -> list[str]:

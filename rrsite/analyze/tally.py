@@ -294,10 +294,8 @@ class Tally:
         for code, reason in names.items():
             where = np.flatnonzero(status == code)
             if len(where):
-                message = describe[code]
-                self.rejections.add_many(
-                    reason, batch.file, batch.rows[where], lambda i, w=where, f=message: f(w[i])
-                )
+                self.rejections.add_many(reason, batch.file, batch.rows[where],
+                                         _at(describe[code], where))
 
     def _check_field(
         self, plan: FieldPlan, column: Column, version: np.ndarray
@@ -413,6 +411,11 @@ class Tally:
                     local[answered] * groups + rows_group[answered], minlength=k * groups
                 ).reshape(k, groups)
                 target.missing += np.bincount(rows_group[~answered], minlength=groups)
+
+
+def _at(message: Callable[[int], str], where: np.ndarray) -> Callable[[int], str]:
+    """``message`` for the i-th of the rows ``where``."""
+    return lambda i: message(int(where[i]))
 
 
 def _multi_ok(value: object, allowed: set[str]) -> bool:
