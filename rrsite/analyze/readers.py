@@ -125,6 +125,8 @@ class Layout:
     format: str
     notes: list[str]
     width: int
+    #: (b"survey,version,", version) per known version when the file starts with those columns
+    prefixes: list[tuple[bytes, str]] = field(default_factory=list)
 
 
 def csv_layout(
@@ -182,7 +184,20 @@ def csv_layout(
         )
     if ignored:
         notes.append("columns ignored: " + ", ".join(ignored))
-    return Layout(index=index, constants=constants, format=form, notes=notes, width=len(header))
+    prefixes = []
+    if index.get("survey") == 0 and index.get("version") == 1 and _prefix_usable(catalog):
+        prefixes = [(f"{catalog.survey},{v},".encode(), v) for v in catalog.version_ids]
+    return Layout(index=index, constants=constants, format=form, notes=notes, width=len(header),
+                  prefixes=prefixes)
+
+
+def _prefix_usable(catalog: Catalog) -> bool:
+    """Whether blocks can be checked for a common "survey,version," prefix.
+
+    That needs a few versions at most, written without characters CSV would quote.
+    """
+    texts = [catalog.survey, *catalog.version_ids]
+    return len(catalog.versions) <= 4 and not any(c in t for t in texts for c in ',"\r\n')
 
 
 def _guess_field(
@@ -201,6 +216,11 @@ def _guess_field(
             if inner.lower() in by_lower:
                 return by_lower[inner.lower()]
     return by_lower.get(stripped.lower())
+
+
+def layout_survey(prefix: bytes) -> str:
+    """The survey id of a "survey,version," prefix."""
+    return prefix.decode("utf-8").split(",", 1)[0]
 
 
 def open_binary(path: str | Path) -> IO[bytes]:
@@ -321,29 +341,34 @@ def _parse_block_numpy(
     is_newline = array[separators] == 10
     lines = int(np.count_nonzero(is_newline))
     if lines * width == len(separators) and is_newline[width - 1::width].all():
-        # the usual case: every line has exactly the header's number of fields
-        ends = separators.reshape(lines, width)
-        flat_starts = np.empty_like(separators)
-        flat_starts[0] = 0
-        flat_starts[1:] = separators[:-1] + 1
-        starts = flat_starts.reshape(lines, width)
+        # the usual case: every line has exactly the header's number of fields; field p of
+        # every line ends at separators[p::width] and starts after separators[p-1::width]
+        line_ends = separators[width - 1::width]
+        line_starts = np.empty_like(line_ends)
+        line_starts[0] = 0
+        line_starts[1:] = line_ends[:-1] + 1
+        last_ends = line_ends
         if b"\r" in block:
-            ends = ends.copy()
-            ends[:, -1] -= (ends[:, -1] > starts[:, -1]) & (array[ends[:, -1] - 1] == 13)
+            last_starts = line_starts if width == 1 else separators[width - 2::width] + 1
+            last_ends = line_ends - ((line_ends > last_starts) & (array[line_ends - 1] == 13))
         info.rows += lines
-        wanted = [(name, position) for name, position in layout.index.items()
-                  if name != "submitted_at"]
-        chosen = [position for _, position in wanted]
-        # one contiguous copy per field: column-wise slices of the (lines x width) matrices
-        field_starts = starts[:, chosen].T.copy()
-        field_ends = ends[:, chosen].T.copy()
-        field_lengths = field_ends - field_starts
-        columns: dict[str, Column] = {
-            name: ByteColumn(data, field_starts[i], field_ends[i], field_lengths[i])
-            for i, (name, _) in enumerate(wanted)
-        }
+        constants = dict(layout.constants)
+        for prefix, version in layout.prefixes:
+            # every line starts with "survey,version,": both fields are known for every row
+            if block.startswith(prefix) and block.count(b"\n" + prefix) == lines - 1:
+                constants.update(survey=layout_survey(prefix), version=version)
+                break
+        columns: dict[str, Column] = {}
+        for name, position in layout.index.items():
+            if name in ("submitted_at", *constants):
+                continue
+            field_starts = line_starts if position == 0 else \
+                separators[position - 1::width] + 1
+            field_ends = last_ends if position == width - 1 else \
+                np.ascontiguousarray(separators[position::width])
+            columns[name] = ByteColumn(data, field_starts, field_ends, field_ends - field_starts)
         numbers = line + 1 + np.arange(lines)
-        return Batch(label, numbers, columns, dict(layout.constants)), lines
+        return Batch(label, numbers, columns, constants), lines
     newlines = separators[is_newline]
     starts = np.empty_like(newlines)
     starts[0] = 0
