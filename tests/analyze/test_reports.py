@@ -164,6 +164,17 @@ def test_netlify_forms_export(capsys, tmp_path, survey_json):
     assert report["files"][0]["format"] == "Netlify Forms CSV"
     assert report["questions"][0]["counts"] == {"no": 30, "yes": 10}
     assert report["rows"]["rejected"] == 0
+    # the fields as the page posts them (plain question ids), column names as people write them
+    lines = ["Survey,Version,Respondent,violated,major,year,Created At,IP,User Agent"]
+    for i in range(12):
+        lines.append(f"{SURVEY},{VERSION},{token(i)},{'yes' if i < 3 else 'no'},law,Second,"
+                     f"2026-11-22 13:05,203.0.113.1,Mozilla")
+    export = tmp_path / "netlify-plain.csv"
+    export.write_text("\n".join(lines) + "\n")
+    report = run_json(capsys, export, "--manifest", survey_json)
+    assert report["files"][0]["format"] == "Netlify Forms CSV"
+    assert report["questions"][0]["counts"] == {"no": 9, "yes": 3}
+    assert "columns ignored: IP, User Agent" in report["files"][0]["notes"]
 
 
 def test_versions_with_different_designs_are_pooled(capsys, tmp_path):
