@@ -32,10 +32,17 @@ function t(key, vars = {}) {
   return template.replace(/\{(\w+)\}/g, (whole, name) => (name in vars ? String(vars[name]) : whole));
 }
 
-const percentFormat = new Intl.NumberFormat(lang, { style: "percent", maximumFractionDigits: 1 });
-const percent = (p) => percentFormat.format(p);
-const dateFormat = new Intl.DateTimeFormat(lang, { dateStyle: "long", timeStyle: "short" });
-const formatDate = (iso) => dateFormat.format(new Date(iso));
+// Intl formatters are slow to create: made on first use, not before the form is usable.
+let percentFormat = null;
+let dateFormat = null;
+function percent(p) {
+  percentFormat ??= new Intl.NumberFormat(lang, { style: "percent", maximumFractionDigits: 1 });
+  return percentFormat.format(p);
+}
+function formatDate(iso) {
+  dateFormat ??= new Intl.DateTimeFormat(lang, { dateStyle: "long", timeStyle: "short" });
+  return dateFormat.format(new Date(iso));
+}
 
 function questionElement(q) {
   return $(`q-${q.id}`);
@@ -55,6 +62,12 @@ function optionLabel(q, value) {
   }
   const option = (q.options || []).find((o) => o.value === value);
   return option ? option.label : String(value);
+}
+
+/** The mirrored statement of a Warner question, as text (its Markdown rendered), or null. */
+function mirroredText(q) {
+  const element = $(`q-${q.id}-mirrored`);
+  return element ? element.textContent.trim() : q.mirrored || null;
 }
 
 function questionText(q) {
@@ -197,7 +210,8 @@ function explainDesign(q) {
       return t("explain_forced-yes", { truth: percent(design.truth ?? p00), yes_label: yesLabel, no_label: noLabel });
     case "warner": {
       const p = design.p ?? p00;
-      return t(q.mirrored ? "explain_warner-mirrored" : "explain_warner", { p: percent(p), q: percent(1 - p), mirrored: q.mirrored });
+      const mirrored = mirroredText(q);
+      return t(mirrored ? "explain_warner-mirrored" : "explain_warner", { p: percent(p), q: percent(1 - p), mirrored });
     }
     case "unrelated": {
       const hasInnocuous = Boolean(document.querySelector(`[data-innocuous-for="${q.id}"]`));
@@ -407,7 +421,10 @@ async function post(request) {
       } catch {
         throw new SendError(t("send_failed_network"), true);
       }
-      if (response.ok) return response;
+      if (response.ok) {
+        await response.text().catch(() => ""); // drain the body so the request completes
+        return response;
+      }
       const retryable = response.status >= 500 || response.status === 408 || response.status === 429;
       throw new SendError(t("send_failed_status", { status: response.status }), retryable);
     } catch (error) {
@@ -460,7 +477,7 @@ function describeStep(q, step, counters, result, item) {
   else if (action === "forced") meaning = t("action_forced");
   else if (action === "yes" || action === "no") meaning = t("action_forced_value", { label: optionLabel(q, action) });
   else if (action === "statement") meaning = t("action_statement");
-  else if (action === "mirrored") meaning = q.mirrored ? t("action_mirrored_statement", { mirrored: q.mirrored }) : t("action_mirrored");
+  else if (action === "mirrored") meaning = mirroredText(q) ? t("action_mirrored_statement", { mirrored: mirroredText(q) }) : t("action_mirrored");
   else if (action === "sensitive") meaning = t("action_sensitive");
   else if (action === "innocuous") meaning = t(item.innocuous !== undefined ? "action_innocuous" : "action_innocuous_drawn");
   else if (action === "other") meaning = t("action_other");
@@ -660,19 +677,23 @@ function startOver() {
 
 function main() {
   const stored = storage.load();
+  // The runtime first: it is the long pole, and the form does not need it until submit.
   if (sensitiveQuestions.length && !stored) randomizer = new Randomizer();
   for (const group of form.querySelectorAll("[data-group]")) setUpRadioGroup(group);
-  for (const q of sensitiveQuestions) {
-    const explain = $(`q-${q.id}-explain`);
-    if (explain) explain.textContent = `${explainDesign(q)} ${t("sensitive_private")}`.trim();
-  }
   form.addEventListener("submit", onSubmit);
   confirmButton.addEventListener("click", confirmAndSend);
   $("rr-retry").addEventListener("click", confirmAndSend);
   document.addEventListener("rrsite:reset", startOver);
   submitButton.disabled = false;
-  if (stored) showReview(stored, { restored: true });
   performance.mark("rr-interactive");
+  if (stored) showReview(stored, { restored: true });
+  // The designs in words, once the form can already be used.
+  setTimeout(() => {
+    for (const q of sensitiveQuestions) {
+      const explain = $(`q-${q.id}-explain`);
+      if (explain) explain.textContent = `${explainDesign(q)} ${t("sensitive_private")}`.trim();
+    }
+  }, 0);
 }
 
 main();

@@ -1,0 +1,586 @@
+"""Respondent page load: rrsite's page beside a plain-JS baseline and a bare Pyodide start.
+
+Run: python benchmarks/page_load.py [--runs 5] [--links local,10mbit] [--pages rrsite,plain,bare]
+
+In one run, in headless Chromium (Debian's /usr/bin/chromium through Playwright), it builds a
+one-question survey with `rrsite build` (pre-compressed assets, _headers), serves it over HTTPS on
+127.0.0.1 with a small threaded server that applies `_headers` and serves the `.br`/`.gz` files
+with Content-Encoding (Chromium offers brotli only over HTTPS; the throwaway certificate is
+trusted through --ignore-certificate-errors-spki-list so that the HTTP cache works as for a valid
+one), and loads three pages:
+
+- rrsite: the built survey page (form, Pyodide worker, rrsite/core);
+- plain:  the same form with randomized response in 30 lines of plain JavaScript (no runtime);
+- bare:   a page that only starts Pyodide in a module worker (no form, no core).
+
+Each run uses a fresh browser profile (launch_persistent_context with a new user-data-dir):
+the first load is "cold" (empty cache), the second "warm" (a repeat visit; incognito contexts
+never cache the 9.6 MB wasm). Figures are medians over the runs, from the page's own
+performance marks (rr-interactive: the form can be used and submitted; rr-ready: the randomizer
+can randomize) and the server's byte counts. "confirm->sent" is from the click on the confirm
+button to the submission request leaving the browser (Resource Timing requestStart).
+
+Links: "local" is plain loopback; "10mbit" emulates a 10 Mbit/s link with 40 ms round trips. The
+emulation is done in the server (every response waits one round trip before its headers, a new
+connection two more for TCP and TLS, and all response bodies share one 10 Mbit/s token bucket),
+because Chromium's CDP Network.emulateNetworkConditions on a page does not reach the requests of
+its module worker (they are not even reported to the page's Network domain), and the runtime is
+fetched there.
+"""
+
+from __future__ import annotations
+
+import argparse
+import base64
+import json
+import shutil
+import ssl
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+from urllib.parse import unquote, urlsplit
+
+ROOT = Path(__file__).resolve().parent.parent
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                 "--disable-background-networking", "--disable-component-update",
+                 "--disable-sync"]
+CHUNK = 16 * 1024
+READY_TIMEOUT_S = 180
+
+SURVEY = """\
+---
+id: bench-honor
+title: Honor Code survey
+language: en
+privacy: {epsilon: 1.1, budget: 3.0}
+submit: {to: collector}
+---
+Your answers are randomized on your own device before they are sent.
+
+## Have you ever violated the Honor Code?
+```question
+id: violated
+type: yes-no
+randomize: forced-response
+truth: 0.5
+```
+
+## Which year are you in?
+```question
+id: year
+type: choice
+options: [First, Second, Third or later]
+```
+"""
+
+def _option(name: str, ident: str, value: str) -> str:
+    attrs = f'name="{name}"' if name else "data-truth"
+    return (f'<div class="rr-option"><input type="radio" id="{ident}" value="{value}" {attrs}>'
+            f'<label for="{ident}">{value}</label></div>')
+
+
+PLAIN_HTML = f"""\
+<!doctype html>
+<html lang="en"><head><meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>Honor Code survey (plain JavaScript)</title>
+<link rel="stylesheet" href="../../_rr/{{css}}">
+<script type="module" src="plain.js"></script></head>
+<body><main class="rr-page"><h1>Honor Code survey</h1>
+<form id="rr-form" class="rr-form">
+<fieldset class="rr-question" id="q-violated">
+<legend>Have you ever violated the Honor Code?</legend>
+<div class="rr-options">{_option("", "v-yes", "yes")}{_option("", "v-no", "no")}</div>
+</fieldset>
+<fieldset class="rr-question" id="q-year"><legend>Which year are you in?</legend>
+<div class="rr-options">{_option("year", "y1", "First")}{_option("year", "y2", "Second")}
+{_option("year", "y3", "Third or later")}</div></fieldset>
+<button type="submit" class="rr-button rr-primary" id="rr-submit" disabled>Randomize</button>
+</form>
+<section id="rr-review" hidden><h2>Review</h2><pre id="rr-body"></pre>
+<button type="button" class="rr-button rr-primary" id="rr-confirm">Send</button></section>
+<section id="rr-done" hidden><h2>Thank you</h2></section>
+</main></body></html>
+"""
+
+# Randomized response in plain JavaScript: the fair two-coin design, 30 lines.
+PLAIN_JS = """\
+const $ = (id) => document.getElementById(id);
+const bytes = (n) => crypto.getRandomValues(new Uint8Array(n));
+const coin = () => (bytes(1)[0] & 1) === 1;
+const token = () => btoa(String.fromCharCode(...bytes(16))).replace(/[+/=]/g,
+  (c) => ({ "+": "-", "/": "_", "=": "" })[c]);
+const truths = document.querySelectorAll("input[data-truth]");
+for (const radio of truths) {
+  radio.addEventListener("change", () => { for (const o of truths) o.checked = o === radio; });
+}
+let body = null;
+$("rr-form").addEventListener("submit", (event) => {
+  event.preventDefault();
+  const truth = document.querySelector("input[data-truth]:checked");
+  if (!truth) return;
+  const report = coin() ? truth.value : coin() ? "yes" : "no";
+  const year = document.querySelector("input[name=year]:checked");
+  const answers = { violated: report, ...(year ? { year: year.value } : {}) };
+  body = JSON.stringify({ survey: "plain", version: "0", respondent: token(), answers }, null, 2);
+  $("rr-body").textContent = body;
+  [$("rr-form").hidden, $("rr-review").hidden] = [true, false];
+});
+$("rr-confirm").addEventListener("click", async () => {
+  performance.mark("rr-confirm");
+  const headers = { "Content-Type": "application/json" };
+  await (await fetch("/api/submissions", { method: "POST", headers, body })).text();
+  performance.mark("rr-sent");
+  [$("rr-review").hidden, $("rr-done").hidden] = [true, false];
+});
+$("rr-submit").disabled = false;
+performance.mark("rr-interactive"); performance.mark("rr-ready");
+document.documentElement.dataset.rrRuntime = "ready";
+"""
+
+BARE_HTML = """\
+<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>Bare Pyodide in a worker</title>
+<script type="module" src="bare.js"></script></head>
+<body><p>Bare Pyodide start in a module worker.</p></body></html>
+"""
+
+BARE_JS = """\
+const worker = new Worker(new URL("bare-worker.js", import.meta.url), { type: "module" });
+worker.addEventListener("message", () => {
+  performance.mark("rr-ready");
+  document.documentElement.dataset.rrRuntime = "ready";
+});
+worker.postMessage(new URL("../../_rr/{runtime}/", location.href).href);
+performance.mark("rr-interactive");
+"""
+
+BARE_WORKER_JS = """\
+self.addEventListener("message", async (event) => {
+  const { loadPyodide } = await import(`${event.data}pyodide.mjs`);
+  await loadPyodide({ indexURL: event.data });
+  self.postMessage("ready");
+});
+"""
+
+
+# ---- the server -----------------------------------------------------------------------------
+
+
+@dataclass
+class LinkModel:
+    """A shared link: `rtt` seconds before each response, `rate` bytes/s shared by all bodies."""
+
+    name: str
+    rate: float | None = None
+    rtt: float = 0.0
+    _lock: threading.Lock = field(default_factory=threading.Lock)
+    _free_at: float = 0.0
+
+    def wait_rtt(self, count: int = 1) -> None:
+        """One or more round trips."""
+        if self.rtt:
+            time.sleep(self.rtt * count)
+
+    def transmit(self, write: Callable[[bytes], Any], data: bytes) -> None:
+        """Write ``data`` no faster than the link allows (first come, first served)."""
+        if not self.rate:
+            write(data)
+            return
+        for start in range(0, len(data), CHUNK):
+            chunk = data[start:start + CHUNK]
+            with self._lock:
+                begin = max(time.monotonic(), self._free_at)
+                self._free_at = begin + len(chunk) / self.rate
+                done = self._free_at
+            delay = done - time.monotonic()
+            if delay > 0:
+                time.sleep(delay)
+            write(chunk)
+
+
+@dataclass
+class Counters:
+    """Bytes the server sent since the last reset, in total and for the Pyodide runtime/core."""
+
+    total: int = 0
+    runtime: int = 0
+    requests: list[tuple[str, int, str]] = field(default_factory=list)
+    active: int = 0
+
+
+class SiteServer(ThreadingHTTPServer):
+    """Serves DIST like a static host reading `_headers`; POST /api/submissions answers 201."""
+
+    daemon_threads = True
+    allow_reuse_address = True
+
+    def __init__(self, root: Path, link: LinkModel) -> None:
+        super().__init__(("127.0.0.1", 0), SiteHandler)
+        from rrsite.collect.static import parse_headers_file
+
+        self.root = root.resolve()
+        self.link = link
+        self.rules = parse_headers_file((root / "_headers").read_text(encoding="utf-8"))
+        self.counters = Counters()
+        self.lock = threading.Lock()
+
+    def reset(self) -> None:
+        """Start counting afresh."""
+        with self.lock:
+            self.counters = Counters(active=self.counters.active)
+
+    def count(self, path: str, sent: int, encoding: str) -> None:
+        """Add one response's bytes (status line, headers and body)."""
+        with self.lock:
+            self.counters.total += sent
+            if path.startswith("/_rr/pyodide-") or path.startswith("/_rr/core."):
+                self.counters.runtime += sent
+            self.counters.requests.append((path, sent, encoding))
+
+    def headers_for(self, path: str) -> dict[str, str]:
+        """The `_headers` rules that match, later ones winning."""
+        result: dict[str, str] = {}
+        for rule in self.rules:
+            if rule.regex.fullmatch(path):
+                for name, value in rule.headers:
+                    if value is None:
+                        result.pop(name, None)
+                    else:
+                        result[name] = value
+        return result
+
+
+MIME = {".html": "text/html; charset=utf-8", ".js": "text/javascript", ".mjs": "text/javascript",
+        ".css": "text/css", ".json": "application/json", ".wasm": "application/wasm",
+        ".zip": "application/zip", ".svg": "image/svg+xml"}
+
+
+class SiteHandler(BaseHTTPRequestHandler):
+    """GET/HEAD for files (pre-compressed siblings, ETag, `_headers`), POST for submissions."""
+
+    protocol_version = "HTTP/1.1"
+    server: SiteServer
+
+    def setup(self) -> None:
+        super().setup()
+        self.server.link.wait_rtt(2)  # TCP and TLS handshakes of a new connection
+
+    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002
+        pass
+
+    def _send(self, status: int, headers: dict[str, str], body: bytes, path: str,
+              encoding: str = "") -> None:
+        with self.server.lock:
+            self.server.counters.active += 1
+        try:
+            self.server.link.wait_rtt()
+            head = [f"HTTP/1.1 {status} {self.responses.get(status, ('',))[0]}"]
+            head += [f"{name}: {value}" for name, value in headers.items()]
+            head_bytes = ("\r\n".join(head) + "\r\n\r\n").encode("latin-1")
+            payload = head_bytes + (b"" if self.command == "HEAD" else body)
+            self.server.link.transmit(self.wfile.write, payload)
+            self.wfile.flush()
+            self.server.count(path, len(payload), encoding)
+        finally:
+            with self.server.lock:
+                self.server.counters.active -= 1
+
+    def do_HEAD(self) -> None:  # noqa: N802
+        self.do_GET()
+
+    def do_GET(self) -> None:  # noqa: N802
+        path = unquote(urlsplit(self.path).path)
+        target = (self.server.root / path.lstrip("/")).resolve()
+        if not target.is_relative_to(self.server.root):
+            self._send(404, {"Content-Length": "0"}, b"", path)
+            return
+        if target.is_dir():
+            if not path.endswith("/"):
+                self._send(301, {"Location": path + "/", "Content-Length": "0"}, b"", path)
+                return
+            target = target / "index.html"
+        if not target.is_file():
+            self._send(404, {"Content-Length": "0"}, b"", path)
+            return
+        accepted = {item.split(";")[0].strip() for item in
+                    (self.headers.get("Accept-Encoding") or "").split(",")}
+        encoding, file = "", target
+        for token, suffix in (("br", ".br"), ("gzip", ".gz")):
+            sibling = target.with_name(target.name + suffix)
+            if token in accepted and sibling.is_file():
+                encoding, file = token, sibling
+                break
+        info = file.stat()
+        etag = f'"{info.st_mtime_ns:x}-{info.st_size:x}"'
+        headers = {"content-type": MIME.get(target.suffix, "application/octet-stream")}
+        headers.update(self.server.headers_for(path))
+        headers.setdefault("cache-control", "no-cache")
+        headers["etag"] = etag
+        headers["vary"] = "Accept-Encoding"
+        if self.headers.get("If-None-Match") == etag:
+            headers["content-length"] = "0"
+            self._send(304, headers, b"", path, encoding)
+            return
+        body = file.read_bytes()
+        if encoding:
+            headers["content-encoding"] = encoding
+        headers["content-length"] = str(len(body))
+        self._send(200, headers, body, path, encoding)
+
+    def do_POST(self) -> None:  # noqa: N802
+        length = int(self.headers.get("Content-Length") or 0)
+        self.rfile.read(length)
+        path = urlsplit(self.path).path
+        if path != "/api/submissions":
+            self._send(404, {"Content-Length": "0"}, b"", path)
+            return
+        body = b'{"status": "stored"}'
+        self._send(201, {"Content-Type": "application/json", "Content-Length": str(len(body)),
+                         "Cache-Control": "no-store"}, body, path)
+
+
+def make_certificate(folder: Path) -> tuple[Path, Path, str]:
+    """A throwaway certificate for 127.0.0.1 and the base64 SHA-256 of its public key (SPKI)."""
+    cert, key = folder / "cert.pem", folder / "key.pem"
+    subprocess.run(["openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt",
+                    "ec_paramgen_curve:prime256v1", "-nodes", "-days", "2", "-subj",
+                    "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1",
+                    "-keyout", str(key), "-out", str(cert)], check=True, capture_output=True)
+    public = subprocess.run(["openssl", "x509", "-in", str(cert), "-pubkey", "-noout"],
+                            check=True, capture_output=True).stdout
+    der = subprocess.run(["openssl", "pkey", "-pubin", "-outform", "der"], input=public,
+                         check=True, capture_output=True).stdout
+    digest = subprocess.run(["openssl", "dgst", "-sha256", "-binary"], input=der, check=True,
+                            capture_output=True).stdout
+    return cert, key, base64.b64encode(digest).decode()
+
+
+def start_server(root: Path, link: LinkModel, cert: Path, key: Path) -> SiteServer:
+    """A running HTTPS server on 127.0.0.1 (a free port)."""
+    server = SiteServer(root, link)
+    context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    context.load_cert_chain(cert, key)
+    server.socket = context.wrap_socket(server.socket, server_side=True)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    return server
+
+
+# ---- the site -------------------------------------------------------------------------------
+
+
+def build_site(folder: Path) -> tuple[Path, str]:
+    """The built survey plus the two baseline pages; returns (dist, survey id)."""
+    source = folder / "surveys"
+    source.mkdir()
+    (source / "bench-honor.md").write_text(SURVEY, encoding="utf-8")
+    dist = folder / "dist"
+    subprocess.run([sys.executable, "-m", "rrsite", "build", str(source), "-o", str(dist)],
+                   check=True, cwd=ROOT, capture_output=True, timeout=900)
+    assets = dist / "_rr"
+    css = next(p.name for p in assets.glob("page.*.css"))
+    runtime = next(p.name for p in assets.glob("pyodide-*") if p.is_dir())
+    plain = dist / "_bench" / "plain"
+    plain.mkdir(parents=True)
+    (plain / "index.html").write_text(PLAIN_HTML.replace("{css}", css), encoding="utf-8")
+    (plain / "plain.js").write_text(PLAIN_JS, encoding="utf-8")
+    bare = dist / "_bench" / "bare"
+    bare.mkdir(parents=True)
+    (bare / "index.html").write_text(BARE_HTML, encoding="utf-8")
+    (bare / "bare.js").write_text(BARE_JS.replace("{runtime}", runtime), encoding="utf-8")
+    (bare / "bare-worker.js").write_text(BARE_WORKER_JS, encoding="utf-8")
+    return dist, "bench-honor"
+
+
+# ---- measuring ------------------------------------------------------------------------------
+
+
+MARKS_JS = """() => Object.fromEntries(performance.getEntriesByType("mark")
+  .map((m) => [m.name, m.startTime]))"""
+SENT_JS = """() => {
+  const post = performance.getEntriesByType("resource")
+    .find((e) => e.name.endsWith("/api/submissions"));
+  const confirm = performance.getEntriesByName("rr-confirm")[0];
+  return post && confirm ? post.requestStart - confirm.startTime : null;
+}"""
+
+
+def settle(server: SiteServer, limit_s: float = 30.0) -> None:
+    """Wait until the server has no response in flight, and a little more."""
+    deadline = time.monotonic() + limit_s
+    quiet_since = None
+    while time.monotonic() < deadline:
+        if server.counters.active == 0:
+            quiet_since = quiet_since or time.monotonic()
+            if time.monotonic() - quiet_since > 0.3:
+                return
+        else:
+            quiet_since = None
+        time.sleep(0.02)
+
+
+def load_once(context: Any, url: str, server: SiteServer, submit: bool) -> dict[str, float | None]:
+    """One page load; figures in ms and bytes."""
+    page = context.new_page()
+    server.reset()
+    page.goto(url, wait_until="commit")
+    page.wait_for_selector("html[data-rr-runtime=ready]", state="attached",
+                           timeout=READY_TIMEOUT_S * 1000)
+    marks = page.evaluate(MARKS_JS)
+    settle(server)
+    result: dict[str, float | None] = {
+        "interactive": marks.get("rr-interactive"),
+        "ready": marks.get("rr-ready"),
+        "bytes": server.counters.total,
+        "runtime_bytes": server.counters.runtime,
+        "sent": None,
+    }
+    if submit:
+        for fieldset in ("q-violated", "q-year"):
+            page.locator(f"#{fieldset} label").first.click()
+        page.click("#rr-submit")
+        page.wait_for_selector("#rr-review:not([hidden])", timeout=30000)
+        page.click("#rr-confirm")
+        page.wait_for_selector("#rr-done:not([hidden])", timeout=30000)
+        result["sent"] = page.evaluate(SENT_JS)
+    page.evaluate("() => localStorage.clear()")
+    page.close()
+    return result
+
+
+def measure_profile(playwright: Any, url: str, server: SiteServer, spki: str,
+                    submit: bool) -> dict[str, dict[str, float | None]]:
+    """A fresh profile: a cold load, then a warm one (a repeat visit)."""
+    profile = tempfile.mkdtemp(prefix="rr-bench-profile-")
+    try:
+        context = playwright.chromium.launch_persistent_context(
+            profile, executable_path=CHROMIUM, headless=True,
+            args=[*CHROMIUM_ARGS, f"--ignore-certificate-errors-spki-list={spki}"])
+        try:
+            cold = load_once(context, url, server, submit)
+            warm = load_once(context, url, server, submit)
+            return {"cold": cold, "warm": warm}
+        finally:
+            context.close()
+    finally:
+        shutil.rmtree(profile, ignore_errors=True)
+
+
+def median(values: list[float | None]) -> float | None:
+    """Median of the values that exist."""
+    present = [v for v in values if v is not None]
+    return statistics.median(present) if present else None
+
+
+def fmt_ms(value: float | None) -> str:
+    return "-" if value is None else f"{value:,.0f}"
+
+
+def fmt_mb(value: float | None) -> str:
+    return "-" if value is None else f"{value / 1e6:,.2f}"
+
+
+def ratio(a: float | None, b: float | None) -> str:
+    return "-" if a is None or b is None or b == 0 else f"{a / b:.2f}x"
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--runs", type=int, default=5, help="fresh profiles per page and link")
+    parser.add_argument("--links", default="local,10mbit", help="local, 10mbit (comma-separated)")
+    parser.add_argument("--pages", default="rrsite,plain,bare", help="which pages to load")
+    parser.add_argument("--json", type=Path, help="also write the raw figures here")
+    args = parser.parse_args(argv)
+    from playwright.sync_api import sync_playwright
+
+    links = {"local": LinkModel("localhost"),
+             "10mbit": LinkModel("10 Mbit/s, 40 ms RTT", rate=10e6 / 8, rtt=0.040)}
+    work = Path(tempfile.mkdtemp(prefix="rr-bench-"))
+    results: dict[str, dict[str, Any]] = {}
+    try:
+        print("building the site ...", flush=True)
+        dist, survey_id = build_site(work)
+        cert, key, spki = make_certificate(work)
+        pages = {"rrsite": f"{survey_id}/", "plain": "_bench/plain/", "bare": "_bench/bare/"}
+        with sync_playwright() as playwright:
+            for link_name in args.links.split(","):
+                link = links[link_name]
+                server = start_server(dist, link, cert, key)
+                base = f"https://127.0.0.1:{server.server_address[1]}/"
+                try:
+                    # Pages take turns within each run, so that a busy machine slows all alike.
+                    for run in range(args.runs):
+                        print(f"{link.name}: run {run + 1} of {args.runs} ...", flush=True)
+                        for page_name in args.pages.split(","):
+                            loads = measure_profile(playwright, base + pages[page_name], server,
+                                                    spki, submit=page_name != "bare")
+                            per_page = results.setdefault(link_name, {}).setdefault(
+                                page_name, {"cold": [], "warm": []})
+                            for kind, figures in loads.items():
+                                per_page[kind].append(figures)
+                finally:
+                    server.shutdown()
+                    server.server_close()
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+    if args.json:
+        args.json.write_text(json.dumps(results, indent=2))
+    print_table(results, links, args.runs)
+    return 0
+
+
+def print_table(results: dict[str, dict[str, Any]], links: dict[str, LinkModel], runs: int) -> None:
+    """The Markdown table of medians, and the ratios against the targets."""
+    print(f"\nMedians over {runs} fresh profiles (ms from navigation start; MB = 10^6 bytes "
+          "sent by the server, headers included).\n")
+    print("| link | page | interactive cold | interactive warm | ready cold | ready warm | "
+          "MB cold | MB warm | runtime MB warm | confirm->sent ms |")
+    print("|---|---|---|---|---|---|---|---|---|---|")
+    summary: list[str] = []
+    for link_name, pages in results.items():
+        figures: dict[str, dict[str, float | None]] = {}
+        for page_name, loads in pages.items():
+            f = {f"{key}_{kind}": median([load[key] for load in loads[kind]])
+                 for kind in ("cold", "warm") for key in loads[kind][0]}
+            figures[page_name] = f
+            sent = median([load["sent"] for kind in ("cold", "warm") for load in loads[kind]])
+            print(f"| {links[link_name].name} | {page_name} | {fmt_ms(f['interactive_cold'])} | "
+                  f"{fmt_ms(f['interactive_warm'])} | {fmt_ms(f['ready_cold'])} | "
+                  f"{fmt_ms(f['ready_warm'])} | {fmt_mb(f['bytes_cold'])} | "
+                  f"{fmt_mb(f['bytes_warm'])} | {fmt_mb(f['runtime_bytes_warm'])} | "
+                  f"{fmt_ms(sent) if page_name != 'bare' else '-'} |")
+            figures[page_name]["sent"] = sent
+        ours, plain, bare = figures.get("rrsite"), figures.get("plain"), figures.get("bare")
+        name = links[link_name].name
+        if ours and plain:
+            for kind in ("cold", "warm"):
+                summary.append(f"{name}, {kind}: form interactive rrsite/plain = "
+                               f"{ratio(ours[f'interactive_{kind}'], plain[f'interactive_{kind}'])}"
+                               " (target <= 1.5x)")
+        if ours and bare:
+            for kind in ("cold", "warm"):
+                summary.append(f"{name}, {kind}: randomizer ready rrsite/bare Pyodide = "
+                               f"{ratio(ours[f'ready_{kind}'], bare[f'ready_{kind}'])}"
+                               " (target <= 1.1x)")
+        if ours:
+            summary.append(f"{name}: confirm->sent {fmt_ms(ours['sent'])} ms (target < 100); "
+                           f"cold visit {fmt_mb(ours['bytes_cold'])} MB (target <= 6); "
+                           f"repeat visit runtime {fmt_mb(ours['runtime_bytes_warm'])} MB "
+                           "(target 0)")
+    print()
+    for line in summary:
+        print("- " + line)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

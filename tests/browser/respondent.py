@@ -1,0 +1,198 @@
+"""A simulated respondent: plans true answers, fills the form, reads what the worker returned.
+
+The worker's replies are read inside the worker itself (a wrapper around its postMessage,
+installed by the test through Playwright), so a test knows the true answers it typed, the report
+rrsite/core returned for them, and what the page then sent, independently of the page's code.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any
+from urllib.parse import parse_qsl
+
+from playwright.sync_api import Page, Worker
+
+LOG_RESULTS = """() => {
+  if (self.__rrLog) return;
+  self.__rrLog = [];
+  const post = self.postMessage.bind(self);
+  self.postMessage = (message, ...rest) => {
+    if (message && message.type === "result") self.__rrLog.push(structuredClone(message));
+    return post(message, ...rest);
+  };
+}"""
+
+RESET = """() => {
+  localStorage.clear();
+  document.dispatchEvent(new CustomEvent("rrsite:reset"));
+}"""
+
+FORM_DATA = """() => Array.from(document.forms).flatMap((form) =>
+  Array.from(new FormData(form).entries()).map(([key, value]) => [key, String(value)]))"""
+
+NAMED_TRUTH_INPUTS = """() => Array.from(document.querySelectorAll(
+  "input[data-truth], input[data-innocuous]")).filter((i) => i.hasAttribute("name")).length"""
+
+
+@dataclass
+class Plan:
+    """What one respondent answers: true answers of sensitive questions, and the rest."""
+
+    truths: dict[str, str] = field(default_factory=dict)
+    innocuous: dict[str, str] = field(default_factory=dict)
+    direct: dict[str, Any] = field(default_factory=dict)
+
+
+def least_forced(question: dict[str, Any]) -> str:
+    """The value a design is least likely to report regardless of the truth.
+
+    Answering it makes a report that differs from the truth come from the coins, so the test
+    can see that the truth does not travel with it.
+    """
+    values = question["values"]
+    matrix = question["matrix"]
+    k = len(values)
+    # chance that value j is reported when the truth is some other value, averaged
+    forced = [sum(matrix[i][j] for i in range(k) if i != j) / (k - 1) for j in range(k)]
+    return values[min(range(k), key=lambda j: forced[j])]
+
+
+def plan_answers(manifest: dict[str, Any], round_index: int) -> Plan:
+    """Answers for round ``round_index``: mostly the least-forced truth, sometimes another."""
+    plan = Plan()
+    for q in manifest["questions"]:
+        values = q.get("values") or []
+        if q["sensitive"]:
+            truth = least_forced(q)
+            if round_index % 3 == 2:
+                truth = values[(values.index(truth) + 1) % len(values)]
+            plan.truths[q["id"]] = truth
+            if q["design"]["name"] == "unrelated" and q.get("innocuous"):
+                plan.innocuous[q["id"]] = values[round_index % len(values)]
+            continue
+        if not q["required"] and round_index % 2 == 1:
+            continue  # optional questions are sometimes left out
+        if q["type"] in ("yes-no", "choice"):
+            plan.direct[q["id"]] = values[round_index % len(values)]
+        elif q["type"] == "multi-choice":
+            plan.direct[q["id"]] = values[: 1 + round_index % len(values)]
+        elif q["type"] == "number":
+            low, high = q.get("min"), q.get("max")
+            number: float = (low if low is not None else 0) + 1 + round_index
+            if high is not None:
+                number = min(number, high)
+            if not q.get("integer") and (high is None or number + 0.5 <= high):
+                number += 0.5
+            plan.direct[q["id"]] = int(number) if float(number).is_integer() else number
+        else:
+            plan.direct[q["id"]] = f"round {round_index}: ünïcode ✓"
+    return plan
+
+
+def css_string(value: str) -> str:
+    """A CSS string literal."""
+    return json.dumps(value, ensure_ascii=False)
+
+
+def fill(page: Page, manifest: dict[str, Any], plan: Plan) -> None:
+    """Answer the form as a respondent would (clicks and typing)."""
+    for q in manifest["questions"]:
+        qid = q["id"]
+        if qid in plan.truths:
+            truth = css_string(plan.truths[qid])
+            page.locator(f"#q-{qid} input[data-truth][value={truth}]").check()
+            if qid in plan.innocuous:
+                page.locator(f"#q-{qid}-innocuous input[data-innocuous]"
+                             f"[value={css_string(plan.innocuous[qid])}]").check()
+        elif qid in plan.direct:
+            value = plan.direct[qid]
+            if q["type"] in ("yes-no", "choice"):
+                page.locator(f"#q-{qid} input[name={css_string(qid)}][value={css_string(value)}]"
+                             ).check()
+            elif q["type"] == "multi-choice":
+                for item in value:
+                    page.locator(f"#q-{qid} input[name={css_string(qid)}]"
+                                 f"[value={css_string(item)}]").check()
+            else:
+                page.locator(f"#q-{qid}-input").fill(str(value))
+
+
+def worker(page: Page) -> Worker:
+    """The page's randomizer worker."""
+    assert len(page.workers) == 1, [w.url for w in page.workers]
+    return page.workers[0]
+
+
+def log_worker_results(page: Page) -> None:
+    """Start recording what the worker returns to the page."""
+    worker(page).evaluate(LOG_RESULTS)
+
+
+def worker_results(page: Page) -> list[dict[str, Any]]:
+    """Every reply of the worker to a "respond" message so far."""
+    return worker(page).evaluate("() => self.__rrLog")  # type: ignore[no-any-return]
+
+
+def reset(page: Page) -> None:
+    """Forget the stored report and start the form afresh (a new respondent)."""
+    page.evaluate(RESET)
+    page.wait_for_selector("#rr-form:not([hidden])")
+
+
+def parse_body(target: str, body: str) -> dict[str, Any]:
+    """The submission as a dict, from a JSON body or Netlify's urlencoded form fields."""
+    if target != "netlify":
+        return json.loads(body)  # type: ignore[no-any-return]
+    fields = parse_qsl(body, keep_blank_values=True, strict_parsing=True)
+    keys = [key for key, _ in fields]
+    assert len(keys) == len(set(keys)), keys
+    data = dict(fields)
+    assert data.pop("form-name")
+    return {"survey": data.pop("survey"), "version": data.pop("version"),
+            "respondent": data.pop("respondent"), "answers": data}
+
+
+def netlify_value(value: Any) -> str:
+    """How a Netlify form field carries an answer: text; a list as its JSON text."""
+    if isinstance(value, list):
+        return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
+    return str(value)
+
+
+def expected_direct(manifest: dict[str, Any], plan: Plan, target: str) -> dict[str, Any]:
+    """Direct answers as the body must carry them."""
+    out: dict[str, Any] = {}
+    for q in manifest["questions"]:
+        if q["id"] in plan.direct:
+            value = plan.direct[q["id"]]
+            if target == "netlify":
+                value = netlify_value(value)
+            elif q["type"] == "text":
+                value = value.strip()
+            out[q["id"]] = value
+    return out
+
+
+def check_transcript(q: dict[str, Any], truth: str, innocuous: str | None,
+                     result: dict[str, Any]) -> None:
+    """The coins' transcript explains the report (so the report came from the coins and truth)."""
+    report, steps = result["report"], result["steps"]
+    values = q["values"]
+    name = q["design"]["name"]
+    first = steps[0]["action"] if steps else "truth"
+    if name in ("forced-response", "forced-yes") or (name == "matrix" and len(values) == 2):
+        assert report == (truth if first == "truth" else steps[-1]["action"]), (steps, report)
+    elif name == "warner":
+        other = values[1 - values.index(truth)]
+        assert report == (truth if first == "statement" else other), (steps, report)
+    elif name == "unrelated":
+        if first == "sensitive":
+            assert report == truth
+        else:
+            assert report == (innocuous if innocuous is not None else steps[-1]["action"])
+    elif name == "k-rr":
+        assert (report == truth) == (first == "truth"), (steps, report)
+    else:
+        assert steps[-1]["action"] == f"report-{values.index(report) + 1}"

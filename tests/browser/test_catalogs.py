@@ -1,0 +1,51 @@
+"""The message catalogs: every string the page shows, complete in English and Spanish."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+TEMPLATES = Path(__file__).resolve().parents[2] / "templates"
+PLACEHOLDER = re.compile(r"\{(\w+)\}")
+# Keys page.js builds from a name: runtime_<stage>.
+DYNAMIC = {f"runtime_{stage}" for stage in ("loading", "downloading", "starting", "ready")}
+
+
+def catalog(lang: str) -> dict[str, str]:
+    return json.loads((TEMPLATES / "messages" / f"{lang}.json").read_text(encoding="utf-8"))
+
+
+def used_keys() -> set[str]:
+    script = (TEMPLATES / "assets" / "page.js").read_text(encoding="utf-8")
+    page = (TEMPLATES / "page.html").read_text(encoding="utf-8")
+    keys = set(re.findall(r"""\bt\(\s*["']([\w-]+)["']""", script))
+    keys |= set(re.findall(r"""["']([a-z]+_[\w-]+)["']""", script)) & set(catalog("en"))
+    keys |= set(re.findall(r"\bm\.(\w+)", page))
+    return keys | DYNAMIC
+
+
+@pytest.mark.parametrize("lang", ["en", "es"])
+def test_catalog_is_complete(lang: str) -> None:
+    messages = catalog(lang)
+    english = catalog("en")
+    assert set(messages) == set(english)
+    for key, text in messages.items():
+        assert isinstance(text, str) and text.strip(), key
+        assert set(PLACEHOLDER.findall(text)) == set(PLACEHOLDER.findall(english[key])), key
+
+
+def test_every_key_used_exists_and_every_key_is_used() -> None:
+    messages = catalog("en")
+    used = used_keys()
+    assert used - set(messages) == set()
+    assert set(messages) - used == set()
+
+
+def test_spanish_is_translated() -> None:
+    english, spanish = catalog("en"), catalog("es")
+    same = [key for key in english if english[key] == spanish[key]
+            and PLACEHOLDER.sub("", english[key]).strip()]
+    assert same == []

@@ -1,0 +1,97 @@
+"""When the randomizer cannot start, nothing sensitive can be sent; when it is slow, submit waits.
+
+- A Content-Security-Policy without 'wasm-unsafe-eval' on the worker (Pyodide then hangs instead
+  of failing): the page says so at once and refuses to submit; no request carries an answer.
+- The runtime missing (404): the same.
+- The runtime hanging: after the startup timeout (shortened here through the page's timer) the
+  page shows the error.
+- The respondent faster than the runtime: submit waits, says so, and continues once it is ready.
+"""
+
+from __future__ import annotations
+
+from browserkit import Site, Watch
+from playwright.sync_api import BrowserContext, Page, Route
+from respondent import fill, plan_answers
+
+SURVEY = "honor-code"
+
+# Turns the page's 120 s startup timeout into 2 s (every longer timer is shortened).
+SHORT_TIMERS = """
+const originalSetTimeout = window.setTimeout.bind(window);
+window.setTimeout = (handler, delay, ...rest) =>
+  originalSetTimeout(handler, delay >= 60000 ? 2000 : delay, ...rest);
+"""
+
+
+def expect_refusal(page: Page, site: Site, watch: Watch, reason: str) -> None:
+    """The failure is shown; submitting does not randomize or send anything."""
+    page.wait_for_selector("html[data-rr-runtime=failed]", state="attached", timeout=30_000)
+    text = page.locator("#rr-runtime-text").inner_text()
+    assert "could not start" in text and reason in text, text
+    assert page.locator("#rr-runtime-text").get_attribute("role") == "alert"
+    manifest = site.manifest(SURVEY)
+    fill(page, manifest, plan_answers(manifest, 0))
+    page.click("#rr-submit")
+    page.wait_for_timeout(300)
+    assert "could not start" in page.locator("#rr-submit-note").inner_text()
+    assert page.locator("#rr-review").is_hidden()
+    assert [r for r in watch.requests if r.method != "GET"] == []
+    key = f"rrsite:{manifest['id']}:{manifest['version']}"
+    assert page.evaluate("(key) => localStorage.getItem(key)", key) is None
+
+
+def test_wrong_csp_on_the_worker_is_reported(site: Site, context: BrowserContext,
+                                             watch: Watch) -> None:
+    def strict_csp(route: Route) -> None:
+        response = route.fetch()
+        headers = dict(response.headers)
+        headers["content-security-policy"] = headers["content-security-policy"].replace(
+            " 'wasm-unsafe-eval'", "")
+        route.fulfill(response=response, headers=headers)
+
+    page = context.new_page()
+    page.route("**/_rr/worker.*.js", strict_csp)
+    page.goto(site.page_url(SURVEY))
+    expect_refusal(page, site, watch, "security settings")
+
+
+def test_missing_runtime_is_reported(site: Site, context: BrowserContext, watch: Watch) -> None:
+    page = context.new_page()
+    page.route("**/pyodide.mjs", lambda route: route.fulfill(status=404, body="not here"))
+    page.goto(site.page_url(SURVEY))
+    expect_refusal(page, site, watch, "pyodide.mjs")
+
+
+def test_hanging_runtime_times_out(site: Site, context: BrowserContext, watch: Watch) -> None:
+    held: list[Route] = []
+    page = context.new_page()
+    page.add_init_script(SHORT_TIMERS)
+    page.route("**/pyodide.asm.wasm", lambda route: held.append(route))
+    page.goto(site.page_url(SURVEY))
+    expect_refusal(page, site, watch, "did not finish starting")
+    for route in held:
+        route.abort()
+
+
+def test_submit_waits_for_a_slow_runtime(site: Site, context: BrowserContext,
+                                         watch: Watch) -> None:
+    held: list[Route] = []
+    page = context.new_page()
+    page.route("**/pyodide.asm.wasm", lambda route: held.append(route))
+    page.goto(site.page_url(SURVEY))
+    page.wait_for_selector("#rr-submit:not([disabled])")
+    manifest = site.manifest(SURVEY)
+    fill(page, manifest, plan_answers(manifest, 0))
+    page.click("#rr-submit")
+    page.wait_for_timeout(300)
+    assert "Waiting for the randomizer" in page.locator("#rr-submit-note").inner_text()
+    assert page.locator("#rr-review").is_hidden()
+    assert held, "the runtime was not requested"
+    for route in held:
+        route.continue_()
+    page.wait_for_selector("#rr-review:not([hidden])", timeout=90_000)
+    page.click("#rr-confirm")
+    page.wait_for_selector("#rr-done:not([hidden])")
+    assert len(watch.posts("/api/submissions")) == 1
+    watch.assert_clean()
