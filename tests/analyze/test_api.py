@@ -88,6 +88,27 @@ def test_token_set_finds_repeats_in_order():
     assert tokens.nbytes == 8 * len(seen)
 
 
+def test_token_set_with_full_width_hashes():
+    # realistic hashes (all 64 bits used) so the Bloom filter's probes spread out; repeats of
+    # earlier batches and within a batch are found, fresh ones are not
+    rng = np.random.default_rng(2)
+    tokens = TokenSet()
+    seen: list[np.ndarray] = []
+    for index in range(30):
+        batch = rng.integers(0, 2**64 - 1, 20_000, dtype=np.uint64, endpoint=True)
+        expected = np.zeros(len(batch), dtype=bool)
+        if seen:
+            old = np.concatenate(seen)
+            picks = rng.choice(len(old), 50, replace=False)
+            places = rng.choice(len(batch), 50, replace=False)
+            batch[places] = old[picks]
+            expected[places] = True
+        batch[7], expected[7] = batch[3], True  # the same token twice in one batch
+        assert tokens.add(batch).tolist() == expected.tolist(), index
+        seen.append(batch[~expected])
+    assert len(tokens) == sum(len(s) for s in seen)
+
+
 def test_byte_and_list_columns_agree():
     values = ["yes", "no", "", "maybe", "yes ", "Yes", "y" * 40, "no"]
     data = ("\n".join(values) + "\n").encode()
