@@ -82,7 +82,9 @@ class TokenSet:
         return first, second
 
     def _test(self, positions: np.ndarray) -> np.ndarray:
-        return (self.filter[positions >> 3] & (1 << (positions & 7)).astype(np.uint8)) != 0
+        hit: np.ndarray = (self.filter[positions >> 3]
+                           & (1 << (positions & 7)).astype(np.uint8)) != 0
+        return hit
 
     def _set(self, positions: np.ndarray) -> None:
         """Set bits (positions sorted): OR together the bits that fall in one byte first."""
