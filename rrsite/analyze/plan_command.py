@@ -91,6 +91,7 @@ def plan(args: argparse.Namespace) -> dict[str, Any]:
             raise UsageError("give --epsilon (the budget) or --design NAME")
         prior = 0.5 if args.prior is None else args.prior
         best = optimal_design(args.epsilon, args.delta, prior)
+        krr: KRR | None = None
         design: BinaryDesign = best.design
         epsilon, delta = best.epsilon, privacy_of(design, best.epsilon).delta
         result: dict[str, Any] = {
@@ -105,6 +106,7 @@ def plan(args: argparse.Namespace) -> dict[str, Any]:
         if args.design == "k-rr" and args.epsilon is not None and "p" not in given:
             given["epsilon"] = args.epsilon
         built = design_from_spec({"name": args.design, **given})
+        krr = built if isinstance(built, KRR) else None
         guarantee = privacy_of(built, args.epsilon if "epsilon" not in given else None)
         epsilon, delta = guarantee.epsilon, guarantee.delta
         if isinstance(built, KRR):
@@ -131,16 +133,18 @@ def plan(args: argparse.Namespace) -> dict[str, Any]:
             result["not_private"] = list(guarantee.reasons)
 
     def var_at(rate: float) -> float:
-        if isinstance(result["design"].get("k"), int):
-            return krr_variance(built, rate)  # type: ignore[arg-type]
+        """One respondent's variance at a true rate (one answer's share for k-rr)."""
+        if krr is not None:
+            return krr_variance(krr, rate)
         return variance(design, rate)
 
     z = z_value(args.confidence)
-    if not 0.0 < args.margin < 1.0:
-        raise UsageError(f"--margin must be between 0 and 1, got {args.margin!r}")
+    margin: float = args.margin
+    if not 0.0 < margin < 1.0:
+        raise UsageError(f"--margin must be between 0 and 1, got {margin!r}")
 
     def needed(rate: float) -> int:
-        return max(1, math.ceil(z * z * var_at(rate) / args.margin**2 - 1e-9))
+        return max(1, math.ceil(z * z * var_at(rate) / margin**2 - 1e-9))
 
     result.update(
         {
