@@ -17,6 +17,10 @@ from playwright.sync_api import Page, Worker
 LOG_RESULTS = """() => {
   if (self.__rrLog) return;
   self.__rrLog = [];
+  self.__rrViolations = [];
+  self.addEventListener("securitypolicyviolation", (event) => {
+    self.__rrViolations.push(`${event.violatedDirective} ${event.blockedURI}`);
+  });
   const post = self.postMessage.bind(self);
   self.postMessage = (message, ...rest) => {
     if (message && message.type === "result") self.__rrLog.push(structuredClone(message));
@@ -133,6 +137,11 @@ def log_worker_results(page: Page) -> None:
 def worker_results(page: Page) -> list[dict[str, Any]]:
     """Every reply of the worker to a "respond" message so far."""
     return worker(page).evaluate("() => self.__rrLog")  # type: ignore[no-any-return]
+
+
+def worker_violations(page: Page) -> list[str]:
+    """CSP violations inside the worker since log_worker_results."""
+    return worker(page).evaluate("() => self.__rrViolations")  # type: ignore[no-any-return]
 
 
 def reset(page: Page) -> None:

@@ -87,7 +87,7 @@ def test_axe_on_every_form(site: Site, context: BrowserContext, watch: Watch) ->
 
 
 @pytest.mark.parametrize("survey,viewport", [("cheating-partner", None),
-                                             ("drug-use", PHONE)])
+                                             ("drug-use", PHONE)])  # phone: reduced motion
 def test_axe_review_and_thanks(survey: str, viewport: dict | None, site: Site, browser: Browser,
                                context: BrowserContext, watch: Watch) -> None:
     """The review (coins, animation, body) and the thanks, on a desktop or a phone."""
@@ -95,7 +95,8 @@ def test_axe_review_and_thanks(survey: str, viewport: dict | None, site: Site, b
 
     if viewport:
         context.close()
-        context = browser.new_context(viewport=viewport, is_mobile=True, has_touch=True)
+        context = browser.new_context(viewport=viewport, is_mobile=True, has_touch=True,
+                                      reduced_motion="reduce")
         from browserkit import watch_context
 
         watch = watch_context(context)
@@ -111,6 +112,14 @@ def test_axe_review_and_thanks(survey: str, viewport: dict | None, site: Site, b
     page.wait_for_selector("#rr-review:not([hidden])", timeout=60_000)
     assert page.evaluate("() => document.activeElement.id") == "rr-review-title"
     assert page.locator("#rr-transcript .rr-steps li").count() >= 1
+    # The coin/die animation plays, except for those who asked for reduced motion.
+    animations = page.evaluate("""() => Array.from(document.querySelectorAll(
+        "#rr-transcript .rr-device")).map((d) => getComputedStyle(d).animationName)""")
+    assert animations
+    if viewport:
+        assert set(animations) == {"none"}
+    else:
+        assert "none" not in animations
     assert fits_width(page)
     assert axe_violations(page) == []
     page.click("#rr-confirm")

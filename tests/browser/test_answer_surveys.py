@@ -36,6 +36,7 @@ from respondent import (
     plan_answers,
     reset,
     worker_results,
+    worker_violations,
 )
 
 ROUNDS = 8
@@ -197,6 +198,8 @@ def test_answer_survey_many_times(file: Path, site: Site, context: BrowserContex
 
     if target in ("endpoint", "netlify"):
         assert len(received) == ROUNDS
+    if sensitive:
+        assert worker_violations(page) == []
     watch.assert_clean()
     page.close()
 
