@@ -20,12 +20,9 @@ performance marks (rr-interactive: the form can be used and submitted; rr-ready:
 can randomize) and the server's byte counts. "confirm->sent" is from the click on the confirm
 button to the submission request leaving the browser (Resource Timing requestStart).
 
-Links: "local" is plain loopback; "10mbit" emulates a 10 Mbit/s link with 40 ms round trips. The
-emulation is done in the server (every response waits one round trip before its headers, a new
-connection two more for TCP and TLS, and all response bodies share one 10 Mbit/s token bucket),
-because Chromium's CDP Network.emulateNetworkConditions on a page does not reach the requests of
-its module worker (they are not even reported to the page's Network domain), and the runtime is
-fetched there.
+Links: "local" is plain loopback; "10mbit" is Chromium's own emulation of a 10 Mbit/s link with
+40 ms latency (CDP Network.emulateNetworkConditions on the page; checked: it also throttles the
+requests of the page's module worker, where the runtime is fetched).
 """
 
 from __future__ import annotations
@@ -41,7 +38,6 @@ import sys
 import tempfile
 import threading
 import time
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -53,7 +49,6 @@ CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
                  "--disable-background-networking", "--disable-component-update",
                  "--disable-sync"]
-CHUNK = 16 * 1024
 READY_TIMEOUT_S = 180
 
 SURVEY = """\
@@ -176,36 +171,23 @@ self.addEventListener("message", async (event) => {
 # ---- the server -----------------------------------------------------------------------------
 
 
-@dataclass
-class LinkModel:
-    """A shared link: `rtt` seconds before each response, `rate` bytes/s shared by all bodies."""
+@dataclass(frozen=True)
+class Link:
+    """A network link: loopback as is, or emulated by Chromium (throughput in bytes/s)."""
 
     name: str
-    rate: float | None = None
-    rtt: float = 0.0
-    _lock: threading.Lock = field(default_factory=threading.Lock)
-    _free_at: float = 0.0
+    throughput: float | None = None
+    latency_ms: float = 0.0
 
-    def wait_rtt(self, count: int = 1) -> None:
-        """One or more round trips."""
-        if self.rtt:
-            time.sleep(self.rtt * count)
-
-    def transmit(self, write: Callable[[bytes], Any], data: bytes) -> None:
-        """Write ``data`` no faster than the link allows (first come, first served)."""
-        if not self.rate:
-            write(data)
+    def apply(self, context: Any, page: Any) -> None:
+        """Emulate this link for the page (and its workers) through the DevTools protocol."""
+        if self.throughput is None:
             return
-        for start in range(0, len(data), CHUNK):
-            chunk = data[start:start + CHUNK]
-            with self._lock:
-                begin = max(time.monotonic(), self._free_at)
-                self._free_at = begin + len(chunk) / self.rate
-                done = self._free_at
-            delay = done - time.monotonic()
-            if delay > 0:
-                time.sleep(delay)
-            write(chunk)
+        cdp = context.new_cdp_session(page)
+        cdp.send("Network.enable")
+        cdp.send("Network.emulateNetworkConditions", {
+            "offline": False, "latency": self.latency_ms,
+            "downloadThroughput": self.throughput, "uploadThroughput": self.throughput})
 
 
 @dataclass
@@ -224,12 +206,11 @@ class SiteServer(ThreadingHTTPServer):
     daemon_threads = True
     allow_reuse_address = True
 
-    def __init__(self, root: Path, link: LinkModel) -> None:
+    def __init__(self, root: Path) -> None:
         super().__init__(("127.0.0.1", 0), SiteHandler)
         from rrsite.collect.static import parse_headers_file
 
         self.root = root.resolve()
-        self.link = link
         self.rules = parse_headers_file((root / "_headers").read_text(encoding="utf-8"))
         self.counters = Counters()
         self.lock = threading.Lock()
@@ -271,10 +252,6 @@ class SiteHandler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
     server: SiteServer
 
-    def setup(self) -> None:
-        super().setup()
-        self.server.link.wait_rtt(2)  # TCP and TLS handshakes of a new connection
-
     def log_message(self, format: str, *args: Any) -> None:  # noqa: A002
         pass
 
@@ -283,12 +260,11 @@ class SiteHandler(BaseHTTPRequestHandler):
         with self.server.lock:
             self.server.counters.active += 1
         try:
-            self.server.link.wait_rtt()
             head = [f"HTTP/1.1 {status} {self.responses.get(status, ('',))[0]}"]
             head += [f"{name}: {value}" for name, value in headers.items()]
             head_bytes = ("\r\n".join(head) + "\r\n\r\n").encode("latin-1")
             payload = head_bytes + (b"" if self.command == "HEAD" else body)
-            self.server.link.transmit(self.wfile.write, payload)
+            self.wfile.write(payload)
             self.wfile.flush()
             self.server.count(path, len(payload), encoding)
         finally:
@@ -365,9 +341,9 @@ def make_certificate(folder: Path) -> tuple[Path, Path, str]:
     return cert, key, base64.b64encode(digest).decode()
 
 
-def start_server(root: Path, link: LinkModel, cert: Path, key: Path) -> SiteServer:
+def start_server(root: Path, cert: Path, key: Path) -> SiteServer:
     """A running HTTPS server on 127.0.0.1 (a free port)."""
-    server = SiteServer(root, link)
+    server = SiteServer(root)
     context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
     context.load_cert_chain(cert, key)
     server.socket = context.wrap_socket(server.socket, server_side=True)
@@ -428,9 +404,11 @@ def settle(server: SiteServer, limit_s: float = 30.0) -> None:
         time.sleep(0.02)
 
 
-def load_once(context: Any, url: str, server: SiteServer, submit: bool) -> dict[str, float | None]:
+def load_once(context: Any, url: str, server: SiteServer, link: Link,
+              submit: bool) -> dict[str, float | None]:
     """One page load; figures in ms and bytes."""
     page = context.new_page()
+    link.apply(context, page)
     server.reset()
     page.goto(url, wait_until="commit")
     page.wait_for_selector("html[data-rr-runtime=ready]", state="attached",
@@ -457,7 +435,7 @@ def load_once(context: Any, url: str, server: SiteServer, submit: bool) -> dict[
     return result
 
 
-def measure_profile(playwright: Any, url: str, server: SiteServer, spki: str,
+def measure_profile(playwright: Any, url: str, server: SiteServer, spki: str, link: Link,
                     submit: bool) -> dict[str, dict[str, float | None]]:
     """A fresh profile: a cold load, then a warm one (a repeat visit)."""
     profile = tempfile.mkdtemp(prefix="rr-bench-profile-")
@@ -466,8 +444,8 @@ def measure_profile(playwright: Any, url: str, server: SiteServer, spki: str,
             profile, executable_path=CHROMIUM, headless=True,
             args=[*CHROMIUM_ARGS, f"--ignore-certificate-errors-spki-list={spki}"])
         try:
-            cold = load_once(context, url, server, submit)
-            warm = load_once(context, url, server, submit)
+            cold = load_once(context, url, server, link, submit)
+            warm = load_once(context, url, server, link, submit)
             return {"cold": cold, "warm": warm}
         finally:
             context.close()
@@ -502,35 +480,35 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     from playwright.sync_api import sync_playwright
 
-    links = {"local": LinkModel("localhost"),
-             "10mbit": LinkModel("10 Mbit/s, 40 ms RTT", rate=10e6 / 8, rtt=0.040)}
+    links = {"local": Link("localhost"),
+             "10mbit": Link("10 Mbit/s, 40 ms latency", throughput=10e6 / 8, latency_ms=40)}
     work = Path(tempfile.mkdtemp(prefix="rr-bench-"))
     results: dict[str, dict[str, Any]] = {}
+    server: SiteServer | None = None
     try:
         print("building the site ...", flush=True)
         dist, survey_id = build_site(work)
         cert, key, spki = make_certificate(work)
         pages = {"rrsite": f"{survey_id}/", "plain": "_bench/plain/", "bare": "_bench/bare/"}
+        server = start_server(dist, cert, key)
+        base = f"https://127.0.0.1:{server.server_address[1]}/"
         with sync_playwright() as playwright:
             for link_name in args.links.split(","):
                 link = links[link_name]
-                server = start_server(dist, link, cert, key)
-                base = f"https://127.0.0.1:{server.server_address[1]}/"
-                try:
-                    # Pages take turns within each run, so that a busy machine slows all alike.
-                    for run in range(args.runs):
-                        print(f"{link.name}: run {run + 1} of {args.runs} ...", flush=True)
-                        for page_name in args.pages.split(","):
-                            loads = measure_profile(playwright, base + pages[page_name], server,
-                                                    spki, submit=page_name != "bare")
-                            per_page = results.setdefault(link_name, {}).setdefault(
-                                page_name, {"cold": [], "warm": []})
-                            for kind, figures in loads.items():
-                                per_page[kind].append(figures)
-                finally:
-                    server.shutdown()
-                    server.server_close()
+                # Pages take turns within each run, so that a busy machine slows all alike.
+                for run in range(args.runs):
+                    print(f"{link.name}: run {run + 1} of {args.runs} ...", flush=True)
+                    for page_name in args.pages.split(","):
+                        loads = measure_profile(playwright, base + pages[page_name], server,
+                                                spki, link, submit=page_name != "bare")
+                        per_page = results.setdefault(link_name, {}).setdefault(
+                            page_name, {"cold": [], "warm": []})
+                        for kind, figures in loads.items():
+                            per_page[kind].append(figures)
     finally:
+        if server is not None:
+            server.shutdown()
+            server.server_close()
         shutil.rmtree(work, ignore_errors=True)
 
     if args.json:
@@ -539,7 +517,7 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
-def print_table(results: dict[str, dict[str, Any]], links: dict[str, LinkModel], runs: int) -> None:
+def print_table(results: dict[str, dict[str, Any]], links: dict[str, Link], runs: int) -> None:
     """The Markdown table of medians, and the ratios against the targets."""
     print(f"\nMedians over {runs} fresh profiles (ms from navigation start; MB = 10^6 bytes "
           "sent by the server, headers included).\n")
