@@ -467,6 +467,13 @@ def fmt_mb(value: float | None) -> str:
     return "-" if value is None else f"{value / 1e6:,.2f}"
 
 
+def run_ratios(ours: list[dict[str, Any]], baseline: list[dict[str, Any]], key: str) -> str:
+    """Range of the ratios of loads made in the same run (pages take turns within a run)."""
+    values = sorted(a[key] / b[key] for a, b in zip(ours, baseline, strict=True)
+                    if a[key] is not None and b[key])
+    return f"{values[0]:.2f}x-{values[-1]:.2f}x" if values else "-"
+
+
 def ratio(a: float | None, b: float | None) -> str:
     return "-" if a is None or b is None or b == 0 else f"{a / b:.2f}x"
 
@@ -538,18 +545,18 @@ def print_table(results: dict[str, dict[str, Any]], links: dict[str, Link], runs
                   f"{fmt_mb(f['bytes_warm'])} | {fmt_mb(f['runtime_bytes_warm'])} | "
                   f"{fmt_ms(sent) if page_name != 'bare' else '-'} |")
             figures[page_name]["sent"] = sent
-        ours, plain, bare = figures.get("rrsite"), figures.get("plain"), figures.get("bare")
+        ours = figures.get("rrsite")
         name = links[link_name].name
-        if ours and plain:
+        for baseline, key, label, target in (("plain", "interactive", "form interactive", 1.5),
+                                             ("bare", "ready", "randomizer ready", 1.1)):
+            if not ours or baseline not in figures:
+                continue
             for kind in ("cold", "warm"):
-                summary.append(f"{name}, {kind}: form interactive rrsite/plain = "
-                               f"{ratio(ours[f'interactive_{kind}'], plain[f'interactive_{kind}'])}"
-                               " (target <= 1.5x)")
-        if ours and bare:
-            for kind in ("cold", "warm"):
-                summary.append(f"{name}, {kind}: randomizer ready rrsite/bare Pyodide = "
-                               f"{ratio(ours[f'ready_{kind}'], bare[f'ready_{kind}'])}"
-                               " (target <= 1.1x)")
+                summary.append(
+                    f"{name}, {kind}: {label} rrsite/{baseline} = "
+                    f"{ratio(ours[f'{key}_{kind}'], figures[baseline][f'{key}_{kind}'])} of the "
+                    f"medians (target <= {target}x); per-run ratios "
+                    f"{run_ratios(pages['rrsite'][kind], pages[baseline][kind], key)}")
         if ours:
             summary.append(f"{name}: confirm->sent {fmt_ms(ours['sent'])} ms (target < 100); "
                            f"cold visit {fmt_mb(ours['bytes_cold'])} MB (target <= 6); "
