@@ -28,6 +28,14 @@ document.addEventListener("securitypolicyviolation", (event) => {
 """
 
 
+def front_matter_id(file: Path) -> str:
+    """The `id:` of a survey file's front matter."""
+    for line in file.read_text(encoding="utf-8").splitlines()[1:]:
+        if line.startswith("id:"):
+            return line.split(":", 1)[1].strip()
+    raise AssertionError(f"{file}: no id in the front matter")
+
+
 def survey_files() -> list[Path]:
     """Every survey the site is built from: the examples, then the target tests."""
     return sorted((ROOT / "surveys").glob("*.md")) + sorted((HERE / "surveys").glob("*.md"))
@@ -40,6 +48,9 @@ class Site:
     dist: Path
     url: str
     db: Path
+    #: survey id by source file name, read from the copies that were built (the repository's
+    #: surveys/ may change while the tests run)
+    ids: dict[str, str] = field(default_factory=dict)
 
     def manifest(self, survey_id: str) -> dict[str, Any]:
         """survey.json of a built survey."""

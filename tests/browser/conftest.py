@@ -14,7 +14,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from playwright.sync_api import Browser, BrowserContext, sync_playwright
+from playwright.sync_api import Browser, BrowserContext, Playwright
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
@@ -24,6 +24,7 @@ from browserkit import (  # noqa: E402
     ROOT,
     Site,
     Watch,
+    front_matter_id,
     survey_files,
     watch_context,
 )
@@ -35,8 +36,11 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Site]:
     root = tmp_path_factory.mktemp("browser-site")
     sources = root / "surveys"
     sources.mkdir()
+    ids = {}
     for file in survey_files():
-        (sources / file.name).write_bytes(file.read_bytes())
+        copy = sources / file.name
+        copy.write_bytes(file.read_bytes())
+        ids[file.name] = front_matter_id(copy)
     dist = root / "dist"
     subprocess.run([sys.executable, "-m", "rrsite", "build", str(sources), "-o", str(dist)],
                    check=True, cwd=ROOT, timeout=600, capture_output=True)
@@ -49,7 +53,7 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Site]:
         line = process.stdout.readline()
         match = re.search(r"http://127\.0\.0\.1:\d+/", line)
         assert match, f"rrsite serve did not start: {line!r}"
-        yield Site(dist, match.group(0), db)
+        yield Site(dist, match.group(0), db, ids)
     finally:
         process.terminate()
         try:
@@ -60,12 +64,11 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Site]:
 
 
 @pytest.fixture(scope="session")
-def browser() -> Iterator[Browser]:
+def browser(playwright: Playwright) -> Iterator[Browser]:
     """One headless Chromium for the whole session."""
-    with sync_playwright() as playwright:
-        chromium = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        yield chromium
-        chromium.close()
+    chromium = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+    yield chromium
+    chromium.close()
 
 
 @pytest.fixture

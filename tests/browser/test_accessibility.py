@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from browserkit import Site, Watch, axe_source, open_survey, survey_files
+from browserkit import Site, Watch, axe_source, open_survey
 from playwright.sync_api import Browser, BrowserContext, Page, Route
 
 PHONE = {"width": 360, "height": 740}
@@ -44,16 +44,6 @@ def fits_width(page: Page) -> bool:
         "() => document.documentElement.scrollWidth <= window.innerWidth + 1")
 
 
-def example_ids(site: Site) -> list[str]:
-    ids = []
-    for file in survey_files():
-        for line in file.read_text(encoding="utf-8").splitlines():
-            if line.startswith("id:"):
-                ids.append(line.split(":", 1)[1].strip())
-                break
-    return ids
-
-
 def fake_targets(page: Page, manifest: dict) -> None:
     """Answer Netlify and endpoint submissions inside the browser."""
     cors = {"Access-Control-Allow-Origin": "*", "Access-Control-Allow-Headers": "content-type"}
@@ -75,7 +65,7 @@ def fake_targets(page: Page, manifest: dict) -> None:
 def test_axe_on_every_form(site: Site, context: BrowserContext, watch: Watch) -> None:
     """Every survey's form, blank and with its validation errors shown."""
     page = context.new_page()
-    for sid in example_ids(site):
+    for sid in site.ids.values():
         page.goto(site.page_url(sid))
         page.wait_for_selector("#rr-submit:not([disabled])")
         assert axe_violations(page) == [], sid

@@ -43,14 +43,6 @@ ROUNDS = 8
 STORED_KEYS = {"format", "body", "randomized_at", "sent_at"}
 
 
-def survey_id(file: Path) -> str:
-    text = file.read_text(encoding="utf-8")
-    for line in text.splitlines()[1:]:
-        if line.startswith("id:"):
-            return line.split(":", 1)[1].strip()
-    raise AssertionError(f"{file}: no id in the front matter")
-
-
 def fake_endpoint(page: Page, url: str, received: list[str]) -> None:
     """The survey's HTTPS endpoint, answered inside the browser (nothing leaves the machine)."""
     cors = {"Access-Control-Allow-Origin": "*", "Access-Control-Allow-Headers": "content-type",
@@ -98,7 +90,7 @@ def stored_record(page: Page, manifest: dict) -> dict:
 @pytest.mark.parametrize("file", survey_files(), ids=lambda f: f.stem)
 def test_answer_survey_many_times(file: Path, site: Site, context: BrowserContext,
                                   watch: Watch, tmp_path: Path) -> None:
-    sid = survey_id(file)
+    sid = site.ids[file.name]
     manifest = site.manifest(sid)
     target = manifest["submit"]["to"]
     questions = {q["id"]: q for q in manifest["questions"]}
@@ -207,8 +199,8 @@ def test_answer_survey_many_times(file: Path, site: Site, context: BrowserContex
 def test_each_target_is_covered(site: Site) -> None:
     """The surveys answered above include every submission target and every design."""
     targets, designs = set(), set()
-    for file in survey_files():
-        manifest = site.manifest(survey_id(file))
+    for sid in site.ids.values():
+        manifest = site.manifest(sid)
         targets.add(manifest["submit"]["to"])
         designs.update(q["design"]["name"] for q in manifest["questions"] if q["sensitive"])
     assert targets >= {"collector", "endpoint", "netlify", "download"}
