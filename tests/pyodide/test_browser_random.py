@@ -6,8 +6,6 @@ import threading
 import time
 from pathlib import Path
 
-from playwright.sync_api import sync_playwright
-
 ROOT = Path(__file__).resolve().parents[2]
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
                  "--disable-background-networking", "--disable-component-update", "--disable-sync"]
@@ -33,28 +31,27 @@ class Handler(http.server.SimpleHTTPRequestHandler):
         pass
 
 
-def test_default_random_source_is_crypto_get_random_values():
+def test_default_random_source_is_crypto_get_random_values(playwright):
     names = sorted(p.name for p in (ROOT / "rrsite/core").glob("*.py"))
     listing = ROOT / "tests/pyodide/.core-files.json"
     listing.write_text(json.dumps(names))
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
     threading.Thread(target=server.serve_forever, daemon=True).start()
     try:
-        with sync_playwright() as playwright:
-            browser = playwright.chromium.launch(executable_path="/usr/bin/chromium",
-                                                 args=CHROMIUM_ARGS)
-            page = browser.new_page()
-            errors = []
-            page.on("pageerror", lambda error: errors.append(str(error)))
-            page.goto(f"http://127.0.0.1:{server.server_port}/")
-            deadline = time.monotonic() + 90
-            result = None
-            while time.monotonic() < deadline and not errors:
-                result = page.evaluate("() => window.rrResult || null")
-                if result:
-                    break
-                time.sleep(0.25)
-            browser.close()
+        browser = playwright.chromium.launch(executable_path="/usr/bin/chromium",
+                                             args=CHROMIUM_ARGS)
+        page = browser.new_page()
+        errors = []
+        page.on("pageerror", lambda error: errors.append(str(error)))
+        page.goto(f"http://127.0.0.1:{server.server_port}/")
+        deadline = time.monotonic() + 90
+        result = None
+        while time.monotonic() < deadline and not errors:
+            result = page.evaluate("() => window.rrResult || null")
+            if result:
+                break
+            time.sleep(0.25)
+        browser.close()
     finally:
         server.shutdown()
         listing.unlink()
