@@ -27,6 +27,9 @@ test: setup-test
 
 bench: setup-test
 	$(PYTHON) benchmarks/core_size.py
+	$(PYTHON) benchmarks/collector.py
+	$(PYTHON) benchmarks/analyze.py --rows 1000000 --rows 10000000
+	$(PYTHON) benchmarks/page_load.py --runs 5
 
 clean:
 	rm -rf dist build *.egg-info .pytest_cache .mypy_cache .ruff_cache
