@@ -208,10 +208,10 @@ class SiteServer(ThreadingHTTPServer):
 
     def __init__(self, root: Path) -> None:
         super().__init__(("127.0.0.1", 0), SiteHandler)
-        from rrsite.collect.static import parse_headers_file
+        from rrsite.collect.static import HeaderRules
 
         self.root = root.resolve()
-        self.rules = parse_headers_file((root / "_headers").read_text(encoding="utf-8"))
+        self.rules = HeaderRules(root / "_headers")
         self.counters = Counters()
         self.lock = threading.Lock()
 
@@ -229,16 +229,8 @@ class SiteServer(ThreadingHTTPServer):
             self.counters.requests.append((path, sent, encoding))
 
     def headers_for(self, path: str) -> dict[str, str]:
-        """The `_headers` rules that match, later ones winning."""
-        result: dict[str, str] = {}
-        for rule in self.rules:
-            if rule.regex.fullmatch(path):
-                for name, value in rule.headers:
-                    if value is None:
-                        result.pop(name, None)
-                    else:
-                        result[name] = value
-        return result
+        """The `_headers` rules that match, later ones winning (the collector's own matching)."""
+        return dict(self.rules.headers_for(path))
 
 
 MIME = {".html": "text/html; charset=utf-8", ".js": "text/javascript", ".mjs": "text/javascript",
