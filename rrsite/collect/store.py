@@ -116,6 +116,26 @@ class _Job:
     done: threading.Event = field(default_factory=threading.Event)
 
 
+
+def _submission_writer(survey: str, version: str, respondent: str,
+                       answers: dict[str, Any]) -> Callable[[sqlite3.Connection], str]:
+    """The writer-thread job storing one submission: STORED, DUPLICATE or CONFLICT."""
+    answers_text = canonical_json(answers)
+
+    def write(connection: sqlite3.Connection) -> str:
+        cursor = connection.execute(
+            "INSERT INTO submissions (survey, version, respondent, submitted_at, answers) "
+            "VALUES (?, ?, ?, ?, ?) ON CONFLICT (survey, respondent) DO NOTHING",
+            (survey, version, respondent, minute_now(), answers_text))
+        if cursor.rowcount:
+            return STORED
+        row = connection.execute(
+            "SELECT version, answers FROM submissions WHERE survey = ? AND respondent = ?",
+            (survey, respondent)).fetchone()
+        return DUPLICATE if row == (version, answers_text) else CONFLICT
+
+    return write
+
 class Store:
     """The SQLite store behind `rrsite serve`; `start()` its writer, `await submit(...)`."""
 
@@ -189,34 +209,13 @@ class Store:
 
         Raises StoreUnavailable if the write could not be committed.
         """
-        answers_text = canonical_json(answers)
-
-        def write(connection: sqlite3.Connection) -> str:
-            cursor = connection.execute(
-                "INSERT INTO submissions (survey, version, respondent, submitted_at, answers) "
-                "VALUES (?, ?, ?, ?, ?) ON CONFLICT (survey, respondent) DO NOTHING",
-                (survey, version, respondent, minute_now(), answers_text))
-            if cursor.rowcount:
-                return STORED
-            row = connection.execute(
-                "SELECT version, answers FROM submissions WHERE survey = ? AND respondent = ?",
-                (survey, respondent)).fetchone()
-            return DUPLICATE if row == (version, answers_text) else CONFLICT
-
+        write = _submission_writer(survey, version, respondent, answers)
         return str(await self._submit_job(write))
 
     def submit_sync(self, survey: str, version: str, respondent: str,
                     answers: dict[str, Any]) -> str:
         """`submit` for a caller without an event loop (benchmarks, tools); blocks until durable."""
-        answers_text = canonical_json(answers)
-
-        def write(connection: sqlite3.Connection) -> str:
-            cursor = connection.execute(
-                "INSERT INTO submissions (survey, version, respondent, submitted_at, answers) "
-                "VALUES (?, ?, ?, ?, ?) ON CONFLICT (survey, respondent) DO NOTHING",
-                (survey, version, respondent, minute_now(), answers_text))
-            return STORED if cursor.rowcount else DUPLICATE
-
+        write = _submission_writer(survey, version, respondent, answers)
         job = _Job(run=write, loop=None, future=None)
         self._put(job)
         job.done.wait()
