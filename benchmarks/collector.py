@@ -75,6 +75,17 @@ def post_request() -> bytes:
 TRIVIAL = b"GET /api/nope HTTP/1.1\r\nHost: bench\r\n\r\n"
 
 
+async def exchange(reader: asyncio.StreamReader, writer: asyncio.StreamWriter,
+                   request: bytes) -> int:
+    """Send one request on a keep-alive connection, read its whole answer, return its status."""
+    writer.write(request)
+    head = await reader.readuntil(b"\r\n\r\n")
+    match = re.search(rb"(?i)\r\ncontent-length: *(\d+)", head)
+    assert match, head
+    await reader.readexactly(int(match.group(1)))
+    return int(head[9:12])
+
+
 async def drive(port: int, make: Callable[[], bytes], connections: int, seconds: float
                 ) -> tuple[list[float], dict[int, int]]:
     """Closed loop: each connection sends a request, waits for the answer, sends the next."""
@@ -88,12 +99,8 @@ async def drive(port: int, make: Callable[[], bytes], connections: int, seconds:
             while time.perf_counter() < stop_at:
                 request = make()
                 started = time.perf_counter()
-                writer.write(request)
-                head = await reader.readuntil(b"\r\n\r\n")
-                length = int(re.search(rb"(?i)\r\ncontent-length: *(\d+)", head).group(1))
-                await reader.readexactly(length)
+                status = await exchange(reader, writer, request)
                 latencies.append(time.perf_counter() - started)
-                status = int(head[9:12])
                 statuses[status] = statuses.get(status, 0) + 1
         finally:
             writer.close()
@@ -119,12 +126,8 @@ async def paced(port: int, make: Callable[[], bytes], rate: float, seconds: floa
                 delay = due - time.perf_counter()
                 if delay > 0:
                     await asyncio.sleep(delay)
-                writer.write(make())
-                head = await reader.readuntil(b"\r\n\r\n")
-                length = int(re.search(rb"(?i)\r\ncontent-length: *(\d+)", head).group(1))
-                await reader.readexactly(length)
+                status = await exchange(reader, writer, make())
                 latencies.append(time.perf_counter() - due)
-                status = int(head[9:12])
                 statuses[status] = statuses.get(status, 0) + 1
         finally:
             writer.close()
