@@ -1,35 +1,44 @@
 # The two commands README.md starts with: `make demo` and `make test`.
+# Every Python command runs through the virtual environment that scripts/setup.sh makes in .venv/,
+# never through whichever Python is first on PATH. PYTHON names the interpreter the venv is made
+# from (default: python3; CI passes Debian's /usr/bin/python3).
 PYTHON ?= python3
+VENV := .venv
+PY := $(VENV)/bin/python
+RRSITE := $(VENV)/bin/rrsite
 PORT ?= 8000
 
-.PHONY: setup setup-test demo build lint test test-fast bench clean
+.PHONY: setup setup-test demo build lint test bench clean distclean
 
 setup:
-	bash scripts/setup.sh
+	PYTHON=$(PYTHON) VENV=$(VENV) bash scripts/setup.sh
 
 setup-test:
-	bash scripts/setup.sh --browser
+	PYTHON=$(PYTHON) VENV=$(VENV) bash scripts/setup.sh --browser
 
 build: setup
-	rrsite build surveys -o dist
+	$(RRSITE) build surveys -o dist
 
 demo: build
-	rrsite serve dist --port $(PORT) --db rrsite.db
+	$(RRSITE) serve dist --port $(PORT) --db rrsite.db
 
 lint:
-	ruff check rrsite tests benchmarks
-	mypy
+	$(PY) -m ruff check rrsite tests benchmarks
+	$(PY) -m mypy
 
 test: setup-test
 	$(MAKE) lint
-	node tests/pyodide/run_core_tests.mjs
-	$(PYTHON) -m pytest -q
+	PYTHON=$(PY) node tests/pyodide/run_core_tests.mjs
+	$(PY) -m pytest -q
 
 bench: setup-test
-	$(PYTHON) benchmarks/core_size.py
-	$(PYTHON) benchmarks/collector.py
-	$(PYTHON) benchmarks/analyze.py --rows 1000000 --rows 10000000
-	$(PYTHON) benchmarks/page_load.py --runs 5
+	$(PY) benchmarks/core_size.py
+	$(PY) benchmarks/collector.py
+	$(PY) benchmarks/analyze.py --rows 1000000 --rows 10000000
+	$(PY) benchmarks/page_load.py --runs 5
 
 clean:
 	rm -rf dist build *.egg-info .pytest_cache .mypy_cache .ruff_cache
+
+distclean: clean
+	rm -rf $(VENV) node_modules

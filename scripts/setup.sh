@@ -1,22 +1,47 @@
 #!/usr/bin/env bash
-# Installs everything rrsite needs on a fresh Debian machine: Python packages, the pinned Pyodide
-# from npm, and (for the tests) Debian's chromium. Safe to run again: it skips what is there.
+# Installs everything rrsite needs on a fresh Debian/Ubuntu machine that has only `make` and apt:
+# Python (from apt when missing) and a virtual environment .venv/ holding rrsite and its
+# dependencies, the pinned Pyodide from npm, and (with --browser, for the tests) Debian's browsers.
+# Safe to run again: it skips what is there.
+#
+# Every Python command of the Makefile runs through .venv/bin, so nothing depends on an activated
+# environment or on whichever Python happens to be first on PATH; Debian's own python3 refuses
+# `pip install` outside a virtual environment (PEP 668, "externally-managed-environment").
 set -euo pipefail
 cd "$(dirname "$0")/.."
 want_browser=${1:-}
+PYTHON=${PYTHON:-python3}
+VENV=${VENV:-.venv}
 
 export DEBIAN_FRONTEND=noninteractive
 apt_updated=
-need_apt() {  # install Debian packages once, only when a command is missing
+need_apt() {  # install Debian packages, running apt-get update once
   if [ -z "$apt_updated" ]; then apt-get update -qq; apt_updated=1; fi
   apt-get install -y -qq "$@" >/dev/null
 }
-command -v python3 >/dev/null || need_apt python3 python3-pip python3-venv
-command -v npm >/dev/null || need_apt nodejs npm
 
-python3 -m pip install --quiet --disable-pip-version-check --root-user-action=ignore -e '.[test]'
+command -v "$PYTHON" >/dev/null || need_apt python3 python3-venv
+if ! "$PYTHON" -c 'import sys; sys.exit(sys.version_info < (3, 11))'; then
+  echo "setup: rrsite needs Python >= 3.11; $PYTHON is $("$PYTHON" --version 2>&1)" >&2
+  exit 1
+fi
+
+# A venv whose interpreter is gone (a Python upgraded or removed) is rebuilt.
+if [ -d "$VENV" ] && ! "$VENV/bin/python" -c '' 2>/dev/null; then rm -rf "$VENV"; fi
+if [ ! -x "$VENV/bin/python" ]; then
+  # Debian and Ubuntu ship venv's pip bootstrap (ensurepip) in a separate package.
+  if ! "$PYTHON" -m venv "$VENV" >/dev/null 2>&1; then
+    rm -rf "$VENV"
+    minor=$("$PYTHON" -c 'import sys; print(f"{sys.version_info[0]}.{sys.version_info[1]}")')
+    need_apt python3-venv "python$minor-venv"
+    "$PYTHON" -m venv "$VENV"
+  fi
+fi
+"$VENV/bin/python" -m pip install --quiet --disable-pip-version-check -e '.[test]'
+
+command -v npm >/dev/null || need_apt nodejs npm
 npm ci --silent --no-audit --no-fund
 
-if [ "$want_browser" = "--browser" ] && [ ! -x /usr/bin/chromium ]; then
-  need_apt chromium
+if [ "$want_browser" = "--browser" ]; then
+  [ -x /usr/bin/chromium ] || need_apt chromium
 fi

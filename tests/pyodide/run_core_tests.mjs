@@ -25,8 +25,11 @@ nodeCrypto.randomFillSync = (...args) => {
   return realRandomFillSync(...args);
 };
 
-// pytest and its pure-Python dependencies come from the host's site-packages.
-const hostSite = execFileSync("python3", ["-c",
+// pytest and its pure-Python dependencies come from the host's site-packages: the Python named by
+// $PYTHON (the Makefile passes .venv/bin/python), else the repository's .venv, else python3.
+const hostPython = process.env.PYTHON
+  || (existsSync(join(repo, ".venv/bin/python")) ? join(repo, ".venv/bin/python") : "python3");
+const hostSite = execFileSync(hostPython, ["-c",
   "import pytest, pluggy, iniconfig, packaging, pygments, os; " +
   "print(os.path.dirname(os.path.dirname(pytest.__file__)))"]).toString().trim();
 const PURE_PACKAGES = ["pytest", "_pytest", "pluggy", "iniconfig", "packaging", "pygments", "py.py"];
