@@ -13,12 +13,15 @@ const repo = resolve(dirname(fileURLToPath(import.meta.url)), "..", "..");
 // Count calls to the platform CSPRNG from here on (installed before Pyodide starts). Emscripten's
 // random device calls crypto.getRandomValues in a browser and node:crypto.randomFillSync under
 // Node (both looked up at call time); tests/browser checks the browser path in Chromium.
+// Node 18 (Debian 12's) has no global `crypto` without a flag: there only randomFillSync exists.
 let randomCalls = 0;
-const realGetRandomValues = globalThis.crypto.getRandomValues.bind(globalThis.crypto);
-globalThis.crypto.getRandomValues = (array) => {
-  randomCalls += 1;
-  return realGetRandomValues(array);
-};
+if (globalThis.crypto?.getRandomValues) {
+  const realGetRandomValues = globalThis.crypto.getRandomValues.bind(globalThis.crypto);
+  globalThis.crypto.getRandomValues = (array) => {
+    randomCalls += 1;
+    return realGetRandomValues(array);
+  };
+}
 const realRandomFillSync = nodeCrypto.randomFillSync;
 nodeCrypto.randomFillSync = (...args) => {
   randomCalls += 1;
