@@ -344,6 +344,18 @@ const storage = {
       && typeof body.respondent === "string" && body.answers && typeof body.answers === "object";
     return valid ? record : null;
   },
+  /** Whether localStorage accepts a write (probed with a throw-away key). */
+  writable() {
+    try {
+      const probe = `${STORAGE_KEY}:probe`;
+      window.localStorage.setItem(probe, "1");
+      window.localStorage.removeItem(probe);
+      return true;
+    } catch {
+      this.available = false;
+      return false;
+    }
+  },
   save(record) {
     this.memory = record;
     try {
@@ -533,7 +545,6 @@ function showReview(record, { restored }) {
   const intro = restored
     ? [t("stored_intro", { date: formatDate(record.randomized_at) }), record.sent_at ? t("stored_sent", { date: formatDate(record.sent_at) }) : ""]
     : [t("review_intro")];
-  if (!storage.available) intro.push(t("storage_unavailable"));
   $("rr-review-intro").textContent = intro.filter(Boolean).join(" ");
   if (restored) {
     $("rr-transcript").replaceChildren();
@@ -603,16 +614,12 @@ async function onSubmit(event) {
   submitButton.disabled = true;
   clearErrors();
   try {
-    if (storage.load()) {
-      showReview(storage.load(), { restored: true });
-      return;
-    }
-    let { errors, items, direct } = readForm();
+    if (showStoredIfAny()) return;
+    const { errors, items } = readForm();
     if (errors.length) {
       showErrors(errors);
       return;
     }
-    let results = [];
     if (items.length) {
       if (!randomizer) randomizer = new Randomizer();
       if (randomizer.state !== "ready") {
@@ -623,43 +630,79 @@ async function onSubmit(event) {
           $("rr-submit-note").textContent = randomizer.failure;
           return;
         }
-        ({ errors, items, direct } = readForm()); // the respondent may have changed answers meanwhile
-        if (errors.length) {
-          showErrors(errors);
-          return;
-        }
-      }
-      $("rr-submit-note").textContent = t("randomizing");
-      try {
-        results = await randomizer.respond(items.map(({ question, truth, innocuous }) => ({ question, truth, innocuous })));
-      } catch (error) {
-        $("rr-submit-note").textContent = t("randomize_failed", { reason: error.message });
-        return;
       }
     }
-    const answers = {};
-    for (const q of questions) {
-      const result = results.find((r) => r.id === q.id);
-      if (result) answers[q.id] = result.report;
-      else if (Object.prototype.hasOwnProperty.call(direct, q.id)) answers[q.id] = direct[q.id];
-    }
-    const record = {
-      format: 1,
-      body: { survey: config.survey, version: config.version, respondent: newRespondentToken(), answers },
-      randomized_at: new Date().toISOString(),
-      sent_at: null,
-    };
-    // Stored before it is shown, so a reload cannot flip the coins again.
-    storage.save(record);
-    // The true answers are no longer needed: clear them from the page.
-    for (const group of form.querySelectorAll("[data-group]")) if (group._rrReset) group._rrReset();
-    $("rr-submit-note").textContent = t("submit_note");
-    renderTranscript(results, items);
-    showReview(record, { restored: false });
+    // One report per survey version per device: another tab may have randomized while this one
+    // waited, so the check, the coins and the save happen under one lock (Web Locks where the
+    // browser has them), with storage read again right before the coins and before saving.
+    await withDeviceLock(() => randomizeAndStore());
   } finally {
     busy = false;
     submitButton.disabled = false;
   }
+}
+
+/** Run `task` holding the device-wide lock of this survey version (or directly without Web Locks). */
+async function withDeviceLock(task) {
+  if (navigator.locks && typeof navigator.locks.request === "function") {
+    return navigator.locks.request(STORAGE_KEY, task);
+  }
+  return task();
+}
+
+/** If a report is stored (by this or another tab), show it and return true. */
+function showStoredIfAny() {
+  const stored = storage.load();
+  if (!stored) return false;
+  $("rr-submit-note").textContent = t("submit_note");
+  resetTruths();
+  showReview(stored, { restored: true });
+  return true;
+}
+
+function resetTruths() {
+  for (const group of form.querySelectorAll("[data-group]")) if (group._rrReset) group._rrReset();
+}
+
+async function randomizeAndStore() {
+  if (showStoredIfAny()) return;
+  const { errors, items, direct } = readForm(); // the respondent may have changed answers meanwhile
+  if (errors.length) {
+    showErrors(errors);
+    return;
+  }
+  let results = [];
+  if (items.length) {
+    $("rr-submit-note").textContent = t("randomizing");
+    try {
+      results = await randomizer.respond(items.map(({ question, truth, innocuous }) => ({ question, truth, innocuous })));
+    } catch (error) {
+      $("rr-submit-note").textContent = t("randomize_failed", { reason: error.message });
+      return;
+    }
+  }
+  // Without Web Locks another tab may have saved while the coins were flipped: its report wins
+  // and these results are dropped unseen.
+  if (showStoredIfAny()) return;
+  const answers = {};
+  for (const q of questions) {
+    const result = results.find((r) => r.id === q.id);
+    if (result) answers[q.id] = result.report;
+    else if (Object.prototype.hasOwnProperty.call(direct, q.id)) answers[q.id] = direct[q.id];
+  }
+  const record = {
+    format: 1,
+    body: { survey: config.survey, version: config.version, respondent: newRespondentToken(), answers },
+    randomized_at: new Date().toISOString(),
+    sent_at: null,
+  };
+  // Stored before it is shown, so a reload cannot flip the coins again.
+  storage.save(record);
+  // The true answers are no longer needed: clear them from the page.
+  resetTruths();
+  $("rr-submit-note").textContent = t("submit_note");
+  renderTranscript(results, items);
+  showReview(record, { restored: false });
 }
 
 function startOver() {
@@ -687,6 +730,23 @@ function main() {
   submitButton.disabled = false;
   performance.mark("rr-interactive");
   if (stored) showReview(stored, { restored: true });
+  // Another tab stored a report: this one moves to it (its own form is never randomized).
+  window.addEventListener("storage", (event) => {
+    if (event.key !== STORAGE_KEY || !event.newValue || busy) return;
+    const record = storage.load();
+    if (record && (!current || current.record.body.respondent !== record.body.respondent)) {
+      resetTruths();
+      showReview(record, { restored: true });
+    }
+  });
+  // Storage that cannot be written is said before the respondent answers, not in the review.
+  if (!storage.writable()) {
+    const notice = $("rr-storage-notice");
+    if (notice) {
+      notice.textContent = t("storage_unavailable");
+      notice.hidden = false;
+    }
+  }
   // The designs in words, once the form can already be used.
   setTimeout(() => {
     for (const q of sensitiveQuestions) {

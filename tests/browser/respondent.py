@@ -205,3 +205,38 @@ def check_transcript(q: dict[str, Any], truth: str, innocuous: str | None,
         assert (report == truth) == (first == "truth"), (steps, report)
     else:
         assert steps[-1]["action"] == f"report-{values.index(report) + 1}"
+
+
+# ---- DOM hooks of the page (documented in docs/page-hooks.md; shared by every engine's tests) ----
+
+REVIEW = "#rr-review:not([hidden])"
+FORM = "#rr-form:not([hidden])"
+DONE = "#rr-done:not([hidden])"
+
+
+def submit(page: Page) -> None:
+    """Press the form's submit button ("Randomize and review")."""
+    page.click("#rr-submit")
+
+
+def wait_review(page: Page, timeout_ms: float = 60_000) -> str:
+    """Until the review is shown; the exact body it will send."""
+    page.wait_for_selector(REVIEW, timeout=timeout_ms)
+    return page.locator("#rr-body").inner_text()
+
+
+def confirm(page: Page) -> None:
+    """Send (or download) the reviewed report and wait for the closing screen."""
+    page.click("#rr-confirm")
+    page.wait_for_selector(DONE)
+
+
+def submit_note(page: Page) -> str:
+    """The status line under the submit button."""
+    return page.locator("#rr-submit-note").inner_text()
+
+
+def storage_notice(page: Page) -> str | None:
+    """The notice shown before answering when the page cannot keep the report, or None."""
+    notice = page.locator("#rr-storage-notice")
+    return notice.inner_text() if notice.is_visible() else None
