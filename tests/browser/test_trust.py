@@ -93,7 +93,9 @@ def test_open_tab_moves_to_the_stored_report(site: Site, context: BrowserContext
 def test_blocked_storage_is_said_before_answering(site: Site, context: BrowserContext,
                                                  watch: Watch) -> None:
     context.add_init_script("""
-      Object.defineProperty(window, "localStorage", { get() { throw new DOMException("denied", "SecurityError"); } });
+      Object.defineProperty(window, "localStorage", {
+        get() { throw new DOMException("denied", "SecurityError"); },
+      });
     """)
     page = open_survey(context, site, SURVEY, ready=False)
     notice = storage_notice(page)
