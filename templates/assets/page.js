@@ -229,6 +229,7 @@ function explainDesign(q) {
       }
       if (matrix) {
         const diagonal = values.map((_, i) => matrix[i][i]);
+        if (Math.max(...diagonal) - Math.min(...diagonal) < 1e-9) return t("explain_matrix-same", { p: percent(diagonal[0]) });
         return t("explain_matrix", { min: percent(Math.min(...diagonal)), max: percent(Math.max(...diagonal)) });
       }
       return "";
@@ -751,7 +752,9 @@ function main() {
   setTimeout(() => {
     for (const q of sensitiveQuestions) {
       const explain = $(`q-${q.id}-explain`);
-      if (explain) explain.textContent = `${explainDesign(q)} ${t("sensitive_private")}`.trim();
+      // One explanation per question: the author's help text replaces the generated one.
+      const generated = $(`q-${q.id}-help`) ? "" : explainDesign(q);
+      if (explain) explain.textContent = `${generated} ${t("sensitive_private")}`.trim();
     }
   }, 0);
 }

@@ -240,3 +240,14 @@ def storage_notice(page: Page) -> str | None:
     """The notice shown before answering when the page cannot keep the report, or None."""
     notice = page.locator("#rr-storage-notice")
     return notice.inner_text() if notice.is_visible() else None
+
+
+def explanation(page: Page, question_id: str) -> str:
+    """The explanation shown under a sensitive question (generated or the author's)."""
+    return page.locator(f"#q-{question_id}-explain").inner_text()
+
+
+def author_help(page: Page, question_id: str) -> str | None:
+    """The author's help text of a question, or None."""
+    help_text = page.locator(f"#q-{question_id}-help")
+    return help_text.inner_text() if help_text.count() else None
