@@ -246,6 +246,18 @@ function clearErrors() {
   for (const element of form.querySelectorAll("[aria-invalid]")) element.removeAttribute("aria-invalid");
 }
 
+/** Remove one question's error (its message, outline and summary line) once it is changed. */
+function clearQuestionError(q) {
+  const field = $(`q-${q.id}-error`);
+  if (!field || field.hidden) return;
+  field.hidden = true;
+  field.textContent = "";
+  for (const element of questionElement(q).querySelectorAll("[aria-invalid]")) element.removeAttribute("aria-invalid");
+  const list = $("rr-errors-list");
+  for (const item of Array.from(list.children)) if (item.dataset.question === q.id) item.remove();
+  if (!list.children.length) $("rr-errors").hidden = true;
+}
+
 function showErrors(errors) {
   const list = $("rr-errors-list");
   for (const { q, message } of errors) {
@@ -255,6 +267,7 @@ function showErrors(errors) {
     const input = questionElement(q).querySelector("input, textarea");
     if (input) input.setAttribute("aria-invalid", "true");
     const item = document.createElement("li");
+    item.dataset.question = q.id;
     const link = document.createElement("a");
     link.href = `#q-${q.id}`;
     link.textContent = `${questionText(q)}: ${message}`;
@@ -411,9 +424,10 @@ function destinationText(request) {
 }
 
 class SendError extends Error {
-  constructor(message, retryable) {
+  constructor(message, retryable, status = null) {
     super(message);
     this.retryable = retryable;
+    this.status = status;
   }
 }
 
@@ -439,7 +453,7 @@ async function post(request) {
         return response;
       }
       const retryable = response.status >= 500 || response.status === 408 || response.status === 429;
-      throw new SendError(t("send_failed_status", { status: response.status }), retryable);
+      throw new SendError(t("send_failed_status", { status: response.status }), retryable, response.status);
     } catch (error) {
       if (!error.retryable || attempt >= SEND_ATTEMPTS) throw error;
       sendStatus.textContent = t("retrying");
@@ -544,7 +558,7 @@ function showReview(record, { restored }) {
   $("rr-done").hidden = true;
   $("rr-review-title").textContent = restored ? t("stored_title") : t("review_title");
   const intro = restored
-    ? [t("stored_intro", { date: formatDate(record.randomized_at) }), record.sent_at ? t("stored_sent", { date: formatDate(record.sent_at) }) : ""]
+    ? [t("stored_intro", { date: formatDate(record.randomized_at) }), record.sent_at ? t(target === "download" ? "stored_saved" : "stored_sent", { date: formatDate(record.sent_at) }) : ""]
     : [t("review_intro")];
   $("rr-review-intro").textContent = intro.filter(Boolean).join(" ");
   if (restored) {
@@ -582,6 +596,16 @@ async function confirmAndSend() {
     await post(request);
   } catch (error) {
     sendStatus.textContent = "";
+    if (error.retryable === false && error.status) {
+      // A permanent refusal (e.g. 405 from a host without the form handler): trying again cannot
+      // help, so say what is wrong; the report stays stored for when the survey is fixed.
+      sendError.textContent = t("send_refused", { status: error.status });
+      confirmButton.hidden = true;
+      retryBox.hidden = true;
+      sendError.tabIndex = -1;
+      sendError.focus();
+      return;
+    }
     sendError.textContent = t("send_failed", { reason: error.message });
     confirmButton.hidden = true;
     retryBox.hidden = false;
@@ -599,6 +623,12 @@ function finish(text) {
   $("rr-transcript").replaceChildren(); // the coins' transcript is not kept once sent
   $("rr-done-text").textContent = text;
   $("rr-done").hidden = false;
+  const outro = $("rr-outro");
+  if (outro) {
+    $("rr-done-title").textContent = t("done_title"); // the author's words carry the thanks
+    $("rr-done").append(outro); // the author's closing words, once, inside the thanks screen
+    outro.hidden = false;
+  }
   $("rr-done-title").focus();
   current = null;
 }
@@ -717,6 +747,22 @@ function startOver() {
   form.hidden = false;
 }
 
+/** A stored report needs no coins: the runtime status is hidden and says nothing more. */
+function runtimeNotNeeded() {
+  const box = $("rr-runtime");
+  const text = $("rr-runtime-text");
+  if (text) {
+    text.removeAttribute("aria-live");
+    text.removeAttribute("role");
+    text.textContent = "";
+  }
+  if (box) {
+    box.dataset.state = "not-needed";
+    box.hidden = true;
+  }
+  document.documentElement.dataset.rrRuntime = "not-needed";
+}
+
 // ---- start --------------------------------------------------------------------------------
 
 function main() {
@@ -730,7 +776,14 @@ function main() {
   document.addEventListener("rrsite:reset", startOver);
   submitButton.disabled = false;
   performance.mark("rr-interactive");
-  if (stored) showReview(stored, { restored: true });
+  if (stored) {
+    runtimeNotNeeded();
+    showReview(stored, { restored: true });
+  }
+  for (const q of questions) {
+    const element = questionElement(q);
+    if (element) for (const type of ["input", "change"]) element.addEventListener(type, () => clearQuestionError(q));
+  }
   // Another tab stored a report: this one moves to it (its own form is never randomized).
   window.addEventListener("storage", (event) => {
     if (event.key !== STORAGE_KEY || !event.newValue || busy) return;

@@ -251,3 +251,44 @@ def author_help(page: Page, question_id: str) -> str | None:
     """The author's help text of a question, or None."""
     help_text = page.locator(f"#q-{question_id}-help")
     return help_text.inner_text() if help_text.count() else None
+
+
+def field_error(page: Page, question_id: str) -> str | None:
+    """The visible error message of a question, or None."""
+    error = page.locator(f"#q-{question_id}-error")
+    return error.inner_text() if error.is_visible() else None
+
+
+def invalid_inputs(page: Page, question_id: str) -> int:
+    """How many inputs of a question are marked aria-invalid."""
+    return page.locator(f"#q-{question_id} [aria-invalid=true]").count()
+
+
+def error_summary_visible(page: Page) -> bool:
+    """Whether the error summary above the form is shown."""
+    return page.locator("#rr-errors").is_visible()
+
+
+def review_intro(page: Page) -> str:
+    """The paragraph introducing the review (stored report: when randomized and sent)."""
+    return page.locator("#rr-review-intro").inner_text()
+
+
+def runtime_status(page: Page) -> dict[str, Any]:
+    """The runtime line: html[data-rr-runtime], its text, whether it is shown and announced."""
+    return page.evaluate("""() => {
+      const text = document.getElementById('rr-runtime-text');
+      const box = document.getElementById('rr-runtime');
+      return {state: document.documentElement.dataset.rrRuntime, text: text.textContent,
+              visible: Boolean(box.offsetParent), live: text.getAttribute('aria-live')};
+    }""")  # type: ignore[no-any-return]
+
+
+def send_error(page: Page) -> str:
+    """The message shown when sending failed."""
+    return page.locator("#rr-send-error").inner_text()
+
+
+def retry_offered(page: Page) -> bool:
+    """Whether the "Try again" button is shown."""
+    return page.locator("#rr-retry-box").is_visible()
