@@ -551,6 +551,29 @@ function renderTranscript(results, items) {
   requestAnimationFrame(() => box.classList.add("rr-animate"));
 }
 
+/** An answer as the page's language shows it (option labels, not the values sent). */
+function answerText(q, value) {
+  if (Array.isArray(value)) return value.map((v) => optionLabel(q, v)).join(", ");
+  if (q.sensitive || q.type === "yes-no" || q.type === "choice") return optionLabel(q, String(value));
+  return String(value);
+}
+
+/** The answers of the body, question by question, in the page's language. */
+function renderAnswers(body) {
+  const list = $("rr-answers");
+  if (!list) return;
+  list.replaceChildren();
+  for (const q of questions) {
+    if (!Object.prototype.hasOwnProperty.call(body.answers, q.id)) continue;
+    const term = document.createElement("dt");
+    term.textContent = questionText(q);
+    const value = document.createElement("dd");
+    value.dataset.answerFor = q.id;
+    value.textContent = answerText(q, body.answers[q.id]);
+    list.append(term, value);
+  }
+}
+
 function showReview(record, { restored }) {
   const request = outgoing(record.body);
   current = { record, request };
@@ -566,6 +589,7 @@ function showReview(record, { restored }) {
     $("rr-transcript").hidden = true;
   }
   $("rr-destination").textContent = destinationText(request);
+  renderAnswers(record.body);
   $("rr-body").textContent = request.shown;
   confirmButton.textContent = target === "download" ? t("confirm_download") : record.sent_at ? t("send_again") : t("confirm_send");
   confirmButton.disabled = false;

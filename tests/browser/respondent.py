@@ -292,3 +292,28 @@ def send_error(page: Page) -> str:
 def retry_offered(page: Page) -> bool:
     """Whether the "Try again" button is shown."""
     return page.locator("#rr-retry-box").is_visible()
+
+
+def shown_answer(page: Page, question_id: str) -> str | None:
+    """The review's answer to a question in the page's language (#rr-answers dd), or None."""
+    item = page.locator(f"#rr-answers dd[data-answer-for={css_string(question_id)}]")
+    return item.inner_text() if item.count() else None
+
+
+def option_label(page: Page, question_id: str, value: str) -> str:
+    """The label the form shows for an option value of a question."""
+    return page.evaluate("""([qid, value]) => {
+      const input = Array.from(document.querySelectorAll(`#q-${qid} input`))
+        .find((i) => i.value === value);
+      return input.labels[0].textContent.trim();
+    }""", [question_id, value])  # type: ignore[no-any-return]
+
+
+def document_width(page: Page) -> int:
+    """The document's scroll width (wider than the viewport = something overflows)."""
+    return page.evaluate("() => document.documentElement.scrollWidth")  # type: ignore[no-any-return]
+
+
+def privacy_toggle_height(page: Page) -> float:
+    """The height of the "How your answers are protected" toggle."""
+    return page.locator(".rr-privacy summary").bounding_box()["height"]  # type: ignore[index]
