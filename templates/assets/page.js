@@ -380,6 +380,68 @@ const storage = {
   },
 };
 
+// ---- forgetting: a salted marker that this version was answered, nothing else ----------------
+
+const SALT_KEY = "rrsite:salt";
+
+/** The device's random salt (made once), or null when storage is blocked. */
+function deviceSalt() {
+  try {
+    let salt = window.localStorage.getItem(SALT_KEY);
+    if (!salt) {
+      salt = newRespondentToken();
+      window.localStorage.setItem(SALT_KEY, salt);
+    }
+    return salt;
+  } catch {
+    return null;
+  }
+}
+
+/** The storage key of the "answered" marker: a salted SHA-256 of survey and version. */
+async function markerKey() {
+  const salt = deviceSalt();
+  if (!salt || !(crypto.subtle && crypto.subtle.digest)) return null;
+  const data = new TextEncoder().encode(`${salt}\n${config.survey}\n${config.version}`);
+  const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", data));
+  return `rrsite:answered:${Array.from(digest, (b) => b.toString(16).padStart(2, "0")).join("")}`;
+}
+
+/** Whether this version was answered here and its answers forgotten. */
+async function answeredAndForgotten() {
+  const key = await markerKey();
+  try {
+    return Boolean(key && window.localStorage.getItem(key));
+  } catch {
+    return false;
+  }
+}
+
+/** Drop the stored report and direct answers; keep only the salted marker. */
+async function forget() {
+  const key = await markerKey();
+  try {
+    if (key) window.localStorage.setItem(key, "1");
+    window.localStorage.removeItem(STORAGE_KEY);
+  } catch {
+    // storage blocked: nothing was kept
+  }
+  storage.memory = null;
+  showForgotten();
+}
+
+function showForgotten() {
+  form.hidden = true;
+  review.hidden = true;
+  current = null;
+  $("rr-transcript").replaceChildren();
+  $("rr-done-title").textContent = t("forgotten_title");
+  $("rr-done-text").textContent = t("forgotten");
+  $("rr-forget-box").hidden = true;
+  $("rr-done").hidden = false;
+  $("rr-done-title").focus();
+}
+
 function newRespondentToken() {
   const bytes = crypto.getRandomValues(new Uint8Array(16));
   return btoa(String.fromCharCode(...bytes)).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
@@ -653,6 +715,7 @@ function finish(text) {
     $("rr-done").append(outro); // the author's closing words, once, inside the thanks screen
     outro.hidden = false;
   }
+  $("rr-forget-box").hidden = false;
   $("rr-done-title").focus();
   current = null;
 }
@@ -721,6 +784,11 @@ function resetTruths() {
 
 async function randomizeAndStore() {
   if (showStoredIfAny()) return;
+  if (await answeredAndForgotten()) {
+    resetTruths();
+    showForgotten();
+    return;
+  }
   const { errors, items, direct } = readForm(); // the respondent may have changed answers meanwhile
   if (errors.length) {
     showErrors(errors);
@@ -798,6 +866,16 @@ function main() {
   confirmButton.addEventListener("click", confirmAndSend);
   $("rr-retry").addEventListener("click", confirmAndSend);
   document.addEventListener("rrsite:reset", startOver);
+  $("rr-forget").addEventListener("click", () => { forget(); });
+  if (!stored) {
+    answeredAndForgotten().then((answered) => {
+      if (answered && !storage.load()) {
+        runtimeNotNeeded();
+        if (randomizer && randomizer.worker) randomizer.worker.terminate();
+        showForgotten();
+      }
+    });
+  }
   submitButton.disabled = false;
   performance.mark("rr-interactive");
   if (stored) {

@@ -317,3 +317,15 @@ def document_width(page: Page) -> int:
 def privacy_toggle_height(page: Page) -> float:
     """The height of the "How your answers are protected" toggle."""
     return page.locator(".rr-privacy summary").bounding_box()["height"]  # type: ignore[index]
+
+
+def forget_answers(page: Page) -> None:
+    """Press "Forget my answers on this device" on the closing screen."""
+    page.click("#rr-forget")
+    page.wait_for_function("() => document.getElementById('rr-forget-box').hidden")
+
+
+def local_storage(page: Page) -> dict[str, str]:
+    """Everything the page's origin keeps in localStorage."""
+    return page.evaluate(  # type: ignore[no-any-return]
+        "() => Object.fromEntries(Object.keys(localStorage).map((k) => [k, localStorage[k]]))")
