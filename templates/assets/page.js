@@ -384,11 +384,11 @@ const storage = {
 
 const SALT_KEY = "rrsite:salt";
 
-/** The device's random salt (made once), or null when storage is blocked. */
-function deviceSalt() {
+/** The device's random salt (made on the first forgetting), or null (none yet, or storage blocked). */
+function deviceSalt(create) {
   try {
     let salt = window.localStorage.getItem(SALT_KEY);
-    if (!salt) {
+    if (!salt && create) {
       salt = newRespondentToken();
       window.localStorage.setItem(SALT_KEY, salt);
     }
@@ -399,8 +399,8 @@ function deviceSalt() {
 }
 
 /** The storage key of the "answered" marker: a salted SHA-256 of survey and version. */
-async function markerKey() {
-  const salt = deviceSalt();
+async function markerKey(create = false) {
+  const salt = deviceSalt(create);
   if (!salt || !(crypto.subtle && crypto.subtle.digest)) return null;
   const data = new TextEncoder().encode(`${salt}\n${config.survey}\n${config.version}`);
   const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", data));
@@ -419,7 +419,7 @@ async function answeredAndForgotten() {
 
 /** Drop the stored report and direct answers; keep only the salted marker. */
 async function forget() {
-  const key = await markerKey();
+  const key = await markerKey(true);
   try {
     if (key) window.localStorage.setItem(key, "1");
     window.localStorage.removeItem(STORAGE_KEY);
