@@ -284,13 +284,15 @@ function showErrors(errors) {
   $("rr-errors").focus();
 }
 
-/** Read and check the form: {errors, items (for the worker), direct (answers sent as given)}. */
+/** Read and check the form: {errors, items (for the worker), direct (answers sent as given)}.
+ * While editing a stored report (`editing`), the sensitive questions are fixed and skipped. */
 function readForm() {
   const errors = [];
   const items = [];
   const direct = {};
   for (const q of questions) {
     const error = (message) => errors.push({ q, message });
+    if (q.sensitive && editing) continue;
     if (q.sensitive) {
       const truth = optionInputs(q, "input[data-truth]").find((i) => i.checked);
       const innocuousBox = document.querySelector(`[data-innocuous-for="${q.id}"]`);
@@ -539,6 +541,69 @@ function downloadFile(record, request) {
 // ---- review and send ----------------------------------------------------------------------
 
 let current = null; // {record, request}
+let editing = null; // the stored record whose direct answers are being edited (before sending)
+
+const directQuestions = questions.filter((q) => !q.sensitive);
+
+/** Put a direct answer back into its inputs. */
+function setDirectAnswer(q, value) {
+  if (q.type === "number" || q.type === "text") {
+    $(`q-${q.id}-input`).value = value === undefined ? "" : String(value);
+    return;
+  }
+  const values = Array.isArray(value) ? value.map(String) : value === undefined ? [] : [String(value)];
+  for (const input of optionInputs(q, "input[name]")) input.checked = values.includes(input.value);
+}
+
+/** Back to the form to fix direct answers; the sensitive reports stay as randomized. */
+function editDirectAnswers() {
+  if (!current || current.record.sent_at) return;
+  editing = current.record;
+  for (const q of directQuestions) setDirectAnswer(q, editing.body.answers[q.id]);
+  for (const q of sensitiveQuestions) {
+    const element = questionElement(q);
+    if (element) {
+      element.disabled = true;
+      element.dataset.fixed = "true";
+    }
+    const explain = $(`q-${q.id}-explain`);
+    if (explain) explain.textContent = t("edit_fixed", { label: optionLabel(q, String(editing.body.answers[q.id])) });
+  }
+  const innocuous = document.querySelectorAll("[data-innocuous-for]");
+  for (const box of innocuous) box.disabled = true;
+  review.hidden = true;
+  $("rr-transcript").replaceChildren();
+  $("rr-transcript").hidden = true;
+  form.hidden = false;
+  $("rr-submit-note").textContent = t("edit_note");
+  const first = directQuestions.length && questionElement(directQuestions[0]);
+  if (first) first.scrollIntoView({ block: "start" });
+  const input = first && first.querySelector("input, textarea");
+  if (input) input.focus();
+}
+
+/** Save edited direct answers into the stored record (same token, same reports) and review it. */
+function saveEditedAnswers() {
+  const { errors, direct } = readForm();
+  if (errors.length) {
+    showErrors(errors);
+    return;
+  }
+  const record = editing;
+  const answers = {};
+  for (const q of questions) {
+    if (q.sensitive) {
+      if (Object.prototype.hasOwnProperty.call(record.body.answers, q.id)) answers[q.id] = record.body.answers[q.id];
+    } else if (Object.prototype.hasOwnProperty.call(direct, q.id)) {
+      answers[q.id] = direct[q.id];
+    }
+  }
+  record.body.answers = answers;
+  storage.save(record);
+  editing = null;
+  $("rr-submit-note").textContent = t("submit_note");
+  showReview(record, { restored: false, edited: true });
+}
 
 function deviceIcon(step) {
   const icon = document.createElement("span");
@@ -636,7 +701,7 @@ function renderAnswers(body) {
   }
 }
 
-function showReview(record, { restored }) {
+function showReview(record, { restored, edited = false }) {
   const request = outgoing(record.body);
   current = { record, request };
   form.hidden = true;
@@ -646,10 +711,12 @@ function showReview(record, { restored }) {
     ? [t("stored_intro", { date: formatDate(record.randomized_at) }), record.sent_at ? t(target === "download" ? "stored_saved" : "stored_sent", { date: formatDate(record.sent_at) }) : ""]
     : [t("review_intro")];
   $("rr-review-intro").textContent = intro.filter(Boolean).join(" ");
-  if (restored) {
+  if (restored || edited) {
     $("rr-transcript").replaceChildren();
     $("rr-transcript").hidden = true;
   }
+  if (edited) $("rr-review-intro").textContent = t("edit_saved");
+  $("rr-edit").hidden = Boolean(record.sent_at) || directQuestions.length === 0;
   $("rr-destination").textContent = destinationText(request);
   renderAnswers(record.body);
   $("rr-body").textContent = request.shown;
@@ -732,6 +799,10 @@ async function onSubmit(event) {
   submitButton.disabled = true;
   clearErrors();
   try {
+    if (editing) {
+      saveEditedAnswers();
+      return;
+    }
     if (showStoredIfAny()) return;
     const { errors, items } = readForm();
     if (errors.length) {
@@ -832,6 +903,11 @@ function startOver() {
   // For kiosks and tests: only acts when no report is stored (the coins are never flipped twice).
   if (storage.load()) return;
   current = null;
+  if (editing) {
+    editing = null;
+    for (const element of form.querySelectorAll("fieldset[disabled]")) element.disabled = false;
+    writeExplanations();
+  }
   resetForm();
   review.hidden = true;
   $("rr-done").hidden = true;
@@ -865,6 +941,7 @@ function main() {
   form.addEventListener("submit", onSubmit);
   confirmButton.addEventListener("click", confirmAndSend);
   $("rr-retry").addEventListener("click", confirmAndSend);
+  $("rr-edit").addEventListener("click", editDirectAnswers);
   document.addEventListener("rrsite:reset", startOver);
   $("rr-forget").addEventListener("click", () => { forget(); });
   if (!stored) {
@@ -904,14 +981,17 @@ function main() {
     }
   }
   // The designs in words, once the form can already be used.
-  setTimeout(() => {
-    for (const q of sensitiveQuestions) {
-      const explain = $(`q-${q.id}-explain`);
-      // One explanation per question: the author's help text replaces the generated one.
-      const generated = $(`q-${q.id}-help`) ? "" : explainDesign(q);
-      if (explain) explain.textContent = `${generated} ${t("sensitive_private")}`.trim();
-    }
-  }, 0);
+  setTimeout(writeExplanations, 0);
+}
+
+/** The designs in words, one explanation per sensitive question. */
+function writeExplanations() {
+  for (const q of sensitiveQuestions) {
+    const explain = $(`q-${q.id}-explain`);
+    // One explanation per question: the author's help text replaces the generated one.
+    const generated = $(`q-${q.id}-help`) ? "" : explainDesign(q);
+    if (explain) explain.textContent = `${generated} ${t("sensitive_private")}`.trim();
+  }
 }
 
 main();

@@ -329,3 +329,15 @@ def local_storage(page: Page) -> dict[str, str]:
     """Everything the page's origin keeps in localStorage."""
     return page.evaluate(  # type: ignore[no-any-return]
         "() => Object.fromEntries(Object.keys(localStorage).map((k) => [k, localStorage[k]]))")
+
+
+def edit_direct_answers(page: Page) -> None:
+    """From the review, go back to the form to fix direct answers (reports stay fixed)."""
+    page.click("#rr-edit")
+    page.wait_for_selector(FORM)
+
+
+def question_disabled(page: Page, question_id: str) -> bool:
+    """Whether a question's fieldset is disabled (a sensitive one while editing)."""
+    return page.evaluate(  # type: ignore[no-any-return]
+        "(id) => document.getElementById(`q-${id}`).disabled", question_id)
