@@ -645,7 +645,7 @@ function describeStep(q, step, counters, result, item) {
 function renderTranscript(results, items) {
   const box = $("rr-transcript");
   box.replaceChildren();
-  for (const result of results) {
+  for (let result of results) {
     const q = sensitiveQuestions.find((candidate) => candidate.id === result.id);
     const item = items.find((candidate) => candidate.question.id === result.id);
     const section = document.createElement("section");
@@ -656,12 +656,21 @@ function renderTranscript(results, items) {
     const list = document.createElement("ol");
     list.className = "rr-steps";
     const counters = {};
+    if (config.review === "result-only") {
+      // A shared screen: the report and the rule that produced it, not what the coins did.
+      const rule = document.createElement("li");
+      rule.className = "rr-rule";
+      rule.textContent = explainDesign(q) || t("review_as_given");
+      list.append(rule);
+      result = { ...result, steps: [] };
+      list.dataset.review = "result-only";
+    }
     for (const step of result.steps) {
       const li = document.createElement("li");
       li.append(deviceIcon(step), document.createTextNode(describeStep(q, step, counters, result, item)));
       list.append(li);
     }
-    if (!result.steps.length) {
+    if (!result.steps.length && config.review !== "result-only") {
       const li = document.createElement("li");
       li.textContent = t("review_as_given");
       list.append(li);

@@ -341,3 +341,8 @@ def question_disabled(page: Page, question_id: str) -> bool:
     """Whether a question's fieldset is disabled (a sensitive one while editing)."""
     return page.evaluate(  # type: ignore[no-any-return]
         "(id) => document.getElementById(`q-${id}`).disabled", question_id)
+
+
+def transcript_steps(page: Page) -> list[str]:
+    """The review's transcript lines (what each coin did, or the rule in result-only review)."""
+    return page.locator("#rr-transcript li").all_inner_texts()
