@@ -619,6 +619,32 @@ function deviceIcon(step) {
   return icon;
 }
 
+/**
+ * The rule that decided a step, so the respondent can check it: which faces of the die, or which
+ * range of the random number, lead to the step's action (from the step's chances, in the order
+ * rrsite/core draws them: the first action takes the lowest faces or numbers).
+ */
+function stepRule(step) {
+  const chances = step.chances || [];
+  const index = chances.findIndex(([name]) => name === step.action);
+  if (index < 0) return "";
+  const chance = percent(chances[index][1]);
+  if (step.device === "coin") {
+    return t("rule_coin", { side: t(step.outcome === "heads" ? "coin_heads" : "coin_tails"), chance });
+  }
+  if (step.device === "die") {
+    const counts = chances.map(([, p]) => Math.round(p * step.faces));
+    const from = counts.slice(0, index).reduce((a, b) => a + b, 0) + 1;
+    const to = from + counts[index] - 1;
+    return from === to
+      ? t("rule_die_one", { face: from, faces: step.faces, chance })
+      : t("rule_die", { from, to, faces: step.faces, chance });
+  }
+  const lo = chances.slice(0, index).reduce((a, [, p]) => a + p, 0);
+  const hi = lo + chances[index][1];
+  return t("rule_spinner", { lo: lo.toFixed(4), hi: Math.min(hi, 1).toFixed(4), chance });
+}
+
 function describeStep(q, step, counters, result, item) {
   counters[step.device] = (counters[step.device] || 0) + 1;
   const n = counters[step.device];
@@ -638,8 +664,8 @@ function describeStep(q, step, counters, result, item) {
   else if (/^other-\d+$/.test(action)) meaning = t("action_other_pick", { label: optionLabel(q, result.report) });
   else if (/^report-\d+$/.test(action)) meaning = t("action_report", { label: optionLabel(q, q.values[Number(action.slice(7)) - 1]) });
   else meaning = action;
-  const chance = (step.chances || []).find(([name]) => name === action);
-  return `${what} → ${meaning}${chance ? ` ${t("step_chance", { chance: percent(chance[1]) })}` : ""}`;
+  const rule = stepRule(step);
+  return `${what} → ${meaning}${rule ? ` ${rule}` : ""}`;
 }
 
 function renderTranscript(results, items) {
