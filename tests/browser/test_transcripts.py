@@ -53,7 +53,9 @@ def check_line(line: str, step: dict[str, Any]) -> None:
         assert high - low == pytest.approx(chance, abs=2e-4), line
     else:
         assert step["device"] == "coin" and chance == pytest.approx(0.5)
-        assert line.count("50") >= 1, line
+        side = re.search(r": (\w+)", line)
+        assert side and f"({side.group(1)} " in line, line  # the side shown decides, stated
+        assert "50" in line, line
     assert "sided" not in line and "sides" not in line
 
 
