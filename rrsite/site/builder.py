@@ -428,7 +428,8 @@ def _write_site(plan: Plan, root: Path) -> None:
             "worker_url": worker,
         }
         config = {"survey": survey.id, "version": manifest["version"], **urls,
-                  "submit": manifest["submit"], "questions": manifest["questions"]}
+                  "submit": manifest["submit"], "questions": manifest["questions"],
+                  "review": survey.review}
         connect = _connect(survey)
         context = {
             "survey": manifest,

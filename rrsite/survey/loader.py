@@ -645,5 +645,6 @@ def _survey(
         budget=budget,
         intro_html=_prose_html(layout.intro),
         outro_html=_prose_html(layout.outro),
+        review=front.get("review") or "full",
         lines=dict(front.lines),
     )

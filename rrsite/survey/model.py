@@ -132,6 +132,7 @@ class Survey:
     budget: float | None = None
     intro_html: str = ""
     outro_html: str = ""
+    review: str = "full"
     lines: dict[str, int] = field(default_factory=dict)
     warnings: list[SurveyError] = field(default_factory=list)
 

@@ -521,6 +521,11 @@ FRONT_MATTER = Block(
         Key("privacy", Nested(PRIVACY), "The privacy budget and defaults, below."),
         Key("submit", Nested(SUBMIT), "The submission target, below.",
             default_doc="`{to: collector}`"),
+        Key("review", OneOf(("full", "result-only")),
+            "What the page's review shows on screen: `full` (what each coin did, the report and "
+            "the exact body) or `result-only` (the report and the rule that produces it, not the "
+            "coins: on a shared screen the transcript plus the report would reveal the truth).",
+            default="full"),
         Key("priors", Priors(), "Prior guesses of the true rate of yes-no sensitive questions, by "
             "id (`{violated: 0.2}`): they choose among optimal designs when delta > 0, and the "
             "analyzer's planning uses them."),

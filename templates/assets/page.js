@@ -229,6 +229,7 @@ function explainDesign(q) {
       }
       if (matrix) {
         const diagonal = values.map((_, i) => matrix[i][i]);
+        if (Math.max(...diagonal) - Math.min(...diagonal) < 1e-9) return t("explain_matrix-same", { p: percent(diagonal[0]) });
         return t("explain_matrix", { min: percent(Math.min(...diagonal)), max: percent(Math.max(...diagonal)) });
       }
       return "";
@@ -245,6 +246,18 @@ function clearErrors() {
   for (const element of form.querySelectorAll("[aria-invalid]")) element.removeAttribute("aria-invalid");
 }
 
+/** Remove one question's error (its message, outline and summary line) once it is changed. */
+function clearQuestionError(q) {
+  const field = $(`q-${q.id}-error`);
+  if (!field || field.hidden) return;
+  field.hidden = true;
+  field.textContent = "";
+  for (const element of questionElement(q).querySelectorAll("[aria-invalid]")) element.removeAttribute("aria-invalid");
+  const list = $("rr-errors-list");
+  for (const item of Array.from(list.children)) if (item.dataset.question === q.id) item.remove();
+  if (!list.children.length) $("rr-errors").hidden = true;
+}
+
 function showErrors(errors) {
   const list = $("rr-errors-list");
   for (const { q, message } of errors) {
@@ -254,6 +267,7 @@ function showErrors(errors) {
     const input = questionElement(q).querySelector("input, textarea");
     if (input) input.setAttribute("aria-invalid", "true");
     const item = document.createElement("li");
+    item.dataset.question = q.id;
     const link = document.createElement("a");
     link.href = `#q-${q.id}`;
     link.textContent = `${questionText(q)}: ${message}`;
@@ -270,13 +284,15 @@ function showErrors(errors) {
   $("rr-errors").focus();
 }
 
-/** Read and check the form: {errors, items (for the worker), direct (answers sent as given)}. */
+/** Read and check the form: {errors, items (for the worker), direct (answers sent as given)}.
+ * While editing a stored report (`editing`), the sensitive questions are fixed and skipped. */
 function readForm() {
   const errors = [];
   const items = [];
   const direct = {};
   for (const q of questions) {
     const error = (message) => errors.push({ q, message });
+    if (q.sensitive && editing) continue;
     if (q.sensitive) {
       const truth = optionInputs(q, "input[data-truth]").find((i) => i.checked);
       const innocuousBox = document.querySelector(`[data-innocuous-for="${q.id}"]`);
@@ -344,6 +360,18 @@ const storage = {
       && typeof body.respondent === "string" && body.answers && typeof body.answers === "object";
     return valid ? record : null;
   },
+  /** Whether localStorage accepts a write (probed with a throw-away key). */
+  writable() {
+    try {
+      const probe = `${STORAGE_KEY}:probe`;
+      window.localStorage.setItem(probe, "1");
+      window.localStorage.removeItem(probe);
+      return true;
+    } catch {
+      this.available = false;
+      return false;
+    }
+  },
   save(record) {
     this.memory = record;
     try {
@@ -353,6 +381,68 @@ const storage = {
     }
   },
 };
+
+// ---- forgetting: a salted marker that this version was answered, nothing else ----------------
+
+const SALT_KEY = "rrsite:salt";
+
+/** The device's random salt (made on the first forgetting), or null (none yet, or storage blocked). */
+function deviceSalt(create) {
+  try {
+    let salt = window.localStorage.getItem(SALT_KEY);
+    if (!salt && create) {
+      salt = newRespondentToken();
+      window.localStorage.setItem(SALT_KEY, salt);
+    }
+    return salt;
+  } catch {
+    return null;
+  }
+}
+
+/** The storage key of the "answered" marker: a salted SHA-256 of survey and version. */
+async function markerKey(create = false) {
+  const salt = deviceSalt(create);
+  if (!salt || !(crypto.subtle && crypto.subtle.digest)) return null;
+  const data = new TextEncoder().encode(`${salt}\n${config.survey}\n${config.version}`);
+  const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", data));
+  return `rrsite:answered:${Array.from(digest, (b) => b.toString(16).padStart(2, "0")).join("")}`;
+}
+
+/** Whether this version was answered here and its answers forgotten. */
+async function answeredAndForgotten() {
+  const key = await markerKey();
+  try {
+    return Boolean(key && window.localStorage.getItem(key));
+  } catch {
+    return false;
+  }
+}
+
+/** Drop the stored report and direct answers; keep only the salted marker. */
+async function forget() {
+  const key = await markerKey(true);
+  try {
+    if (key) window.localStorage.setItem(key, "1");
+    window.localStorage.removeItem(STORAGE_KEY);
+  } catch {
+    // storage blocked: nothing was kept
+  }
+  storage.memory = null;
+  showForgotten();
+}
+
+function showForgotten() {
+  form.hidden = true;
+  review.hidden = true;
+  current = null;
+  $("rr-transcript").replaceChildren();
+  $("rr-done-title").textContent = t("forgotten_title");
+  $("rr-done-text").textContent = t("forgotten");
+  $("rr-forget-box").hidden = true;
+  $("rr-done").hidden = false;
+  $("rr-done-title").focus();
+}
 
 function newRespondentToken() {
   const bytes = crypto.getRandomValues(new Uint8Array(16));
@@ -398,9 +488,10 @@ function destinationText(request) {
 }
 
 class SendError extends Error {
-  constructor(message, retryable) {
+  constructor(message, retryable, status = null) {
     super(message);
     this.retryable = retryable;
+    this.status = status;
   }
 }
 
@@ -426,7 +517,7 @@ async function post(request) {
         return response;
       }
       const retryable = response.status >= 500 || response.status === 408 || response.status === 429;
-      throw new SendError(t("send_failed_status", { status: response.status }), retryable);
+      throw new SendError(t("send_failed_status", { status: response.status }), retryable, response.status);
     } catch (error) {
       if (!error.retryable || attempt >= SEND_ATTEMPTS) throw error;
       sendStatus.textContent = t("retrying");
@@ -450,6 +541,69 @@ function downloadFile(record, request) {
 // ---- review and send ----------------------------------------------------------------------
 
 let current = null; // {record, request}
+let editing = null; // the stored record whose direct answers are being edited (before sending)
+
+const directQuestions = questions.filter((q) => !q.sensitive);
+
+/** Put a direct answer back into its inputs. */
+function setDirectAnswer(q, value) {
+  if (q.type === "number" || q.type === "text") {
+    $(`q-${q.id}-input`).value = value === undefined ? "" : String(value);
+    return;
+  }
+  const values = Array.isArray(value) ? value.map(String) : value === undefined ? [] : [String(value)];
+  for (const input of optionInputs(q, "input[name]")) input.checked = values.includes(input.value);
+}
+
+/** Back to the form to fix direct answers; the sensitive reports stay as randomized. */
+function editDirectAnswers() {
+  if (!current || current.record.sent_at) return;
+  editing = current.record;
+  for (const q of directQuestions) setDirectAnswer(q, editing.body.answers[q.id]);
+  for (const q of sensitiveQuestions) {
+    const element = questionElement(q);
+    if (element) {
+      element.disabled = true;
+      element.dataset.fixed = "true";
+    }
+    const explain = $(`q-${q.id}-explain`);
+    if (explain) explain.textContent = t("edit_fixed", { label: optionLabel(q, String(editing.body.answers[q.id])) });
+  }
+  const innocuous = document.querySelectorAll("[data-innocuous-for]");
+  for (const box of innocuous) box.disabled = true;
+  review.hidden = true;
+  $("rr-transcript").replaceChildren();
+  $("rr-transcript").hidden = true;
+  form.hidden = false;
+  $("rr-submit-note").textContent = t("edit_note");
+  const first = directQuestions.length && questionElement(directQuestions[0]);
+  if (first) first.scrollIntoView({ block: "start" });
+  const input = first && first.querySelector("input, textarea");
+  if (input) input.focus();
+}
+
+/** Save edited direct answers into the stored record (same token, same reports) and review it. */
+function saveEditedAnswers() {
+  const { errors, direct } = readForm();
+  if (errors.length) {
+    showErrors(errors);
+    return;
+  }
+  const record = editing;
+  const answers = {};
+  for (const q of questions) {
+    if (q.sensitive) {
+      if (Object.prototype.hasOwnProperty.call(record.body.answers, q.id)) answers[q.id] = record.body.answers[q.id];
+    } else if (Object.prototype.hasOwnProperty.call(direct, q.id)) {
+      answers[q.id] = direct[q.id];
+    }
+  }
+  record.body.answers = answers;
+  storage.save(record);
+  editing = null;
+  $("rr-submit-note").textContent = t("submit_note");
+  showReview(record, { restored: false, edited: true });
+}
 
 function deviceIcon(step) {
   const icon = document.createElement("span");
@@ -463,6 +617,32 @@ function deviceIcon(step) {
     icon.style.setProperty("--rr-turn", `${Number(step.outcome) || 0}turn`);
   }
   return icon;
+}
+
+/**
+ * The rule that decided a step, so the respondent can check it: which faces of the die, or which
+ * range of the random number, lead to the step's action (from the step's chances, in the order
+ * rrsite/core draws them: the first action takes the lowest faces or numbers).
+ */
+function stepRule(step) {
+  const chances = step.chances || [];
+  const index = chances.findIndex(([name]) => name === step.action);
+  if (index < 0) return "";
+  const chance = percent(chances[index][1]);
+  if (step.device === "coin") {
+    return t("rule_coin", { side: t(step.outcome === "heads" ? "coin_heads" : "coin_tails"), chance });
+  }
+  if (step.device === "die") {
+    const counts = chances.map(([, p]) => Math.round(p * step.faces));
+    const from = counts.slice(0, index).reduce((a, b) => a + b, 0) + 1;
+    const to = from + counts[index] - 1;
+    return from === to
+      ? t("rule_die_one", { face: from, faces: step.faces, chance })
+      : t("rule_die", { from, to, faces: step.faces, chance });
+  }
+  const lo = chances.slice(0, index).reduce((a, [, p]) => a + p, 0);
+  const hi = lo + chances[index][1];
+  return t("rule_spinner", { lo: lo.toFixed(4), hi: Math.min(hi, 1).toFixed(4), chance });
 }
 
 function describeStep(q, step, counters, result, item) {
@@ -484,14 +664,14 @@ function describeStep(q, step, counters, result, item) {
   else if (/^other-\d+$/.test(action)) meaning = t("action_other_pick", { label: optionLabel(q, result.report) });
   else if (/^report-\d+$/.test(action)) meaning = t("action_report", { label: optionLabel(q, q.values[Number(action.slice(7)) - 1]) });
   else meaning = action;
-  const chance = (step.chances || []).find(([name]) => name === action);
-  return `${what} → ${meaning}${chance ? ` ${t("step_chance", { chance: percent(chance[1]) })}` : ""}`;
+  const rule = stepRule(step);
+  return `${what} → ${meaning}${rule ? ` ${rule}` : ""}`;
 }
 
 function renderTranscript(results, items) {
   const box = $("rr-transcript");
   box.replaceChildren();
-  for (const result of results) {
+  for (let result of results) {
     const q = sensitiveQuestions.find((candidate) => candidate.id === result.id);
     const item = items.find((candidate) => candidate.question.id === result.id);
     const section = document.createElement("section");
@@ -502,12 +682,21 @@ function renderTranscript(results, items) {
     const list = document.createElement("ol");
     list.className = "rr-steps";
     const counters = {};
+    if (config.review === "result-only") {
+      // A shared screen: the report and the rule that produced it, not what the coins did.
+      const rule = document.createElement("li");
+      rule.className = "rr-rule";
+      rule.textContent = explainDesign(q) || t("review_as_given");
+      list.append(rule);
+      result = { ...result, steps: [] };
+      list.dataset.review = "result-only";
+    }
     for (const step of result.steps) {
       const li = document.createElement("li");
       li.append(deviceIcon(step), document.createTextNode(describeStep(q, step, counters, result, item)));
       list.append(li);
     }
-    if (!result.steps.length) {
+    if (!result.steps.length && config.review !== "result-only") {
       const li = document.createElement("li");
       li.textContent = t("review_as_given");
       list.append(li);
@@ -524,22 +713,47 @@ function renderTranscript(results, items) {
   requestAnimationFrame(() => box.classList.add("rr-animate"));
 }
 
-function showReview(record, { restored }) {
+/** An answer as the page's language shows it (option labels, not the values sent). */
+function answerText(q, value) {
+  if (Array.isArray(value)) return value.map((v) => optionLabel(q, v)).join(", ");
+  if (q.sensitive || q.type === "yes-no" || q.type === "choice") return optionLabel(q, String(value));
+  return String(value);
+}
+
+/** The answers of the body, question by question, in the page's language. */
+function renderAnswers(body) {
+  const list = $("rr-answers");
+  if (!list) return;
+  list.replaceChildren();
+  for (const q of questions) {
+    if (!Object.prototype.hasOwnProperty.call(body.answers, q.id)) continue;
+    const term = document.createElement("dt");
+    term.textContent = questionText(q);
+    const value = document.createElement("dd");
+    value.dataset.answerFor = q.id;
+    value.textContent = answerText(q, body.answers[q.id]);
+    list.append(term, value);
+  }
+}
+
+function showReview(record, { restored, edited = false }) {
   const request = outgoing(record.body);
   current = { record, request };
   form.hidden = true;
   $("rr-done").hidden = true;
   $("rr-review-title").textContent = restored ? t("stored_title") : t("review_title");
   const intro = restored
-    ? [t("stored_intro", { date: formatDate(record.randomized_at) }), record.sent_at ? t("stored_sent", { date: formatDate(record.sent_at) }) : ""]
+    ? [t("stored_intro", { date: formatDate(record.randomized_at) }), record.sent_at ? t(target === "download" ? "stored_saved" : "stored_sent", { date: formatDate(record.sent_at) }) : ""]
     : [t("review_intro")];
-  if (!storage.available) intro.push(t("storage_unavailable"));
   $("rr-review-intro").textContent = intro.filter(Boolean).join(" ");
-  if (restored) {
+  if (restored || edited) {
     $("rr-transcript").replaceChildren();
     $("rr-transcript").hidden = true;
   }
+  if (edited) $("rr-review-intro").textContent = t("edit_saved");
+  $("rr-edit").hidden = Boolean(record.sent_at) || directQuestions.length === 0;
   $("rr-destination").textContent = destinationText(request);
+  renderAnswers(record.body);
   $("rr-body").textContent = request.shown;
   confirmButton.textContent = target === "download" ? t("confirm_download") : record.sent_at ? t("send_again") : t("confirm_send");
   confirmButton.disabled = false;
@@ -570,6 +784,16 @@ async function confirmAndSend() {
     await post(request);
   } catch (error) {
     sendStatus.textContent = "";
+    if (error.retryable === false && error.status) {
+      // A permanent refusal (e.g. 405 from a host without the form handler): trying again cannot
+      // help, so say what is wrong; the report stays stored for when the survey is fixed.
+      sendError.textContent = t("send_refused", { status: error.status });
+      confirmButton.hidden = true;
+      retryBox.hidden = true;
+      sendError.tabIndex = -1;
+      sendError.focus();
+      return;
+    }
     sendError.textContent = t("send_failed", { reason: error.message });
     confirmButton.hidden = true;
     retryBox.hidden = false;
@@ -587,6 +811,13 @@ function finish(text) {
   $("rr-transcript").replaceChildren(); // the coins' transcript is not kept once sent
   $("rr-done-text").textContent = text;
   $("rr-done").hidden = false;
+  const outro = $("rr-outro");
+  if (outro) {
+    $("rr-done-title").textContent = t("done_title"); // the author's words carry the thanks
+    $("rr-done").append(outro); // the author's closing words, once, inside the thanks screen
+    outro.hidden = false;
+  }
+  $("rr-forget-box").hidden = false;
   $("rr-done-title").focus();
   current = null;
 }
@@ -603,16 +834,16 @@ async function onSubmit(event) {
   submitButton.disabled = true;
   clearErrors();
   try {
-    if (storage.load()) {
-      showReview(storage.load(), { restored: true });
+    if (editing) {
+      saveEditedAnswers();
       return;
     }
-    let { errors, items, direct } = readForm();
+    if (showStoredIfAny()) return;
+    const { errors, items } = readForm();
     if (errors.length) {
       showErrors(errors);
       return;
     }
-    let results = [];
     if (items.length) {
       if (!randomizer) randomizer = new Randomizer();
       if (randomizer.state !== "ready") {
@@ -623,54 +854,116 @@ async function onSubmit(event) {
           $("rr-submit-note").textContent = randomizer.failure;
           return;
         }
-        ({ errors, items, direct } = readForm()); // the respondent may have changed answers meanwhile
-        if (errors.length) {
-          showErrors(errors);
-          return;
-        }
-      }
-      $("rr-submit-note").textContent = t("randomizing");
-      try {
-        results = await randomizer.respond(items.map(({ question, truth, innocuous }) => ({ question, truth, innocuous })));
-      } catch (error) {
-        $("rr-submit-note").textContent = t("randomize_failed", { reason: error.message });
-        return;
       }
     }
-    const answers = {};
-    for (const q of questions) {
-      const result = results.find((r) => r.id === q.id);
-      if (result) answers[q.id] = result.report;
-      else if (Object.prototype.hasOwnProperty.call(direct, q.id)) answers[q.id] = direct[q.id];
-    }
-    const record = {
-      format: 1,
-      body: { survey: config.survey, version: config.version, respondent: newRespondentToken(), answers },
-      randomized_at: new Date().toISOString(),
-      sent_at: null,
-    };
-    // Stored before it is shown, so a reload cannot flip the coins again.
-    storage.save(record);
-    // The true answers are no longer needed: clear them from the page.
-    for (const group of form.querySelectorAll("[data-group]")) if (group._rrReset) group._rrReset();
-    $("rr-submit-note").textContent = t("submit_note");
-    renderTranscript(results, items);
-    showReview(record, { restored: false });
+    // One report per survey version per device: another tab may have randomized while this one
+    // waited, so the check, the coins and the save happen under one lock (Web Locks where the
+    // browser has them), with storage read again right before the coins and before saving.
+    await withDeviceLock(() => randomizeAndStore());
   } finally {
     busy = false;
     submitButton.disabled = false;
   }
 }
 
+/** Run `task` holding the device-wide lock of this survey version (or directly without Web Locks). */
+async function withDeviceLock(task) {
+  if (navigator.locks && typeof navigator.locks.request === "function") {
+    return navigator.locks.request(STORAGE_KEY, task);
+  }
+  return task();
+}
+
+/** If a report is stored (by this or another tab), show it and return true. */
+function showStoredIfAny() {
+  const stored = storage.load();
+  if (!stored) return false;
+  $("rr-submit-note").textContent = t("submit_note");
+  resetTruths();
+  showReview(stored, { restored: true });
+  return true;
+}
+
+function resetTruths() {
+  for (const group of form.querySelectorAll("[data-group]")) if (group._rrReset) group._rrReset();
+}
+
+async function randomizeAndStore() {
+  if (showStoredIfAny()) return;
+  if (await answeredAndForgotten()) {
+    resetTruths();
+    showForgotten();
+    return;
+  }
+  const { errors, items, direct } = readForm(); // the respondent may have changed answers meanwhile
+  if (errors.length) {
+    showErrors(errors);
+    return;
+  }
+  let results = [];
+  if (items.length) {
+    $("rr-submit-note").textContent = t("randomizing");
+    try {
+      results = await randomizer.respond(items.map(({ question, truth, innocuous }) => ({ question, truth, innocuous })));
+    } catch (error) {
+      $("rr-submit-note").textContent = t("randomize_failed", { reason: error.message });
+      return;
+    }
+  }
+  // Without Web Locks another tab may have saved while the coins were flipped: its report wins
+  // and these results are dropped unseen.
+  if (showStoredIfAny()) return;
+  const answers = {};
+  for (const q of questions) {
+    const result = results.find((r) => r.id === q.id);
+    if (result) answers[q.id] = result.report;
+    else if (Object.prototype.hasOwnProperty.call(direct, q.id)) answers[q.id] = direct[q.id];
+  }
+  const record = {
+    format: 1,
+    body: { survey: config.survey, version: config.version, respondent: newRespondentToken(), answers },
+    randomized_at: new Date().toISOString(),
+    sent_at: null,
+  };
+  // Stored before it is shown, so a reload cannot flip the coins again.
+  storage.save(record);
+  // The true answers are no longer needed: clear them from the page.
+  resetTruths();
+  $("rr-submit-note").textContent = t("submit_note");
+  renderTranscript(results, items);
+  showReview(record, { restored: false });
+}
+
 function startOver() {
   // For kiosks and tests: only acts when no report is stored (the coins are never flipped twice).
   if (storage.load()) return;
   current = null;
+  if (editing) {
+    editing = null;
+    for (const element of form.querySelectorAll("fieldset[disabled]")) element.disabled = false;
+    writeExplanations();
+  }
   resetForm();
   review.hidden = true;
   $("rr-done").hidden = true;
   $("rr-transcript").replaceChildren();
   form.hidden = false;
+}
+
+/** A stored report needs no coins: the runtime status is hidden and says nothing more. */
+function runtimeNotNeeded() {
+  const box = $("rr-runtime");
+  const text = $("rr-runtime-text");
+  if (text) {
+    text.removeAttribute("aria-live");
+    text.removeAttribute("role");
+    text.textContent = "";
+  }
+  if (box) {
+    box.dataset.state = "not-needed";
+    box.hidden = true;
+  }
+  document.documentElement.dataset.rrRuntime = "not-needed";
 }
 
 // ---- start --------------------------------------------------------------------------------
@@ -683,17 +976,57 @@ function main() {
   form.addEventListener("submit", onSubmit);
   confirmButton.addEventListener("click", confirmAndSend);
   $("rr-retry").addEventListener("click", confirmAndSend);
+  $("rr-edit").addEventListener("click", editDirectAnswers);
   document.addEventListener("rrsite:reset", startOver);
+  $("rr-forget").addEventListener("click", () => { forget(); });
+  if (!stored) {
+    answeredAndForgotten().then((answered) => {
+      if (answered && !storage.load()) {
+        runtimeNotNeeded();
+        if (randomizer && randomizer.worker) randomizer.worker.terminate();
+        showForgotten();
+      }
+    });
+  }
   submitButton.disabled = false;
   performance.mark("rr-interactive");
-  if (stored) showReview(stored, { restored: true });
-  // The designs in words, once the form can already be used.
-  setTimeout(() => {
-    for (const q of sensitiveQuestions) {
-      const explain = $(`q-${q.id}-explain`);
-      if (explain) explain.textContent = `${explainDesign(q)} ${t("sensitive_private")}`.trim();
+  if (stored) {
+    runtimeNotNeeded();
+    showReview(stored, { restored: true });
+  }
+  for (const q of questions) {
+    const element = questionElement(q);
+    if (element) for (const type of ["input", "change"]) element.addEventListener(type, () => clearQuestionError(q));
+  }
+  // Another tab stored a report: this one moves to it (its own form is never randomized).
+  window.addEventListener("storage", (event) => {
+    if (event.key !== STORAGE_KEY || !event.newValue || busy) return;
+    const record = storage.load();
+    if (record && (!current || current.record.body.respondent !== record.body.respondent)) {
+      resetTruths();
+      showReview(record, { restored: true });
     }
-  }, 0);
+  });
+  // Storage that cannot be written is said before the respondent answers, not in the review.
+  if (!storage.writable()) {
+    const notice = $("rr-storage-notice");
+    if (notice) {
+      notice.textContent = t("storage_unavailable");
+      notice.hidden = false;
+    }
+  }
+  // The designs in words, once the form can already be used.
+  setTimeout(writeExplanations, 0);
+}
+
+/** The designs in words, one explanation per sensitive question. */
+function writeExplanations() {
+  for (const q of sensitiveQuestions) {
+    const explain = $(`q-${q.id}-explain`);
+    // One explanation per question: the author's help text replaces the generated one.
+    const generated = $(`q-${q.id}-help`) ? "" : explainDesign(q);
+    if (explain) explain.textContent = `${generated} ${t("sensitive_private")}`.trim();
+  }
 }
 
 main();

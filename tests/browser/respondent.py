@@ -205,3 +205,144 @@ def check_transcript(q: dict[str, Any], truth: str, innocuous: str | None,
         assert (report == truth) == (first == "truth"), (steps, report)
     else:
         assert steps[-1]["action"] == f"report-{values.index(report) + 1}"
+
+
+# ---- DOM hooks of the page (documented in docs/page-hooks.md; shared by every engine's tests) ----
+
+REVIEW = "#rr-review:not([hidden])"
+FORM = "#rr-form:not([hidden])"
+DONE = "#rr-done:not([hidden])"
+
+
+def submit(page: Page) -> None:
+    """Press the form's submit button ("Randomize and review")."""
+    page.click("#rr-submit")
+
+
+def wait_review(page: Page, timeout_ms: float = 60_000) -> str:
+    """Until the review is shown; the exact body it will send."""
+    page.wait_for_selector(REVIEW, timeout=timeout_ms)
+    return page.locator("#rr-body").inner_text()
+
+
+def confirm(page: Page) -> None:
+    """Send (or download) the reviewed report and wait for the closing screen."""
+    page.click("#rr-confirm")
+    page.wait_for_selector(DONE)
+
+
+def submit_note(page: Page) -> str:
+    """The status line under the submit button."""
+    return page.locator("#rr-submit-note").inner_text()
+
+
+def storage_notice(page: Page) -> str | None:
+    """The notice shown before answering when the page cannot keep the report, or None."""
+    notice = page.locator("#rr-storage-notice")
+    return notice.inner_text() if notice.is_visible() else None
+
+
+def explanation(page: Page, question_id: str) -> str:
+    """The explanation shown under a sensitive question (generated or the author's)."""
+    return page.locator(f"#q-{question_id}-explain").inner_text()
+
+
+def author_help(page: Page, question_id: str) -> str | None:
+    """The author's help text of a question, or None."""
+    help_text = page.locator(f"#q-{question_id}-help")
+    return help_text.inner_text() if help_text.count() else None
+
+
+def field_error(page: Page, question_id: str) -> str | None:
+    """The visible error message of a question, or None."""
+    error = page.locator(f"#q-{question_id}-error")
+    return error.inner_text() if error.is_visible() else None
+
+
+def invalid_inputs(page: Page, question_id: str) -> int:
+    """How many inputs of a question are marked aria-invalid."""
+    return page.locator(f"#q-{question_id} [aria-invalid=true]").count()
+
+
+def error_summary_visible(page: Page) -> bool:
+    """Whether the error summary above the form is shown."""
+    return page.locator("#rr-errors").is_visible()
+
+
+def review_intro(page: Page) -> str:
+    """The paragraph introducing the review (stored report: when randomized and sent)."""
+    return page.locator("#rr-review-intro").inner_text()
+
+
+def runtime_status(page: Page) -> dict[str, Any]:
+    """The runtime line: html[data-rr-runtime], its text, whether it is shown and announced."""
+    return page.evaluate("""() => {
+      const text = document.getElementById('rr-runtime-text');
+      const box = document.getElementById('rr-runtime');
+      return {state: document.documentElement.dataset.rrRuntime, text: text.textContent,
+              visible: Boolean(box.offsetParent), live: text.getAttribute('aria-live')};
+    }""")  # type: ignore[no-any-return]
+
+
+def send_error(page: Page) -> str:
+    """The message shown when sending failed."""
+    return page.locator("#rr-send-error").inner_text()
+
+
+def retry_offered(page: Page) -> bool:
+    """Whether the "Try again" button is shown."""
+    return page.locator("#rr-retry-box").is_visible()
+
+
+def shown_answer(page: Page, question_id: str) -> str | None:
+    """The review's answer to a question in the page's language (#rr-answers dd), or None."""
+    item = page.locator(f"#rr-answers dd[data-answer-for={css_string(question_id)}]")
+    return item.inner_text() if item.count() else None
+
+
+def option_label(page: Page, question_id: str, value: str) -> str:
+    """The label the form shows for an option value of a question."""
+    return page.evaluate("""([qid, value]) => {
+      const input = Array.from(document.querySelectorAll(`#q-${qid} input`))
+        .find((i) => i.value === value);
+      return input.labels[0].textContent.trim();
+    }""", [question_id, value])  # type: ignore[no-any-return]
+
+
+def document_width(page: Page) -> int:
+    """The document's scroll width (wider than the viewport = something overflows)."""
+    return page.evaluate("() => document.documentElement.scrollWidth")  # type: ignore[no-any-return]
+
+
+def privacy_toggle_height(page: Page) -> float:
+    """The height of the "How your answers are protected" toggle."""
+    return page.locator(".rr-privacy summary").bounding_box()["height"]  # type: ignore[index]
+
+
+def forget_answers(page: Page) -> None:
+    """Press "Forget my answers on this device" on the closing screen."""
+    page.click("#rr-forget")
+    page.wait_for_function("() => document.getElementById('rr-forget-box').hidden")
+
+
+def local_storage(page: Page) -> dict[str, str]:
+    """Everything the page's origin keeps in localStorage."""
+    return page.evaluate(  # type: ignore[no-any-return]
+        "() => Object.fromEntries(Object.keys(localStorage).map((k) => [k, localStorage[k]]))")
+
+
+def edit_direct_answers(page: Page) -> None:
+    """From the review, go back to the form to fix direct answers (reports stay fixed)."""
+    page.click("#rr-edit")
+    page.wait_for_selector(FORM)
+
+
+def question_disabled(page: Page, question_id: str) -> bool:
+    """Whether a question's fieldset is disabled (a sensitive one while editing)."""
+    return page.evaluate(  # type: ignore[no-any-return]
+        "(id) => document.getElementById(`q-${id}`).disabled", question_id)
+
+
+def transcript_steps(page: Page) -> list[str]:
+    """The review's transcript lines (what each coin did, or the rule in result-only review)."""
+    return page.locator("#rr-transcript li").all_inner_texts()

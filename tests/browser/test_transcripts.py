@@ -1,0 +1,80 @@
+"""Transcripts a respondent can check: each step says which outcomes decide what it did.
+
+For every step rrsite/core returned (read inside the worker), the page's line must name the same
+device and outcome, and state a rule (faces a to b of F, or numbers from lo up to hi) that
+contains the outcome and whose size is the step's chance, so the respondent can verify it.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import pytest
+from browserkit import Site, Watch, open_survey, survey_files
+from playwright.sync_api import BrowserContext
+from respondent import (
+    fill,
+    log_worker_results,
+    plan_answers,
+    submit,
+    transcript_steps,
+    wait_review,
+    worker_results,
+)
+
+EXAMPLES = [f.name for f in survey_files() if f.parent.parent.name != "browser"]
+NUMBER = r"(\d+(?:\.\d+)?)"
+
+
+def chance_of(step: dict[str, Any]) -> float:
+    return next(p for name, p in step["chances"] if name == step["action"])
+
+
+def check_line(line: str, step: dict[str, Any]) -> None:
+    chance = chance_of(step)
+    if step["device"] == "die":
+        faces = step["faces"]
+        assert re.search(rf"\b1 (to|al) {faces}: {step['outcome']}\b", line), line
+        match = re.search(rf"caras? {NUMBER}(?: (?:to|a) {NUMBER})? (?:of|de) {faces}", line)
+        match = match or re.search(rf"faces? {NUMBER}(?: to {NUMBER})? of {faces}", line)
+        assert match, line
+        low = int(match.group(1))
+        high = int(match.group(2) or low)
+        assert low <= int(step["outcome"]) <= high, line
+        assert (high - low + 1) / faces == pytest.approx(chance, abs=1e-9), line
+    elif step["device"] == "spinner":
+        value = float(step["outcome"])
+        assert step["outcome"] in line, line
+        bounds = [float(x) for x in re.findall(r"\b[01]\.\d{4}\b", line) if x != step["outcome"]]
+        assert len(bounds) >= 2, line
+        low, high = bounds[-2], bounds[-1]
+        assert low - 1e-4 <= value < high + 1e-4, line
+        assert high - low == pytest.approx(chance, abs=2e-4), line
+    else:
+        assert step["device"] == "coin" and chance == pytest.approx(0.5)
+        side = re.search(r": (\w+)", line)
+        assert side and f"({side.group(1)} " in line, line  # the side shown decides, stated
+        assert "50" in line, line
+    assert "sided" not in line and "sides" not in line
+
+
+@pytest.mark.parametrize("source", EXAMPLES)
+def test_every_step_states_its_rule(site: Site, context: BrowserContext, watch: Watch,
+                                    source: str) -> None:
+    survey = site.ids[source]
+    manifest = site.manifest(survey)
+    page = open_survey(context, site, survey)
+    log_worker_results(page)
+    checked = 0
+    fill(page, manifest, plan_answers(manifest, 0))
+    submit(page)
+    wait_review(page)
+    lines = transcript_steps(page)
+    steps = [step for result in worker_results(page)[0]["results"] for step in result["steps"]]
+    assert len(lines) == len(steps)
+    for line, step in zip(lines, steps, strict=True):
+        check_line(line, step)
+        checked += 1
+    assert checked >= 1
+    watch.assert_clean()
