@@ -73,7 +73,9 @@ def engine_site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[EngineSite
     ids = {}
     for file in sorted((ROOT / "surveys").glob("*.md")):
         text = file.read_text("utf-8")
-        text = re.sub(r"url: https://\S+", f"url: http://localhost:{port}/__endpoint", text)
+        # as long as the original address, so that the review's layout meets a long URL too
+        text = re.sub(r"url: https://(\S+)", rf"url: http://localhost:{port}/__endpoint/\1",
+                      text)
         (sources / file.name).write_text(text, "utf-8")
         match = re.search(r"^id:\s*(\S+)", text, re.MULTILINE)
         assert match, file
