@@ -45,6 +45,8 @@ class Recorder:
     lock: threading.Lock = field(default_factory=threading.Lock)
     #: the port of `rrsite serve` (set once it runs; the proxy's port is needed for the build)
     upstream_port: int = 0
+    #: serve the core bundle with one byte changed (a tampered or stale copy)
+    tamper_core: bool = False
 
     def since(self, index: int) -> list[Recorded]:
         """The requests recorded after the first ``index``."""
@@ -107,9 +109,14 @@ def start_proxy(recorder: Recorder) -> ThreadingHTTPServer:
             connection = http.client.HTTPConnection("127.0.0.1", recorder.upstream_port,
                                                     timeout=60)
             headers = {k: v for k, v in self.headers.items() if k.lower() not in HOP_BY_HOP}
+            tamper = recorder.tamper_core and self.path.startswith("/_rr/core.")
+            if tamper:
+                headers = {k: v for k, v in headers.items() if k.lower() != "accept-encoding"}
             connection.request(self.command, self.path, body=body or None, headers=headers)
             response = connection.getresponse()
             data = response.read()
+            if tamper and response.status == 200:
+                data = data.replace(b"def respond_json(", b"def respond_jsoN(", 1)
             out: dict[str, str] = {}
             for key, value in response.getheaders():
                 if key.lower() in HOP_BY_HOP:

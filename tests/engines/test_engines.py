@@ -12,12 +12,14 @@ and on each of them the document is no wider than the viewport.
 
 The report returned by rrsite/core inside the worker and the coins' transcript are checked in
 Chromium by tests/browser (Playwright can read inside the worker); the statistical end-to-end test
-stays there too.
+stays there too. Also in each engine: a randomizer that cannot start (a core bundle whose hash is
+not the manifest's core_hash) is reported on the page and nothing is stored or sent.
 """
 
 from __future__ import annotations
 
 import json
+import time
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
@@ -185,3 +187,30 @@ def test_answer_and_audit(file: str, engine: Driver, engine_site: EngineSite) ->
     assert stored == body["answers"] and record["body"]["respondent"] == body["respondent"]
     assert engine.errors() == []
     assert recorder.violations[violations_before:] == []
+
+
+def test_a_randomizer_that_cannot_start_says_so_and_sends_nothing(
+        engine: Driver, engine_site: EngineSite) -> None:
+    """A core bundle that is not the manifest's core_hash: the page says so, nothing is sent."""
+    site, recorder = engine_site, engine_site.recorder
+    sid = site.ids["honor-code.md"]
+    manifest = site.manifest(sid)
+    engine.new_context()
+    recorder.tamper_core = True
+    try:
+        start = recorder.mark()
+        engine.goto(site.page_url(sid))
+        state = engine.wait(RUNTIME_SETTLED, READY_TIMEOUT_S, "the randomizer")
+    finally:
+        recorder.tamper_core = False
+    assert state == "failed"
+    text = engine.eval("document.querySelector('#rr-runtime-text').innerText")
+    assert "could not start" in text and manifest["core_hash"] in text, text
+    fill(engine, manifest, plan_answers(manifest, 0))
+    engine.click("#rr-submit")
+    time.sleep(0.5)
+    assert not engine.eval(visible("#rr-review"))
+    assert "could not start" in engine.eval("document.querySelector('#rr-submit-note').innerText")
+    assert [r.path for r in recorder.since(start) if r.method not in ("GET", "HEAD")] == []
+    key = f"rrsite:{manifest['id']}:{manifest['version']}"
+    assert engine.eval(f"localStorage.getItem({json.dumps(key)})") is None
