@@ -44,4 +44,9 @@ npm ci --silent --no-audit --no-fund
 
 if [ "$want_browser" = "--browser" ]; then
   [ -x /usr/bin/chromium ] || need_apt chromium
+  # browsers (issue 8): Firefox (driven over WebDriver BiDi by puppeteer-core, from npm ci above),
+  # WebKitGTK's WebDriver with MiniBrowser (driven by Selenium, from .[test]) and Xvfb for it.
+  [ -x /usr/bin/firefox-esr ] || need_apt firefox-esr
+  [ -x /usr/bin/WebKitWebDriver ] || need_apt webkit2gtk-driver
+  command -v Xvfb >/dev/null || need_apt xvfb
 fi

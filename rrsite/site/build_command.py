@@ -19,6 +19,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help=f"page templates (default: {default_templates()})")
     parser.add_argument("--pyodide", type=Path, metavar="DIR",
                         help=f"Pyodide runtime to ship (default: {default_pyodide()})")
+    parser.add_argument("--full-stdlib", action="store_true",
+                        help="ship Pyodide's whole standard library, not the one trimmed to what "
+                             "the page imports (for debugging or comparison)")
     parser.add_argument("--no-compress", action="store_true",
                         help="skip the .br/.gz copies (faster; for development only)")
 
@@ -26,7 +29,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     """Build; problems raise RRSiteError (every file:line printed, exit code 2)."""
     result = build(args.surveys, args.output, args.templates, args.pyodide,
-                   compress=not args.no_compress)
+                   compress=not args.no_compress, full_stdlib=args.full_stdlib)
     for warning in result.warnings:
         print(f"{warning.file}:{warning.line}: warning: {warning.message}", file=sys.stderr)
     describe(result, print)

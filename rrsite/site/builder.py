@@ -27,7 +27,7 @@ import rrsite
 from ..errors import RRSiteError
 from ..survey import Survey, SurveyError, SurveyErrors, endpoint_origin, load_survey
 from ..survey.bundle import core_zip
-from . import headers
+from . import headers, stdlib
 from .assets import (
     AssetError,
     Compressed,
@@ -93,6 +93,8 @@ class Runtime:
     folder: Path
     version: str
     files: dict[str, bytes]
+    #: What the build should tell about the runtime (a standard library it could not shrink).
+    notes: list[str] = field(default_factory=list)
 
     @property
     def dirname(self) -> str:
@@ -102,8 +104,13 @@ class Runtime:
         return f"pyodide-{self.version}-{digest}"
 
 
-def load_runtime(folder: Path) -> Runtime:
-    """Read the Pyodide files from ``folder``; refuse a folder that lacks any of them."""
+def load_runtime(folder: Path, *, full_stdlib: bool = False,
+                 cache: Path | None = None) -> Runtime:
+    """Read the Pyodide files from ``folder``; refuse a folder that lacks any of them.
+
+    The standard library shipped is trimmed to the traced keep list and minified
+    (rrsite/site/stdlib.py) unless ``full_stdlib``; ``cache`` keeps the minified copy.
+    """
     missing = [name for name in PYODIDE_FILES if not (folder / name).is_file()]
     if missing:
         raise BuildError(f"{folder}: not a Pyodide runtime folder, missing {', '.join(missing)} "
@@ -115,8 +122,20 @@ def load_runtime(folder: Path) -> Runtime:
         pass
     safe = "".join(ch for ch in version if ch.isalnum() or ch in ".-") or "unknown"
     files = {name: (folder / name).read_bytes() for name in PYODIDE_FILES}
-    files["python_stdlib.zip"] = stored_zip(files["python_stdlib.zip"])
-    return Runtime(folder, safe, files)
+    notes: list[str] = []
+    library = files["python_stdlib.zip"]
+    if not full_stdlib and zipfile.is_zipfile(io.BytesIO(library)):
+        try:
+            library = stdlib.trim_stdlib(library, stdlib.read_keep_list())
+        except stdlib.StdlibError as error:
+            raise BuildError(f"{folder / 'python_stdlib.zip'}: {error}; or build with "
+                             "--full-stdlib") from None
+        try:
+            library = stdlib.minify_stdlib(library, folder, cache)
+        except stdlib.StdlibError as error:
+            notes.append(f"the standard library is trimmed but not minified: {error}")
+    files["python_stdlib.zip"] = stored_zip(library)
+    return Runtime(folder, safe, files, notes)
 
 
 def stored_zip(data: bytes) -> bytes:
@@ -225,7 +244,8 @@ class BuildResult:
     warnings: list[SurveyError]
 
 
-def plan_build(sources: Sequence[Path], templates: Path, pyodide: Path) -> Plan:
+def plan_build(sources: Sequence[Path], templates: Path, pyodide: Path, *,
+               full_stdlib: bool = False, cache: Path | None = None) -> Plan:
     """Load and check every survey, the templates and the runtime; raise with every problem."""
     files = survey_files(sources)
     errors: list[SurveyError] = []
@@ -267,7 +287,10 @@ def plan_build(sources: Sequence[Path], templates: Path, pyodide: Path) -> Plan:
                 warnings.append(SurveyError(survey.file, question.line, "the prose above this "
                                             "question's heading is not shown: the template does "
                                             "not use before_html"))
-    return Plan(surveys, loaded, load_runtime(pyodide), warnings)
+    runtime = load_runtime(pyodide, full_stdlib=full_stdlib, cache=cache)
+    stdlib_zip = str(pyodide / "python_stdlib.zip")
+    warnings.extend(SurveyError(stdlib_zip, 1, note) for note in runtime.notes)
+    return Plan(surveys, loaded, runtime, warnings)
 
 
 def check_dist(dist: Path, protected: Sequence[Path]) -> None:
@@ -315,14 +338,18 @@ def build(
     *,
     compress: bool = True,
     cache: Path | None | bool = True,
+    full_stdlib: bool = False,
 ) -> BuildResult:
     """Build every survey of ``sources`` into ``dist``; all or nothing.
 
-    ``cache``: a folder for compressed copies, True for the default one, False for none.
+    ``cache``: a folder for compressed copies and the minified standard library, True for the
+    default one, False for none. ``full_stdlib``: ship Pyodide's whole standard library instead
+    of the trimmed one.
     """
     templates = templates or default_templates()
     pyodide = pyodide or default_pyodide()
-    plan = plan_build(sources, templates, pyodide)
+    cache_dir = default_cache_dir() if cache is True else (cache or None)
+    plan = plan_build(sources, templates, pyodide, full_stdlib=full_stdlib, cache=cache_dir)
     check_dist(dist, [*sources, templates, pyodide, *(s.path for s in plan.surveys)])
     dist.parent.mkdir(parents=True, exist_ok=True)
     remove_stale_workspaces(dist)
@@ -332,7 +359,6 @@ def build(
         _write_site(plan, workspace)
         compressed: list[Compressed] = []
         if compress:
-            cache_dir = default_cache_dir() if cache is True else (cache or None)
             files = [path for path in sorted(workspace.rglob("*"))
                      if path.is_file() and path.name != "_headers"]
             compressed = precompress(files, cache_dir)
@@ -427,7 +453,8 @@ def _write_site(plan: Plan, root: Path) -> None:
             "pyodide_url": f"{prefix}{runtime_dir}/",
             "worker_url": worker,
         }
-        config = {"survey": survey.id, "version": manifest["version"], **urls,
+        config = {"survey": survey.id, "version": manifest["version"],
+                  "core_hash": manifest["core_hash"], **urls,
                   "submit": manifest["submit"], "questions": manifest["questions"],
                   "review": survey.review}
         connect = _connect(survey)

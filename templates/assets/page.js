@@ -105,6 +105,7 @@ class Randomizer {
       type: "init",
       pyodideUrl: new URL(config.pyodide_url, document.baseURI).href,
       coreUrl: new URL(config.core_url, document.baseURI).href,
+      coreHash: config.core_hash,
     });
   }
 

@@ -1,15 +1,18 @@
 // rrsite randomizer worker (a module Web Worker).
 //
-// Loads Pyodide from the site's own copy, unpacks the bundled rrsite/core into site-packages and
+// Loads Pyodide from the site's own copy, checks the bundled rrsite/core against the survey's
+// core_hash, puts it on sys.path (imported from the zip) and
 // answers "respond" messages with rrsite.core.respond_json: a question and a true answer in, the
 // report and the transcript of the coins out. Randomness comes from core's secure source
 // (random.SystemRandom -> os.urandom -> crypto.getRandomValues). The worker never sends anything
 // over the network and keeps nothing: the page decides what leaves the device.
 //
-// Messages in:  {type: "init", pyodideUrl, coreUrl}       (absolute URLs, from the page's config)
+// Messages in:  {type: "init", pyodideUrl, coreUrl, coreHash}  (absolute URLs and the manifest's
+//                                                             core_hash, from the page's config)
 //               {type: "respond", id, items: [{question, truth, innocuous?}]}
 // Messages out: {type: "progress", stage: "downloading" | "starting"}
-//               {type: "ready", ms}  |  {type: "failed", reason, message}
+//               {type: "ready", ms}  |  {type: "failed", reason, message}  (reason: "blocked",
+//               "integrity" when the core's hash is not core_hash, "error")
 //               {type: "result", id, results: [{id, report, steps}]}  |  {type: "result", id, error}
 
 let respondJson = null;
@@ -37,7 +40,11 @@ for (const name of ["compile", "compileStreaming", "instantiate", "instantiateSt
   };
 }
 
-async function start({ pyodideUrl, coreUrl }) {
+// Where the core bundle is written in Pyodide's file system; Python imports it from there with
+// zipimport (frozen into the interpreter), so neither zipfile nor shutil has to be shipped.
+const CORE_PATH = "/lib/rrsite_core.zip";
+
+async function start({ pyodideUrl, coreUrl, coreHash }) {
   const started = performance.now();
   self.postMessage({ type: "progress", stage: "downloading" });
   const coreBytes = fetch(coreUrl, { credentials: "same-origin" }).then((response) => {
@@ -48,17 +55,20 @@ async function start({ pyodideUrl, coreUrl }) {
   const { loadPyodide } = await import(`${pyodideUrl}pyodide.mjs`);
   self.postMessage({ type: "progress", stage: "starting" });
   const pyodide = await loadPyodide({ indexURL: pyodideUrl, packages: [] });
-  // `site` is imported at startup (cheap); sysconfig and importlib.invalidate_caches() each
-  // cost ~30 ms, so only the site-packages finder's directory cache is refreshed.
-  const sitePackages = pyodide.runPython("import site; site.getsitepackages()[0]");
-  pyodide.unpackArchive(new Uint8Array(await coreBytes), "zip", { extractDir: sitePackages });
-  pyodide.globals.set("_rr_site_packages", sitePackages);
-  pyodide.runPython(
-    "import sys\n"
-    + "_finder = sys.path_importer_cache.get(_rr_site_packages)\n"
-    + "if _finder is not None: _finder.invalidate_caches()\n"
-    + "del _finder, _rr_site_packages",
+  pyodide.FS.writeFile(CORE_PATH, new Uint8Array(await coreBytes));
+  // The code that randomizes must be the code the survey names (the manifest's core_hash):
+  // checked here, before anything is imported from it. _sha2 is built into the interpreter.
+  pyodide.globals.set("_rr_core", CORE_PATH);
+  const digest = "sha256:" + pyodide.runPython(
+    "import _sha2\nwith open(_rr_core, 'rb') as _f: _rr_digest = _sha2.sha256(_f.read()).hexdigest()\n"
+    + "del _f, _rr_core\n_rr_digest",
   );
+  if (!coreHash || digest !== coreHash) {
+    fail("integrity", `the randomizer's code (${coreUrl}) is ${digest}, not the ${coreHash || "(missing)"} `
+      + "this survey names");
+    return;
+  }
+  pyodide.runPython(`import sys\nsys.path.insert(0, ${JSON.stringify(CORE_PATH)})\ndel _rr_digest`);
   const respond = pyodide.pyimport("rrsite.core").respond_json;
   if (typeof respond !== "function") throw new Error("rrsite.core.respond_json is missing");
   respondJson = respond;

@@ -1,7 +1,17 @@
 // Runs rrsite/core's own test suite (tests/core, with real pytest) inside Pyodide 314 under Node,
 // so the code the browser runs is the code that was tested. Then checks that the default random
 // source reaches crypto.getRandomValues. Exit code: pytest's, or 1 if a check fails.
+//
+// The site ships a standard library trimmed to rrsite/site/stdlib_keep.txt (and minified). So:
+// - the keep list must equal a fresh trace (tests/pyodide/stdlib_trace.mjs);
+// - a Pyodide started on exactly the zip `rrsite build` ships runs the worker's start steps,
+//   imports everything core's source imports and answers every example question;
+// - during the pytest run, every import made by rrsite.core's modules must resolve to a built-in
+//   or frozen module or to a file of the trimmed library (pytest itself needs the full one).
 import { loadPyodide } from "pyodide";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { exerciseCore, hostData, readKeep, traceStdlib } from "./stdlib_trace.mjs";
 import { readFileSync, readdirSync, statSync, existsSync } from "node:fs";
 import { join, dirname, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -48,6 +58,51 @@ function copyTree(pyodide, from, to) {
   }
 }
 
+let failures = 0;
+const check = (ok, what) => {
+  console.log(`${ok ? "ok  " : "FAIL"} ${what}`);
+  if (!ok) failures += 1;
+};
+let checks = 0;
+
+// ---- the trimmed standard library -----------------------------------------------------------
+const data = hostData();
+const keep = readKeep();
+{
+  const { entries } = await traceStdlib(data);
+  const kept = new Set(keep);
+  const traced = new Set(entries);
+  const missing = entries.filter((entry) => !kept.has(entry));
+  const unused = keep.filter((entry) => !traced.has(entry));
+  check(missing.length === 0 && unused.length === 0,
+    `keep list matches a fresh trace (${entries.length} files; missing: ${missing.join(" ") || "none"}; `
+    + `unused: ${unused.join(" ") || "none"}; fix: node tests/pyodide/stdlib_trace.mjs --write)`);
+  checks += 1;
+}
+{
+  const work = mkdtempSync(join(tmpdir(), "rr-stdlib-"));
+  const shipped = join(work, "python_stdlib.zip");
+  try {
+    execFileSync(hostPython, ["-m", "rrsite.site.stdlib", join(repo, "node_modules/pyodide"), shipped],
+      { cwd: repo, stdio: ["ignore", "inherit", "inherit"] });
+    const bytes = statSync(shipped).size;
+    let answered = 0;
+    let error = null;
+    try {
+      const trimmed = await loadPyodide({ packages: [], stdLibURL: shipped, stderr: () => {} });
+      answered = exerciseCore(trimmed, data, 20);
+    } catch (caught) {
+      error = String(caught && caught.message ? caught.message : caught).trim().split("\n").slice(-2).join(" ").slice(0, 300);
+    }
+    check(error === null && answered > 0,
+      `on the shipped library (${bytes} bytes): worker start, core's imports, ${answered} answers`
+      + (error ? `: ${error}` : ""));
+    checks += 1;
+  } finally {
+    rmSync(work, { recursive: true, force: true });
+  }
+}
+
 const started = Date.now();
 const pyodide = await loadPyodide();
 const site = pyodide.runPython("import sysconfig; sysconfig.get_paths()['purelib']");
@@ -66,6 +121,37 @@ console.log(`pyodide ${pyodide.version} loaded in ${Date.now() - started} ms`);
 const version = pyodide.runPython("import sys; sys.version.split()[0]");
 console.log(`python ${version} (${pyodide.runPython("import sys; sys.platform")})`);
 
+// Imports made by rrsite.core's modules (seen through builtins.__import__, which also sees names
+// already imported by pytest) must be satisfied by the trimmed library.
+pyodide.globals.set("_rr_keep", keep.join("\n"));
+pyodide.runPython(`
+import builtins, importlib.util, sys
+_zip = "/lib/python%d%d.zip/" % sys.version_info[:2]
+_keep = set(_rr_keep.split("\\n"))
+_outside = []
+_real_import = builtins.__import__
+
+def _in_trimmed(name):
+    module = sys.modules.get(name)
+    spec = getattr(module, "__spec__", None) if module else importlib.util.find_spec(name)
+    origin = getattr(spec, "origin", None) or ""
+    if not origin.startswith(_zip) or type(spec.loader).__name__ == "FrozenImporter":
+        return True
+    return origin[len(_zip):] in _keep
+
+def _guarded_import(name, globals=None, locals=None, fromlist=(), level=0):
+    module = _real_import(name, globals, locals, fromlist, level)
+    importer = (globals or {}).get("__name__", "")
+    if level == 0 and importer.startswith("rrsite.core"):
+        parts = name.split(".")
+        wanted = [".".join(parts[:i]) for i in range(1, len(parts) + 1)]
+        wanted += [f"{name}.{item}" for item in fromlist or () if f"{name}.{item}" in sys.modules]
+        _outside.extend(f"{importer} imports {n}" for n in wanted if not _in_trimmed(n))
+    return module
+
+builtins.__import__ = _guarded_import
+`);
+
 const code = pyodide.runPython(`
 import os, sys
 os.chdir("/repo")
@@ -73,13 +159,14 @@ sys.path.insert(0, "/repo")
 import pytest
 int(pytest.main(["-q", "-p", "no:cacheprovider", "--import-mode=importlib", "tests/core"]))
 `);
+const outside = pyodide.runPython("builtins.__import__ = _real_import\n'; '.join(sorted(set(_outside)))");
+const guarded = pyodide.runPython("sum(1 for m in sys.modules if m.startswith('rrsite.core'))");
+check(outside === "" && guarded > 1,
+  `core's imports during the tests are all in the trimmed library (${guarded} core modules)`
+  + (outside ? `: ${outside}` : ""));
+checks += 1;
 
 // The default random source inside Pyodide draws from crypto.getRandomValues, not a seeded MT.
-let failures = 0;
-const check = (ok, what) => {
-  console.log(`${ok ? "ok  " : "FAIL"} ${what}`);
-  if (!ok) failures += 1;
-};
 const before = randomCalls;
 const report = pyodide.runPython(`
 import random
@@ -97,5 +184,6 @@ const urandomBefore = randomCalls;
 pyodide.runPython("import os; os.urandom(16)");
 check(randomCalls === urandomBefore + 1, "one os.urandom call is one call of the platform CSPRNG");
 
-console.log(`core tests inside Pyodide: pytest exit ${code}; ${4 - failures} passed, ${failures} failed`);
+checks += 4;
+console.log(`core tests inside Pyodide: pytest exit ${code}; ${checks - failures} checks passed, ${failures} failed`);
 process.exit(code !== 0 ? code : failures ? 1 : 0);

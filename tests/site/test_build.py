@@ -401,7 +401,7 @@ def test_the_real_templates_build_every_example(tmp_path):
 
 def test_the_pinned_pyodide_is_shipped(tmp_path):
     result = build([SURVEYS / "honor-code.md"], tmp_path / "dist", TEMPLATES, None,
-                   compress=False)
+                   compress=False, full_stdlib=True)
     (folder,) = (result.dist / "_rr").glob("pyodide-*")
     source = ROOT / "node_modules" / "pyodide"
     assert folder.name.startswith("pyodide-314.0.7-")
@@ -409,7 +409,7 @@ def test_the_pinned_pyodide_is_shipped(tmp_path):
         if name != "python_stdlib.zip":
             assert sha((folder / name).read_bytes()) == sha((source / name).read_bytes())
     assert sorted(os.listdir(folder)) == sorted(PYODIDE_FILES)
-    # the standard library: the same files, stored instead of deflated (compressible on the wire)
+    # --full-stdlib: the same files, stored instead of deflated (compressible on the wire)
     with zipfile.ZipFile(source / "python_stdlib.zip") as original, \
             zipfile.ZipFile(folder / "python_stdlib.zip") as shipped:
         assert [i.filename for i in shipped.infolist()] == original.namelist()

@@ -1,0 +1,216 @@
+"""Every example survey answered in Chromium, Firefox and WebKit, audited from the server side.
+
+For each engine (tests/engines/drivers.py) and each survey of surveys/, in a fresh profile at a
+phone's 390x844 viewport: the randomizer starts; no sensitive input has a name and the form's
+data holds no sensitive answer; after submitting, a reload shows the same report (no second
+randomization) and confirming sends it once, to the survey's target only, with exactly the
+contract's fields, the direct answers as typed and a report from the question's values; a true
+answer the coins replaced appears in no request the server saw (page and worker); localStorage
+holds the sent body; no console or page error, no CSP violation (reported to the proxy through
+``report-uri``). Screenshots of the form, the review and the thanks go to ``screenshots/<engine>/``
+and on each of them the document is no wider than the viewport.
+
+The report returned by rrsite/core inside the worker and the coins' transcript are checked in
+Chromium by tests/browser (Playwright can read inside the worker); the statistical end-to-end test
+stays there too. Also in each engine: a randomizer that cannot start (a core bundle whose hash is
+not the manifest's core_hash) is reported on the page and nothing is stored or sent.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
+
+import pytest
+from conftest import SCREENSHOTS, EngineSite
+from drivers import PHONE, Driver
+from respondent import Plan, expected_direct, netlify_value, parse_body, plan_answers
+
+SURVEYS = Path(__file__).resolve().parents[2] / "surveys"
+SURVEY_FILES = sorted(path.name for path in SURVEYS.glob("*.md"))
+READY_TIMEOUT_S = 120
+STORED_KEYS = {"format", "body", "randomized_at", "sent_at"}
+RUNTIME_SETTLED = ("['ready', 'failed'].includes(document.documentElement.dataset.rrRuntime)"
+                   " && document.documentElement.dataset.rrRuntime")
+
+NAMED_TRUTH_INPUTS = """Array.from(document.querySelectorAll(
+  "input[data-truth], input[data-innocuous]")).filter((i) => i.hasAttribute("name")).length"""
+FORM_DATA = """Array.from(document.forms).flatMap((form) =>
+  Array.from(new FormData(form).entries()).map(([key, value]) => [key, String(value)]))"""
+VISIBLE = "(() => {{ const e = document.querySelector({0}); return !!e && !e.hidden; }})()"
+WIDTHS = """[document.documentElement.scrollWidth, document.body.scrollWidth, window.innerWidth]"""
+FILL = """((plan) => {
+  const one = (selector) => {
+    const element = document.querySelector(selector);
+    if (!element) throw new Error(`no element ${selector}`);
+    return element;
+  };
+  const value = (v) => JSON.stringify(String(v));
+  for (const [qid, truth] of Object.entries(plan.truths)) {
+    one(`#q-${qid} input[data-truth][value=${value(truth)}]`).click();
+  }
+  for (const [qid, innocuous] of Object.entries(plan.innocuous)) {
+    one(`#q-${qid}-innocuous input[data-innocuous][value=${value(innocuous)}]`).click();
+  }
+  for (const [qid, answer] of Object.entries(plan.direct)) {
+    const type = plan.types[qid];
+    if (type === "yes-no" || type === "choice") {
+      one(`#q-${qid} input[name=${value(qid)}][value=${value(answer)}]`).click();
+    } else if (type === "multi-choice") {
+      for (const item of answer) {
+        one(`#q-${qid} input[name=${value(qid)}][value=${value(item)}]`).click();
+      }
+    } else {
+      const input = one(`#q-${qid}-input`);
+      input.focus();
+      input.value = String(answer);
+      input.dispatchEvent(new Event("input", { bubbles: true }));
+      input.dispatchEvent(new Event("change", { bubbles: true }));
+    }
+  }
+  return true;
+})(%s)"""
+
+
+def visible(selector: str) -> str:
+    return VISIBLE.format(json.dumps(selector))
+
+
+def fill(driver: Driver, manifest: dict[str, Any], plan: Plan) -> None:
+    types = {q["id"]: q["type"] for q in manifest["questions"]}
+    data = {"truths": plan.truths, "innocuous": plan.innocuous, "direct": plan.direct,
+            "types": types}
+    assert driver.eval(FILL % json.dumps(data, ensure_ascii=False)) is True
+
+
+def shoot(driver: Driver, survey: str, stage: str) -> None:
+    """A screenshot, and the check that nothing is wider than the viewport."""
+    folder = SCREENSHOTS / driver.name
+    folder.mkdir(parents=True, exist_ok=True)
+    driver.screenshot(folder / f"{survey}-{stage}.png")
+    document, body, viewport = driver.eval(WIDTHS)
+    assert viewport == PHONE[0], f"{driver.name}: viewport {viewport}, not {PHONE[0]}"
+    assert document <= viewport and body <= viewport, (
+        f"{driver.name} {survey} {stage}: document {document} px / body {body} px wide in a "
+        f"{viewport} px viewport")
+
+
+@pytest.mark.parametrize("file", SURVEY_FILES)
+def test_answer_and_audit(file: str, engine: Driver, engine_site: EngineSite) -> None:
+    site, recorder = engine_site, engine_site.recorder
+    sid = site.ids[file]
+    manifest = site.manifest(sid)
+    target = manifest["submit"]["to"]
+    sensitive = [q for q in manifest["questions"] if q["sensitive"]]
+    page_url = site.page_url(sid)
+    violations_before = len(recorder.violations)
+    engine.new_context()
+    start = recorder.mark()
+    engine.goto(page_url)
+    engine.wait("!!document.querySelector('#rr-submit:not([disabled])')", 30, "the form")
+    if sensitive:
+        state = engine.wait(RUNTIME_SETTLED, READY_TIMEOUT_S, "the randomizer")
+        assert state == "ready", engine.eval("document.querySelector('#rr-runtime-text').innerText")
+    assert engine.eval(NAMED_TRUTH_INPUTS) == 0, "a sensitive input has a name"
+
+    plan = plan_answers(manifest, 0)
+    fill(engine, manifest, plan)
+    for key, value in engine.eval(FORM_DATA):
+        if key in plan.truths:
+            assert value == "", f"form field {key} holds {value!r}"
+    shoot(engine, sid, "form")
+
+    engine.click("#rr-submit")
+    try:
+        engine.wait(visible("#rr-review"), 60, "the review")
+    except AssertionError as error:
+        notes = engine.eval("Array.from(document.querySelectorAll("
+                            "'#rr-submit-note, [role=alert], .rr-error')).map((e) => e.innerText)")
+        raise AssertionError(f"{error}; the page says: {notes}") from None
+    shown = engine.eval("document.querySelector('#rr-body').textContent")
+    shoot(engine, sid, "review")
+
+    # A reload before confirming offers the same report: the coins are not flipped again.
+    engine.reload()
+    engine.wait(visible("#rr-review"), 60, "the review after a reload")
+    assert engine.eval("document.querySelector('#rr-body').textContent") == shown
+    mark = recorder.mark()
+    engine.click("#rr-confirm")
+    engine.wait(visible("#rr-done"), 60, "the thanks")
+    shoot(engine, sid, "thanks")
+
+    sent = [r for r in recorder.since(mark) if r.method not in ("GET", "HEAD", "OPTIONS")]
+    if target == "download":
+        assert sent == []
+        body = json.loads(shown)
+    else:
+        assert len(sent) == 1, [(r.method, r.path) for r in sent]
+        post = sent[0]
+        expected_path = {"collector": "/api/submissions", "endpoint": "/__endpoint",
+                         "netlify": urlsplit(page_url).path}[target]
+        assert post.path.startswith(expected_path)
+        if target == "endpoint":
+            assert post.host.startswith("localhost:")
+        if target != "netlify":
+            assert post.body == shown, "the page sent something other than what it showed"
+        body = parse_body(target, post.body)
+
+    assert set(body) == {"survey", "version", "respondent", "answers"}
+    assert body["survey"] == manifest["id"] and body["version"] == manifest["version"]
+    answers = body["answers"]
+    for q in sensitive:
+        assert answers[q["id"]] in q["values"] + q.get("reports", []), (q["id"], answers)
+    direct = expected_direct(manifest, plan, target)
+    assert {k: v for k, v in answers.items() if k not in plan.truths} == direct
+
+    # A true answer the coins replaced is in no request path or body the server saw (page and
+    # worker; the browsers' own headers hold words such as "none").
+    seen = "\n".join(f"{r.path}\n{r.body}" for r in recorder.since(start))
+    legit = json.dumps(body, ensure_ascii=False) + manifest["id"] + page_url
+    for q in sensitive:
+        truth = plan.truths[q["id"]]
+        if answers[q["id"]] != truth and truth not in legit and len(truth) >= 4:
+            assert truth not in seen, f"true answer of {q['id']} sent"
+    for request in recorder.since(start):
+        for truth in plan.truths.values():
+            assert f"={truth}" not in urlsplit(request.path).query
+
+    key = f"rrsite:{manifest['id']}:{manifest['version']}"
+    record = json.loads(engine.eval(f"localStorage.getItem({json.dumps(key)})"))
+    assert set(record) == STORED_KEYS
+    stored = record["body"]["answers"]
+    if target == "netlify":
+        stored = {qid: netlify_value(value) for qid, value in stored.items()}
+    assert stored == body["answers"] and record["body"]["respondent"] == body["respondent"]
+    assert engine.errors() == []
+    assert recorder.violations[violations_before:] == []
+
+
+def test_a_randomizer_that_cannot_start_says_so_and_sends_nothing(
+        engine: Driver, engine_site: EngineSite) -> None:
+    """A core bundle that is not the manifest's core_hash: the page says so, nothing is sent."""
+    site, recorder = engine_site, engine_site.recorder
+    sid = site.ids["honor-code.md"]
+    manifest = site.manifest(sid)
+    engine.new_context()
+    recorder.tamper_core = True
+    try:
+        start = recorder.mark()
+        engine.goto(site.page_url(sid))
+        state = engine.wait(RUNTIME_SETTLED, READY_TIMEOUT_S, "the randomizer")
+    finally:
+        recorder.tamper_core = False
+    assert state == "failed"
+    text = engine.eval("document.querySelector('#rr-runtime-text').innerText")
+    assert "could not start" in text and manifest["core_hash"] in text, text
+    fill(engine, manifest, plan_answers(manifest, 0))
+    engine.click("#rr-submit")
+    time.sleep(0.5)
+    assert not engine.eval(visible("#rr-review"))
+    assert "could not start" in engine.eval("document.querySelector('#rr-submit-note').innerText")
+    assert [r.path for r in recorder.since(start) if r.method not in ("GET", "HEAD")] == []
+    key = f"rrsite:{manifest['id']}:{manifest['version']}"
+    assert engine.eval(f"localStorage.getItem({json.dumps(key)})") is None

@@ -1,0 +1,134 @@
+// Traces which files of Pyodide's python_stdlib.zip the respondent's page imports, by running it:
+// Pyodide starts (with the full library), the worker's start steps run (templates/assets/worker.js),
+// rrsite/core is unpacked from the very bundle the site ships, every module core's source imports
+// (at any depth, found with ast) is imported, and every question of every example survey is
+// answered with every answer. The stdlib modules then loaded from the zip are the trace.
+//
+//   node tests/pyodide/stdlib_trace.mjs           compare with rrsite/site/stdlib_keep.txt (exit 1 if different)
+//   node tests/pyodide/stdlib_trace.mjs --write   rewrite rrsite/site/stdlib_keep.txt
+//
+// run_core_tests.mjs imports traceStdlib() and hostData() from here.
+import { loadPyodide } from "pyodide";
+import { readFileSync, writeFileSync, mkdtempSync, rmSync } from "node:fs";
+import { join, dirname, resolve } from "node:path";
+import { tmpdir } from "node:os";
+import { fileURLToPath } from "node:url";
+import { execFileSync } from "node:child_process";
+
+export const repo = resolve(dirname(fileURLToPath(import.meta.url)), "..", "..");
+export const keepFile = join(repo, "rrsite/site/stdlib_keep.txt");
+export const hostPython = process.env.PYTHON || join(repo, ".venv/bin/python");
+
+/** From the host Python: the core bundle's bytes and every example survey's manifest questions. */
+export function hostData() {
+  const dir = mkdtempSync(join(tmpdir(), "rr-trace-"));
+  try {
+    execFileSync(hostPython, ["-c", `
+import json, pathlib, sys
+from rrsite.survey import load_survey
+from rrsite.survey.bundle import core_zip
+out = pathlib.Path(sys.argv[1])
+out.joinpath("core.zip").write_bytes(core_zip())
+folders = [pathlib.Path("surveys"), pathlib.Path("tests/browser/surveys")]
+questions = [q for folder in folders for path in sorted(folder.glob("*.md"))
+             for q in load_survey(path).manifest()["questions"] if q.get("sensitive")]
+import ast
+imports = set()
+for path in sorted(pathlib.Path("rrsite/core").glob("*.py")):
+    for node in ast.walk(ast.parse(path.read_text("utf-8"))):
+        if isinstance(node, ast.Import):
+            imports.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and not node.level and node.module:
+            imports.add(node.module)
+imports.discard("__future__")
+out.joinpath("questions.json").write_text(json.dumps({"questions": questions, "imports": sorted(imports)}))
+`, dir], { cwd: repo, stdio: ["ignore", "inherit", "inherit"] });
+    return {
+      core: new Uint8Array(readFileSync(join(dir, "core.zip"))),
+      ...JSON.parse(readFileSync(join(dir, "questions.json"), "utf-8")),
+    };
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** The worker's start steps (worker.js, after loadPyodide: the core zip written, hashed with _sha2
+ * and put on sys.path), core's imports, every question answered. */
+export function exerciseCore(pyodide, { core, questions, imports }, rounds = 1) {
+  pyodide.FS.writeFile("/lib/rrsite_core.zip", core);
+  const digest = pyodide.runPython(
+    "import _sha2\nwith open('/lib/rrsite_core.zip', 'rb') as _f: _rr_digest = _sha2.sha256(_f.read()).hexdigest()\n"
+    + "del _f\n_rr_digest",
+  );
+  if (!digest.match(/^[0-9a-f]{64}$/)) throw new Error(`core digest ${digest}`);
+  pyodide.runPython("import sys\nsys.path.insert(0, '/lib/rrsite_core.zip')\ndel _rr_digest");
+  const respond = pyodide.pyimport("rrsite.core").respond_json;
+  // Every module rrsite/core's source names in an import, at any depth (function bodies too).
+  const importModule = pyodide.pyimport("importlib").import_module;
+  for (const name of imports) importModule(name);
+  let answered = 0;
+  for (const question of questions) {
+    for (const truth of question.values) {
+      const innocuous = question.design?.name === "unrelated" ? question.values[0] : undefined;
+      for (let i = 0; i < rounds; i += 1) {
+        const out = JSON.parse(innocuous === undefined
+          ? respond(JSON.stringify(question), truth)
+          : respond(JSON.stringify(question), truth, innocuous));
+        if (!question.values.includes(out.report) && !(question.reports || []).includes(out.report)) {
+          throw new Error(`${question.id}: report ${out.report} is not one of its values`);
+        }
+        answered += 1;
+      }
+    }
+  }
+  return answered;
+}
+
+/** Zip entries of the standard library whose modules are imported now (frozen ones excluded). */
+export function loadedEntries(pyodide) {
+  return pyodide.runPython(`
+import sys
+_zip = "/lib/python%d%d.zip/" % sys.version_info[:2]
+_entries = set()
+for _module in list(sys.modules.values()):
+    _spec = getattr(_module, "__spec__", None)
+    _origin = getattr(_spec, "origin", None) or ""
+    if _origin.startswith(_zip) and getattr(_spec, "loader", None) is not None \\
+            and type(_spec.loader).__name__ != "FrozenImporter":
+        _entries.add(_origin[len(_zip):])
+"\\n".join(sorted(_entries))
+`).split("\n").filter(Boolean);
+}
+
+/** Start a full-library Pyodide, exercise core, and return the sorted list of zip entries used. */
+export async function traceStdlib(data = hostData()) {
+  const pyodide = await loadPyodide({ packages: [] });
+  const answered = exerciseCore(pyodide, data);
+  return { entries: loadedEntries(pyodide), answered, version: pyodide.version };
+}
+
+export function readKeep() {
+  return readFileSync(keepFile, "utf-8").split("\n").map((line) => line.trim())
+    .filter((line) => line && !line.startsWith("#"));
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  const { entries, version } = await traceStdlib();
+  if (process.argv.includes("--write")) {
+    writeFileSync(keepFile, [
+      `# Pyodide ${version}: python_stdlib.zip entries imported by Pyodide's start, the worker's`,
+      "# start steps and rrsite/core. Made by `node tests/pyodide/stdlib_trace.mjs --write`; do",
+      "# not edit by hand (make test fails when a trace disagrees with this list).",
+      ...entries, ""].join("\n"));
+    console.log(`wrote ${entries.length} entries to ${keepFile}`);
+  } else {
+    const keep = new Set(readKeep());
+    const traced = new Set(entries);
+    const missing = entries.filter((entry) => !keep.has(entry));
+    const extra = [...keep].filter((entry) => !traced.has(entry));
+    for (const entry of missing) console.log(`missing from the keep list: ${entry}`);
+    for (const entry of extra) console.log(`kept but not imported: ${entry}`);
+    console.log(`${entries.length} traced, ${keep.size} kept`);
+    process.exit(missing.length || extra.length ? 1 : 0);
+  }
+}

@@ -1,0 +1,113 @@
+"""The trimmed, minified standard library that `rrsite build` ships by default."""
+
+from __future__ import annotations
+
+import ast
+import io
+import zipfile
+from pathlib import Path
+
+import pytest
+
+from rrsite.site.builder import BuildError, build
+from rrsite.site.stdlib import (
+    KEEP_FILE,
+    StdlibError,
+    minify_stdlib,
+    read_keep_list,
+    trim_stdlib,
+)
+
+ROOT = Path(__file__).resolve().parents[2]
+PYODIDE = ROOT / "node_modules" / "pyodide"
+SURVEYS = ROOT / "surveys"
+TEMPLATES = Path(__file__).resolve().parent / "fixtures" / "templates"
+
+
+def make_zip(entries: dict[str, bytes]) -> bytes:
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", compression=zipfile.ZIP_DEFLATED) as archive:
+        for name, data in entries.items():
+            archive.writestr(name, data)
+    return buffer.getvalue()
+
+
+def test_trim_keeps_exactly_the_listed_files_and_their_folders():
+    data = make_zip({"a.py": b"A = 1\n", "pkg/": b"", "pkg/__init__.py": b"", "pkg/sub/": b"",
+                     "pkg/sub/m.py": b"M = 2\n", "pkg/other.py": b"O = 3\n", "zz.py": b"Z\n"})
+    trimmed = zipfile.ZipFile(io.BytesIO(trim_stdlib(data, ["pkg/sub/m.py", "a.py"])))
+    assert trimmed.namelist() == ["a.py", "pkg/", "pkg/sub/", "pkg/sub/m.py"]
+    assert trimmed.read("pkg/sub/m.py") == b"M = 2\n"
+    assert {info.compress_type for info in trimmed.infolist()} == {zipfile.ZIP_STORED}
+
+
+def test_trim_names_the_entries_a_zip_lacks():
+    data = make_zip({"a.py": b""})
+    with pytest.raises(StdlibError, match=r"lacks: b\.py, c/d\.py .*stdlib_trace\.mjs --write"):
+        trim_stdlib(data, ["a.py", "b.py", "c/d.py"])
+
+
+def test_keep_list_is_a_trace_of_this_pyodide():
+    keep = read_keep_list()
+    first = KEEP_FILE.read_text("utf-8").splitlines()[0]
+    assert first.startswith("# Pyodide 314.0.7")  # the pinned version in package.json
+    assert len(keep) == len(set(keep)) and keep == sorted(keep)
+    full = zipfile.ZipFile(PYODIDE / "python_stdlib.zip").namelist()
+    assert set(keep) <= set(full)
+    # what core imports at the top of its modules is there (the trace is checked in full by
+    # tests/pyodide/run_core_tests.mjs, inside Pyodide)
+    for name in ("json/__init__.py", "json/decoder.py", "random.py", "dataclasses.py",
+                 "typing.py", "functools.py"):
+        assert name in keep
+    assert len(keep) < len(full) / 3
+
+
+def test_minify_strips_docstrings_and_comments_and_keeps_the_code(tmp_path):
+    source = (b'"""Module doc."""\n# a comment\ndef f(x):\n    """Doc."""\n'
+              b'    return x + 1  # why\n\nclass C:\n    """Only a docstring."""\n')
+    data = make_zip({"m.py": source, "data.txt": b"keep me\n"})
+    out = zipfile.ZipFile(io.BytesIO(minify_stdlib(data, PYODIDE, tmp_path / "cache")))
+    text = out.read("m.py").decode()
+    assert "doc" not in text.lower() and "comment" not in text and "why" not in text
+    tree = ast.parse(text)
+    namespace: dict[str, object] = {}
+    exec(compile(tree, "m.py", "exec"), namespace)
+    assert namespace["f"](41) == 42  # type: ignore[operator]
+    assert out.read("data.txt") == b"keep me\n"
+    cached = list((tmp_path / "cache").rglob("*.stdlib.zip"))
+    assert len(cached) == 1
+    # a second call is served from the cache (same bytes)
+    assert minify_stdlib(data, PYODIDE, tmp_path / "cache") == cached[0].read_bytes()
+
+
+def test_minify_reports_a_module_that_does_not_parse(tmp_path):
+    data = make_zip({"bad.py": b"def (:\n"})
+    with pytest.raises(StdlibError, match="stdlib_minify.mjs failed"):
+        minify_stdlib(data, PYODIDE, None)
+
+
+def test_build_ships_the_trimmed_library_and_it_is_smaller(tmp_path):
+    result = build([SURVEYS / "honor-code.md"], tmp_path / "dist", TEMPLATES, None,
+                   compress=False, cache=tmp_path / "cache")
+    (folder,) = (result.dist / "_rr").glob("pyodide-*")
+    shipped = zipfile.ZipFile(folder / "python_stdlib.zip")
+    files = [name for name in shipped.namelist() if not name.endswith("/")]
+    assert sorted(files) == read_keep_list()
+    full = zipfile.ZipFile(PYODIDE / "python_stdlib.zip")
+    original = full.read("json/decoder.py").decode()
+    minified = shipped.read("json/decoder.py").decode()
+    assert '"""' in original and '"""' not in minified and "def JSONObject" in minified
+    assert (folder / "python_stdlib.zip").stat().st_size < 0.7 * sum(
+        info.file_size for info in full.infolist())
+
+
+def test_a_keep_list_that_does_not_fit_the_runtime_fails_the_build(tmp_path):
+    pyodide = tmp_path / "pyodide"
+    pyodide.mkdir()
+    for path in PYODIDE.iterdir():
+        if path.is_file() and path.name != "python_stdlib.zip":
+            (pyodide / path.name).symlink_to(path)
+    (pyodide / "python_stdlib.zip").write_bytes(make_zip({"other.py": b""}))
+    with pytest.raises(BuildError, match=r"python_stdlib\.zip: .*lacks: .*--full-stdlib"):
+        build([SURVEYS / "honor-code.md"], tmp_path / "dist", TEMPLATES, pyodide,
+              compress=False, cache=False)
