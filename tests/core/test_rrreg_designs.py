@@ -230,3 +230,22 @@ def test_group_probability_is_settable():
 def test_bad_parameters_are_refused(spec, words):
     with pytest.raises(DesignError, match=words):
         design_from_spec(spec)
+
+
+def test_respond_gives_reports_and_groups():
+    from rrsite.core import respond
+
+    rng = random.Random(11)
+    kuk = {"id": "k", "values": ["no", "yes"], "design": Kuk(0.7, 0.2, 3).spec()}
+    out = respond(kuk, "yes", rng=rng)
+    assert out["report"] in ("0", "1", "2", "3") and "group" not in out
+    assert int(out["report"]) == sum(step["action"] == "red" for step in out["steps"])
+    sld = {"id": "s", "values": ["no", "yes"], "design": StochasticLieDetector((0.3, 0.7)).spec()}
+    seen = {respond(sld, "yes", rng=rng)["group"] for _ in range(50)}
+    assert seen == {1, 2}
+    assert all(respond(sld, "yes", rng=rng)["report"] == "yes" for _ in range(50))
+    uqt = {"id": "u", "values": ["no", "yes"], "design": UnrelatedUnknown((0.7, 0.4)).spec()}
+    for _ in range(50):
+        out = respond(uqt, "no", innocuous="yes", rng=rng)
+        first = out["steps"][1]["action"]
+        assert out["report"] == ("no" if first == "sensitive" else "yes")
