@@ -739,7 +739,7 @@ function main() {
   setTimeout(() => {
     for (const q of sensitiveQuestions) {
       const explain = $(`q-${q.id}-explain`);
-      if (explain) explain.textContent = `${explainDesign(q)} ${t("sensitive_private")}`.trim();
+      if (explain) explain.textContent = `${explainDesign(q)} ${t(isCombined(q) ? "combined_private" : "sensitive_private")}`.trim();
     }
   }, 0);
 }
