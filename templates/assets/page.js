@@ -414,6 +414,8 @@ function netlifyFields(body) {
     if (value === null || value === undefined) continue;
     fields.append(id, Array.isArray(value) ? JSON.stringify(value) : String(value));
   }
+  // two-group designs: the group as "<id>.group", the collector's export column
+  for (const [id, group] of Object.entries(body.groups || {})) fields.append(`${id}.group`, String(group));
   return fields;
 }
 
