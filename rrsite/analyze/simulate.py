@@ -19,10 +19,13 @@ from typing import Any
 
 import numpy as np
 
+from ..core import TwoGroupDesign
 from ..errors import UsageError
 from .catalog import CHOICE_TYPES, QuestionSpec, VersionSpec, version_from_manifest
 
 CHUNK = 200_000
+#: The export column of a two-group question's group follows its own (docs/contracts.md).
+GROUP_SUFFIX = ".group"
 #: Share of optional questions left unanswered (sensitive ones: a tenth of this).
 SKIP_RATE = 0.04
 #: First submission time, and the span over which submissions arrive.
@@ -106,6 +109,25 @@ def randomize(rng: np.random.Generator, matrix: np.ndarray, truth: np.ndarray) -
     return reports
 
 
+def _sensitive_reports(
+    rng: np.random.Generator, question: QuestionSpec, truth: np.ndarray
+) -> tuple[list[Any], list[int] | None]:
+    """Reported values and, for a two-group design, each respondent's group (else None).
+
+    The reports are the design's own where they differ from the truths (crosswise, kuk, ...);
+    the group is drawn with the design's probability of group 1.
+    """
+    design = question.design
+    assert design is not None
+    reports = np.array(design.report_values() or question.values, dtype=object)
+    if isinstance(design, TwoGroupDesign):
+        first, second = (np.asarray(m, dtype=np.float64) for m in design.group_matrices())
+        group = np.where(rng.random(len(truth)) < design.probability, 1, 2)
+        index = np.where(group == 1, randomize(rng, first, truth), randomize(rng, second, truth))
+        return reports[index].tolist(), group.tolist()
+    return reports[randomize(rng, question.matrix, truth)].tolist(), None
+
+
 def _tokens(rng: np.random.Generator, count: int) -> list[str]:
     """Random respondent tokens: 22 base64url characters (132 random bits) each."""
     text = base64.urlsafe_b64encode(rng.bytes(18 * count)).decode("ascii")
@@ -126,14 +148,20 @@ def _direct_shares(rng: np.random.Generator, question: QuestionSpec) -> np.ndarr
 
 def _answers(
     rng: np.random.Generator, question: QuestionSpec, shares: np.ndarray | None, count: int
-) -> list[Any]:
-    """Answers (reported values) of one question for ``count`` respondents; None = unanswered."""
+) -> tuple[list[Any], list[int] | None]:
+    """Answers (reported values) of one question for ``count`` respondents; None = unanswered.
+
+    The second item is the group of each respondent for a two-group design (None elsewhere;
+    an unanswered question has no group).
+    """
+    groups: list[Any] | None = None
     if question.type in CHOICE_TYPES:
         assert shares is not None
         index = _draw(rng, shares, count)
         if question.sensitive:
-            index = randomize(rng, question.matrix, index)
-        answers: list[Any] = np.array(question.values, dtype=object)[index].tolist()
+            answers, groups = _sensitive_reports(rng, question, index)
+        else:
+            answers = np.array(question.values, dtype=object)[index].tolist()
     elif question.type == "number":
         low = question.minimum if question.minimum is not None else 0.0
         high = question.maximum if question.maximum is not None else max(low + 100.0, 100.0)
@@ -153,7 +181,9 @@ def _answers(
         skip_rate = SKIP_RATE / 10 if question.sensitive else SKIP_RATE
         for i in np.flatnonzero(rng.random(count) < skip_rate).tolist():
             answers[i] = None
-    return answers
+            if groups is not None:
+                groups[i] = None
+    return answers, groups
 
 
 def simulate_rows(
@@ -163,7 +193,7 @@ def simulate_rows(
     """Chunks of simulated submissions.
 
     Each is (tokens, {field: values}) with survey, version, respondent, submitted_at and every
-    question id.
+    question id, and ``<id>.group`` after each two-group question.
     """
     version = version_from_manifest(manifest, "survey")
     rng = np.random.default_rng(seed)
@@ -181,7 +211,10 @@ def simulate_rows(
             "submitted_at": _times(rng, offset, count, respondents),
         }
         for question in version.questions:
-            columns[question.id] = _answers(rng, question, shares.get(question.id), count)
+            answers, groups = _answers(rng, question, shares.get(question.id), count)
+            columns[question.id] = answers
+            if groups is not None:
+                columns[question.id + GROUP_SUFFIX] = groups
         yield columns["respondent"], columns
 
 
@@ -193,21 +226,23 @@ def write_export(
     path = Path(path)
     version = version_from_manifest(manifest, "survey")
     qids = [q.id for q in version.questions]
+    grouped = [q.id for q in version.questions if isinstance(q.design, TwoGroupDesign)]
+    columns_out = [c for q in qids for c in ([q, q + GROUP_SUFFIX] if q in grouped else [q])]
     jsonl = path.suffix.lower() in (".jsonl", ".ndjson")
     rows = 0
     with open(path, "w", encoding="utf-8", newline="") as handle:
         writer = csv.writer(handle, lineterminator="\n")
         if not jsonl:
-            writer.writerow(["survey", "version", "respondent", "submitted_at", *qids])
+            writer.writerow(["survey", "version", "respondent", "submitted_at", *columns_out])
         for _, columns in simulate_rows(manifest, respondents, truths, seed, chunk):
             count = len(columns["respondent"])
             rows += count
             if jsonl:
-                handle.write(_jsonl_lines(columns, qids, version))
+                handle.write(_jsonl_lines(columns, qids, version, grouped))
             else:
                 cells = [columns[name] for name in ("survey", "version", "respondent",
                                                     "submitted_at")]
-                for qid in qids:
+                for qid in columns_out:
                     cells.append([_cell(v) for v in columns[qid]])
                 writer.writerows(zip(*cells, strict=True))
     return rows
@@ -222,7 +257,10 @@ def _cell(value: Any) -> Any:
     return value
 
 
-def _jsonl_lines(columns: dict[str, list[Any]], qids: list[str], version: VersionSpec) -> str:
+def _jsonl_lines(
+    columns: dict[str, list[Any]], qids: list[str], version: VersionSpec,
+    grouped: Sequence[str] = (),
+) -> str:
     head = (f'{{"survey": {json.dumps(version.survey)}, "version": '
             f'{json.dumps(version.version)}, "respondent": "')
     encoded = {qid: [None if v is None else json.dumps(v) for v in columns[qid]] for qid in qids}
@@ -232,5 +270,9 @@ def _jsonl_lines(columns: dict[str, list[Any]], qids: list[str], version: Versio
                                           strict=True)):
         answers = ", ".join(f"{keys[q]}: {encoded[q][i]}" for q in qids
                             if encoded[q][i] is not None)
-        lines.append(f'{head}{token}", "submitted_at": "{when}", "answers": {{{answers}}}}}\n')
+        groups = ", ".join(f"{keys[q]}: {columns[q + GROUP_SUFFIX][i]}" for q in grouped
+                           if columns[q + GROUP_SUFFIX][i] is not None)
+        tail = f', "groups": {{{groups}}}' if groups else ""
+        lines.append(f'{head}{token}", "submitted_at": "{when}", "answers": {{{answers}}}'
+                     f'{tail}}}\n')
     return "".join(lines)

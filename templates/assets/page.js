@@ -12,6 +12,10 @@ const messages = JSON.parse($("rr-messages").textContent);
 const lang = document.documentElement.lang || "en";
 const questions = config.questions || [];
 const sensitiveQuestions = questions.filter((q) => q.sensitive);
+// Crosswise and triangular questions: the respondent combines two statements in their head and
+// picks the report; no randomizer, the sensitive answer never enters the device.
+const COMBINED_DESIGNS = new Set(["crosswise", "triangular"]);
+const isCombined = (q) => Boolean(q.sensitive && q.design && COMBINED_DESIGNS.has(q.design.name));
 const target = (config.submit && config.submit.to) || "collector";
 const STORAGE_KEY = `rrsite:${config.survey}:${config.version}`;
 const STARTUP_TIMEOUT_S = 120;
@@ -55,7 +59,7 @@ function optionInputs(q, selector) {
 
 /** The text of the option whose value is `value`, as the page shows it (Markdown rendered). */
 function optionLabel(q, value) {
-  for (const input of optionInputs(q, "input[data-truth], input[name]")) {
+  for (const input of optionInputs(q, "input[data-truth], input[data-report], input[name]")) {
     if (input.value === value && input.labels && input.labels[0]) {
       return input.labels[0].textContent.trim();
     }
@@ -197,6 +201,29 @@ function setUpRadioGroup(container) {
   container._rrReset = () => { radios.forEach((r) => { r.checked = false; }); sync(); };
 }
 
+/** Words for the designs of RRreg (docs/designs.md); the group is drawn on the device. */
+function explainNewDesign(q, design, yesLabel, noLabel) {
+  const grouped = Array.isArray(design.p) || Array.isArray(design.yes);
+  const group = grouped ? `${t("explain_group", { chance: percent(design.probability ?? 0.5) })} ` : "";
+  const range = (pair) => pair.map(percent).join(t("explain_or"));
+  switch (design.name) {
+    case "mangat":
+      return t("explain_mangat", { p: percent(design.p), q: percent(1 - design.p), yes_label: yesLabel, no_label: noLabel });
+    case "sld":
+      return group + t("explain_sld", { p: range(design.p), yes_label: yesLabel, no_label: noLabel });
+    case "cdm":
+      return group + t("explain_cdm", { p: range(design.p), yes_label: yesLabel });
+    case "cdm-sym":
+      return group + t("explain_cdm-sym", { yes: range(design.yes), no: range(design.no), yes_label: yesLabel, no_label: noLabel });
+    case "unrelated-unknown":
+      return group + t("explain_unrelated-unknown", { p: range(design.p) });
+    case "kuk":
+      return t("explain_kuk", { cards: design.cards, red_yes: percent(design.red_yes), red_no: percent(design.red_no), yes_label: yesLabel });
+    default:
+      return "";
+  }
+}
+
 function explainDesign(q) {
   const design = q.design || {};
   const matrix = q.matrix;
@@ -220,6 +247,16 @@ function explainDesign(q) {
         p: percent(design.p), q: percent(1 - design.p), rate: percent(design.innocuous_rate), yes_label: yesLabel,
       });
     }
+    case "crosswise":
+    case "triangular":
+      return t(`explain_${design.name}`, { rate: percent(design.p) });
+    case "mangat":
+    case "sld":
+    case "cdm":
+    case "cdm-sym":
+    case "unrelated-unknown":
+    case "kuk":
+      return explainNewDesign(q, design, yesLabel, noLabel);
     case "k-rr":
       return t("explain_k-rr", { p: percent(matrix ? matrix[0][0] : design.p) });
     default:
@@ -294,6 +331,12 @@ function readForm() {
   for (const q of questions) {
     const error = (message) => errors.push({ q, message });
     if (q.sensitive && editing) continue;
+    if (isCombined(q)) {
+      const report = optionInputs(q, "input[data-report]").find((i) => i.checked);
+      if (report) direct[q.id] = report.value;
+      else if (q.required) error(t("error_required"));
+      continue;
+    }
     if (q.sensitive) {
       const truth = optionInputs(q, "input[data-truth]").find((i) => i.checked);
       const innocuousBox = document.querySelector(`[data-innocuous-for="${q.id}"]`);
@@ -462,6 +505,8 @@ function netlifyFields(body) {
     if (value === null || value === undefined) continue;
     fields.append(id, Array.isArray(value) ? JSON.stringify(value) : String(value));
   }
+  // two-group designs: the group as "<id>.group", the collector's export column
+  for (const [id, group] of Object.entries(body.groups || {})) fields.append(`${id}.group`, String(group));
   return fields;
 }
 
@@ -661,6 +706,8 @@ function describeStep(q, step, counters, result, item) {
   else if (action === "mirrored") meaning = mirroredText(q) ? t("action_mirrored_statement", { mirrored: mirroredText(q) }) : t("action_mirrored");
   else if (action === "sensitive") meaning = t("action_sensitive");
   else if (action === "innocuous") meaning = t(item.innocuous !== undefined ? "action_innocuous" : "action_innocuous_drawn");
+  else if (action === "red" || action === "black") meaning = t(`action_card_${action}`);
+  else if (action === "group-1" || action === "group-2") meaning = t("action_group", { group: action.slice(6) });
   else if (action === "other") meaning = t("action_other");
   else if (/^other-\d+$/.test(action)) meaning = t("action_other_pick", { label: optionLabel(q, result.report) });
   else if (/^report-\d+$/.test(action)) meaning = t("action_report", { label: optionLabel(q, q.values[Number(action.slice(7)) - 1]) });
@@ -915,14 +962,17 @@ async function randomizeAndStore() {
   // and these results are dropped unseen.
   if (showStoredIfAny()) return;
   const answers = {};
+  const groups = {}; // two-group designs: the group core drew in the worker (crypto.getRandomValues)
   for (const q of questions) {
     const result = results.find((r) => r.id === q.id);
     if (result) answers[q.id] = result.report;
     else if (Object.prototype.hasOwnProperty.call(direct, q.id)) answers[q.id] = direct[q.id];
+    if (result && result.group) groups[q.id] = result.group;
   }
   const record = {
     format: 1,
-    body: { survey: config.survey, version: config.version, respondent: newRespondentToken(), answers },
+    body: { survey: config.survey, version: config.version, respondent: newRespondentToken(), answers,
+      ...(Object.keys(groups).length ? { groups } : {}) },
     randomized_at: new Date().toISOString(),
     sent_at: null,
   };
@@ -972,7 +1022,7 @@ function runtimeNotNeeded() {
 function main() {
   const stored = storage.load();
   // The runtime first: it is the long pole, and the form does not need it until submit.
-  if (sensitiveQuestions.length && !stored) randomizer = new Randomizer();
+  if (sensitiveQuestions.some((q) => !isCombined(q)) && !stored) randomizer = new Randomizer();
   for (const group of form.querySelectorAll("[data-group]")) setUpRadioGroup(group);
   form.addEventListener("submit", onSubmit);
   confirmButton.addEventListener("click", confirmAndSend);
@@ -1026,7 +1076,7 @@ function writeExplanations() {
     const explain = $(`q-${q.id}-explain`);
     // One explanation per question: the author's help text replaces the generated one.
     const generated = $(`q-${q.id}-help`) ? "" : explainDesign(q);
-    if (explain) explain.textContent = `${generated} ${t("sensitive_private")}`.trim();
+    if (explain) explain.textContent = `${generated} ${t(isCombined(q) ? "combined_private" : "sensitive_private")}`.trim();
   }
 }
 

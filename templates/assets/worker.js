@@ -79,8 +79,8 @@ function respondAll(items) {
   return items.map(({ question, truth, innocuous }) => {
     const args = [JSON.stringify(question), truth];
     if (innocuous !== undefined && innocuous !== null) args.push(innocuous);
-    const { report, steps } = JSON.parse(respondJson(...args));
-    return { id: question.id, report, steps };
+    const { report, steps, group } = JSON.parse(respondJson(...args));
+    return group === undefined ? { id: question.id, report, steps } : { id: question.id, report, steps, group };
   });
 }
 

@@ -40,12 +40,18 @@ NAMED_TRUTH_INPUTS = """() => Array.from(document.querySelectorAll(
   "input[data-truth], input[data-innocuous]")).filter((i) => i.hasAttribute("name")).length"""
 
 
+#: Designs answered without a randomizer: the respondent picks the report.
+COMBINED = ("crosswise", "triangular")
+
+
 @dataclass
 class Plan:
     """What one respondent answers: true answers of sensitive questions, and the rest."""
 
     truths: dict[str, str] = field(default_factory=dict)
     innocuous: dict[str, str] = field(default_factory=dict)
+    #: Crosswise/triangular questions: the report the respondent picks (no truth enters the page).
+    reports: dict[str, str] = field(default_factory=dict)
     direct: dict[str, Any] = field(default_factory=dict)
 
 
@@ -56,7 +62,9 @@ def least_forced(question: dict[str, Any]) -> str:
     can see that the truth does not travel with it.
     """
     values = question["values"]
-    matrix = question["matrix"]
+    matrix = question["matrix"] if "matrix" in question else question["groups"][0]["matrix"]
+    if len(matrix[0]) != len(values):  # reports are not the truths (kuk): any truth will do
+        return values[0]
     k = len(values)
     # chance that value j is reported when the truth is some other value, averaged
     forced = [sum(matrix[i][j] for i in range(k) if i != j) / (k - 1) for j in range(k)]
@@ -68,12 +76,15 @@ def plan_answers(manifest: dict[str, Any], round_index: int) -> Plan:
     plan = Plan()
     for q in manifest["questions"]:
         values = q.get("values") or []
+        if q["sensitive"] and q["design"]["name"] in COMBINED:
+            plan.reports[q["id"]] = q["reports"][round_index % len(q["reports"])]
+            continue
         if q["sensitive"]:
             truth = least_forced(q)
             if round_index % 3 == 2:
                 truth = values[(values.index(truth) + 1) % len(values)]
             plan.truths[q["id"]] = truth
-            if q["design"]["name"] == "unrelated" and q.get("innocuous"):
+            if q["design"]["name"] in ("unrelated", "unrelated-unknown") and q.get("innocuous"):
                 plan.innocuous[q["id"]] = values[round_index % len(values)]
             continue
         if not q["required"] and round_index % 2 == 1:
@@ -110,6 +121,9 @@ def fill(page: Page, manifest: dict[str, Any], plan: Plan) -> None:
             if qid in plan.innocuous:
                 page.locator(f"#q-{qid}-innocuous input[data-innocuous]"
                              f"[value={css_string(plan.innocuous[qid])}]").check()
+        elif qid in plan.reports:
+            page.locator(f"#q-{qid} input[data-report][value={css_string(plan.reports[qid])}]"
+                         ).check()
         elif qid in plan.direct:
             value = plan.direct[qid]
             if q["type"] in ("yes-no", "choice"):
@@ -172,7 +186,7 @@ def netlify_value(value: Any) -> str:
 
 def expected_direct(manifest: dict[str, Any], plan: Plan, target: str) -> dict[str, Any]:
     """Direct answers as the body must carry them."""
-    out: dict[str, Any] = {}
+    out: dict[str, Any] = dict(plan.reports)
     for q in manifest["questions"]:
         if q["id"] in plan.direct:
             value = plan.direct[q["id"]]
@@ -190,6 +204,9 @@ def check_transcript(q: dict[str, Any], truth: str, innocuous: str | None,
     report, steps = result["report"], result["steps"]
     values = q["values"]
     name = q["design"]["name"]
+    if "groups" in q:  # two-group designs: the first step is the group's draw
+        assert steps[0]["action"] == f"group-{result['group']}", (steps, result)
+        steps = steps[1:]
     first = steps[0]["action"] if steps else "truth"
     if name in ("forced-response", "forced-yes") or (name == "matrix" and len(values) == 2):
         assert report == (truth if first == "truth" else steps[-1]["action"]), (steps, report)
@@ -201,6 +218,20 @@ def check_transcript(q: dict[str, Any], truth: str, innocuous: str | None,
             assert report == truth
         else:
             assert report == (innocuous if innocuous is not None else steps[-1]["action"])
+    elif name in ("mangat", "sld"):
+        assert report == ("yes" if truth == "yes" or steps[0]["action"] == "mirrored" else "no")
+    elif name == "cdm":
+        assert report == (truth if steps[0]["action"] == "truth" else "yes"), (steps, report)
+    elif name == "cdm-sym":
+        assert report == (truth if first == "truth" else steps[-1]["action"]), (steps, report)
+    elif name == "unrelated-unknown":
+        if steps[0]["action"] == "sensitive":
+            assert report == truth
+        else:
+            assert report == (innocuous if innocuous is not None else steps[-1]["action"])
+    elif name == "kuk":
+        assert report == str(sum(step["action"] == "red" for step in steps)), (steps, report)
+        assert len(steps) == q["design"]["cards"]
     elif name == "k-rr":
         assert (report == truth) == (first == "truth"), (steps, report)
     else:

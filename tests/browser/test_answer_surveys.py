@@ -25,6 +25,7 @@ import pytest
 from browserkit import Site, Watch, survey_files
 from playwright.sync_api import BrowserContext, Page, Route
 from respondent import (
+    COMBINED,
     FORM_DATA,
     NAMED_TRUTH_INPUTS,
     check_transcript,
@@ -94,7 +95,9 @@ def test_answer_survey_many_times(file: Path, site: Site, context: BrowserContex
     manifest = site.manifest(sid)
     target = manifest["submit"]["to"]
     questions = {q["id"]: q for q in manifest["questions"]}
-    sensitive = [q for q in manifest["questions"] if q["sensitive"]]
+    # randomized on the device (crosswise/triangular questions are answered without a randomizer)
+    sensitive = [q for q in manifest["questions"]
+                 if q["sensitive"] and q["design"]["name"] not in COMBINED]
     page_url = site.page_url(sid)
     received: list[str] = []
     page = context.new_page()
@@ -160,7 +163,9 @@ def test_answer_survey_many_times(file: Path, site: Site, context: BrowserContex
 
         # Exactly the contract's fields: survey, version, token, and per question the report
         # the worker returned or the direct answer typed.
-        assert set(body) == {"survey", "version", "respondent", "answers"}
+        grouped = {q["id"] for q in sensitive if "groups" in q}
+        assert set(body) == {"survey", "version", "respondent", "answers"} | (
+            {"groups"} if grouped else set())
         assert body["survey"] == manifest["id"] and body["version"] == manifest["version"]
         assert 22 <= len(body["respondent"]) <= 64
         results = {r["id"]: r for r in worker_results(page)[-1]["results"]} if sensitive else {}
@@ -168,6 +173,8 @@ def test_answer_survey_many_times(file: Path, site: Site, context: BrowserContex
         expected = {qid: result["report"] for qid, result in results.items()}
         expected.update(expected_direct(manifest, plan, target))
         assert body["answers"] == expected
+        if grouped:  # the group core drew in the worker, nothing else
+            assert body["groups"] == {qid: results[qid]["group"] for qid in grouped}
         for qid, result in results.items():
             check_transcript(questions[qid], plan.truths[qid], plan.innocuous.get(qid), result)
 
@@ -204,4 +211,6 @@ def test_each_target_is_covered(site: Site) -> None:
         targets.add(manifest["submit"]["to"])
         designs.update(q["design"]["name"] for q in manifest["questions"] if q["sensitive"])
     assert targets >= {"collector", "endpoint", "netlify", "download"}
-    assert designs >= {"forced-response", "forced-yes", "warner", "unrelated", "k-rr"}
+    assert designs >= {"forced-response", "forced-yes", "warner", "unrelated", "k-rr",
+                       "crosswise", "triangular", "mangat", "kuk", "unrelated-unknown", "cdm",
+                       "cdm-sym", "sld"}

@@ -12,6 +12,11 @@ TEMPLATES = Path(__file__).resolve().parents[2] / "templates"
 PLACEHOLDER = re.compile(r"\{(\w+)\}")
 # Keys page.js builds from a name: runtime_<stage>.
 DYNAMIC = {f"runtime_{stage}" for stage in ("loading", "downloading", "starting", "ready")}
+# page.js: explain_<design>, action_card_<colour>;
+# page.html: report_<report>, combined_intro_<design>.
+DYNAMIC |= {"explain_crosswise", "explain_triangular", "action_card_red", "action_card_black",
+            "combined_intro_crosswise", "combined_intro_triangular"}
+DYNAMIC |= {f"report_{r}" for r in ("same", "different", "circle", "triangle")}
 
 
 def catalog(lang: str) -> dict[str, str]:
