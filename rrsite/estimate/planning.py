@@ -146,7 +146,7 @@ class Tuned:
 
 
 def _solve(function: object, low: float, high: float) -> float:
-    return float(optimize.brentq(function, low, high, xtol=1e-14))  # type: ignore[arg-type]
+    return float(optimize.brentq(function, low, high, xtol=1e-14))
 
 
 def tune(family: str, epsilon: float, innocuous_rate: float = DEFAULT_INNOCUOUS_RATE,
