@@ -134,6 +134,17 @@ def delta_at(design: Design, epsilon: float,
     return worst
 
 
+def delta_whatever_epsilon(design: Design,
+                           innocuous_rate: float = DEFAULT_INNOCUOUS_RATE) -> float:
+    """Delta as epsilon grows without bound: the mass of reports some state can never give."""
+    worst = 0.0
+    for pw in device_matrices(design, innocuous_rate):
+        for j in range(pw.shape[1]):
+            for k in range(pw.shape[1]):
+                worst = max(worst, float(np.where(pw[:, k] == 0, pw[:, j], 0.0).sum()))
+    return worst
+
+
 @dataclass(frozen=True)
 class Tuned:
     """One design family tuned to an epsilon."""
