@@ -14,7 +14,7 @@ import tempfile
 from pathlib import Path
 
 from ..errors import RRSiteError
-from .intervals import METHODS
+from ..estimate.intervals import METHODS
 from .reports import FORMATS
 
 

@@ -8,14 +8,14 @@ from fractions import Fraction
 import numpy as np
 import pytest
 
-from rrsite.analyze.estimators import (
+from rrsite.core import KRR, CategoricalMatrix
+from rrsite.estimate.estimators import (
     binary_estimate,
     categorical_estimate,
     em_simplex,
     project_to_simplex,
 )
-from rrsite.analyze.intervals import mapped_interval
-from rrsite.core import KRR, CategoricalMatrix
+from rrsite.estimate.intervals import mapped_interval
 
 
 def krr_reference(counts, p, q):
