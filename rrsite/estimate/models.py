@@ -40,6 +40,7 @@ number of cards drawn. Interface for the other estimators (the regression builds
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from math import comb
@@ -49,7 +50,7 @@ import numpy as np
 #: RRreg's model names, in the order of its documentation.
 MODEL_NAMES = (
     "Warner", "UQTknown", "UQTunknown", "Mangat", "Kuk", "FR",
-    "Crosswise", "Triangular", "CDM", "CDMsym", "SLD",
+    "Crosswise", "Triangular", "CDM", "CDMsym", "SLD", "custom",
 )
 TWO_GROUP_MODELS = frozenset({"UQTunknown", "CDM", "CDMsym", "SLD"})
 
@@ -66,6 +67,7 @@ P_MEANING = {
     "CDM": "[p_g1, p_g2]: probability of being told to say 'yes' in group 1 and group 2",
     "CDMsym": "[y_g1, n_g1, y_g2, n_g2]: probability of being told 'yes' / 'no', per group",
     "SLD": "[p_g1, p_g2]: probability that a non-carrier answers 'no', in group 1 and group 2",
+    "custom": "a k x k matrix PW[report][state] whose columns sum to 1 (RRreg's 'custom')",
 }
 _P_LENGTH = {
     "Warner": 1, "UQTknown": 2, "UQTunknown": 2, "Mangat": 1, "Kuk": 2,
@@ -75,7 +77,23 @@ _P_LENGTH = {
 NUISANCE = {"UQTunknown": "piUQ", "SLD": "t", "CDM": "beta", "CDMsym": "beta"}
 
 
-def _as_p(model: str, p: float | Sequence[float]) -> tuple[float, ...]:
+def _as_custom(p: object) -> tuple[float, ...]:
+    """A k x k matrix PW[report][state], flattened row-major."""
+    matrix = np.asarray(p, dtype=float)
+    if matrix.ndim != 2 or matrix.shape[0] != matrix.shape[1] or matrix.shape[0] < 2:
+        raise ValueError(f"custom needs a square k x k matrix (k >= 2), got shape {matrix.shape}")
+    if np.any(matrix < 0) or np.any(matrix > 1):
+        raise ValueError("custom: every entry of the matrix must be in [0, 1]")
+    if not np.allclose(matrix.sum(axis=0), 1.0, atol=1e-9):
+        raise ValueError(f"custom: every column must sum to 1, got {matrix.sum(axis=0).tolist()}")
+    return tuple(float(v) for v in matrix.ravel())
+
+
+def _as_p(model: str, p: object) -> tuple[float, ...]:
+    if model == "custom":
+        return _as_custom(p)
+    if not isinstance(p, (int, float, Sequence)):
+        raise ValueError(f"{model}: p must be a number or a list, got {p!r}")
     values = (float(p),) if isinstance(p, (int, float)) else tuple(float(v) for v in p)
     if model == "FR":
         if len(values) < 2:
@@ -100,7 +118,10 @@ class Design:
     p: tuple[float, ...]
     kukrep: int = 1
 
-    def __init__(self, model: str, p: float | Sequence[float], kukrep: int = 1) -> None:
+    def __init__(
+        self, model: str, p: float | Sequence[float] | Sequence[Sequence[float]] | np.ndarray,
+        kukrep: int = 1,
+    ) -> None:
         if model not in MODEL_NAMES:
             raise ValueError(f"unknown RRreg model {model!r}; one of {', '.join(MODEL_NAMES)}")
         if isinstance(kukrep, bool) or not isinstance(kukrep, int) or kukrep < 1:
@@ -111,6 +132,13 @@ class Design:
 
     # -- shape -------------------------------------------------------------------------------
     @property
+    def categories(self) -> int:
+        """Number of latent states of FR and custom (k)."""
+        if self.model == "custom":
+            return round(math.sqrt(len(self.p)))
+        return len(self.p) if self.model == "FR" else 2
+
+    @property
     def groups(self) -> tuple[int, ...]:
         """The group ids: (1, 2) for two-group models, else (1,)."""
         return (1, 2) if self.model in TWO_GROUP_MODELS else (1,)
@@ -118,8 +146,8 @@ class Design:
     @property
     def states(self) -> tuple[str, ...]:
         """Latent states, in the order of PW's columns."""
-        if self.model == "FR":
-            return tuple(str(j) for j in range(len(self.p)))
+        if self.model in ("FR", "custom"):
+            return tuple(str(j) for j in range(self.categories))
         if self.model in ("CDM", "CDMsym"):
             return ("1", "0", "cheater")
         return ("0", "1")
@@ -127,8 +155,8 @@ class Design:
     @property
     def reports(self) -> tuple[str, ...]:
         """Report values, in the order of PW's rows."""
-        if self.model == "FR":
-            return tuple(str(j) for j in range(len(self.p)))
+        if self.model in ("FR", "custom"):
+            return tuple(str(j) for j in range(self.categories))
         if self.model == "Kuk":
             return tuple(str(j) for j in range(self.kukrep + 1))
         return ("0", "1")
@@ -136,8 +164,8 @@ class Design:
     @property
     def parameters(self) -> tuple[str, ...]:
         """Names of theta's entries (RRreg's ``par``)."""
-        if self.model == "FR":
-            return tuple(f"pi{j}" for j in range(1, len(self.p)))
+        if self.model in ("FR", "custom"):
+            return tuple(f"pi{j}" for j in range(1, self.categories))
         if self.model in NUISANCE:
             return ("pi", NUISANCE[self.model])
         return ("pi",)
@@ -153,7 +181,7 @@ class Design:
         values = np.asarray(theta, dtype=float)
         if values.shape != (len(self.parameters),):
             raise ValueError(f"{self.model}: theta needs {self.parameters}, got {values.tolist()}")
-        if self.model == "FR":
+        if self.model in ("FR", "custom"):
             return np.concatenate(([1.0 - values.sum()], values))
         if self.model in ("CDM", "CDMsym"):
             return np.array([values[0], values[1], 1.0 - values[0] - values[1]])
@@ -184,6 +212,9 @@ class Design:
                 raise ValueError(f"{model}: PW depends on {NUISANCE[model]}; pass theta")
             second = float(np.asarray(theta, dtype=float)[1])
         g = group - 1
+        if model == "custom":
+            k = self.categories
+            return np.array(p, dtype=float).reshape(k, k)
         if model in ("Warner", "Crosswise"):
             columns = [[p[0], 1 - p[0]], [1 - p[0], p[0]]]
         elif model == "UQTknown":
@@ -225,7 +256,9 @@ class Design:
     def describe(self) -> dict[str, object]:
         """A JSON-ready summary (model, p, Kukrep, states, reports, parameters, groups)."""
         out: dict[str, object] = {
-            "model": self.model, "p": list(self.p) if len(self.p) > 1 else self.p[0],
+            "model": self.model,
+            "p": (self.pw().tolist() if self.model == "custom"
+                  else list(self.p) if len(self.p) > 1 else self.p[0]),
             "states": list(self.states), "reports": list(self.reports),
             "parameters": list(self.parameters), "groups": list(self.groups),
         }

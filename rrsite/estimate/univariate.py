@@ -125,7 +125,7 @@ def _targets(design: Design) -> dict[str, tuple[np.ndarray, float]]:
     """Every reported quantity as an affine function c . theta + d of theta: name -> (c, d)."""
     d = len(design.parameters)
     unit = np.eye(d)
-    if design.model == "FR":
+    if design.model in ("FR", "custom"):
         out = {"pi0": (-np.ones(d), 1.0)}
         out.update({f"pi{j + 1}": (unit[j], 0.0) for j in range(d)})
         return out
@@ -322,6 +322,17 @@ def rrreg_moments(parts: Sequence[Part]) -> dict[str, float]:
                 phi * (1 - phi) / ((m * n - 1) * (p[0] - p[1]) ** 2)
                 + (1 - 1 / m) * pi * (1 - pi) / (n - 1)
             )
+        elif model == "custom":
+            # RRuni.custom (van den Hout & van der Heijden 2002)
+            total = float(counts.sum())
+            rate = counts / total
+            inverse = np.linalg.inv(design.pw())
+            shares = inverse @ rate
+            covariance = inverse @ (np.diag(rate) - np.outer(rate, rate)) @ inverse.T / (
+                total - 1)
+            for i in range(len(shares)):
+                out[f"pi{i}"] = shares[i]
+                out[f"pi{i}SE"] = _sqrt(float(covariance[i, i]))
         elif model == "FR":
             p_true = 1 - sum(p)
             for i, count in enumerate(counts):
@@ -381,8 +392,8 @@ def _moment_theta(parts: Sequence[Part]) -> np.ndarray | None:
     except (ZeroDivisionError, ValueError):
         return None
     design = parts[0].design
-    if design.model == "FR":
-        theta = np.array([moments[f"pi{j}"] for j in range(1, len(design.p))])
+    if design.model in ("FR", "custom"):
+        theta = np.array([moments[f"pi{j}"] for j in range(1, design.categories)])
     else:
         theta = np.array([moments[name] for name in design.parameters])
     return theta if np.all(np.isfinite(theta)) else None
@@ -560,7 +571,7 @@ def fit(parts: Sequence[Part], confidence: float = 0.95) -> UniFit:
                 f"the interval of {name} collapsed to [{low:g}, {high:g}]: the reports are "
                 "outside what the design can produce for any rate; check the design and the data"
             )
-    if _exact_applies(parts) and design.model == "FR":
+    if _exact_applies(parts) and design.model in ("FR", "custom"):
         low, high = intervals["pi1"]
         intervals["pi0"] = (1 - high, 1 - low)
         method["pi0"] = METHOD_EXACT

@@ -55,7 +55,8 @@ def test_fr_and_cdm_columns() -> None:
 def test_columns_are_distributions(model: str) -> None:
     p = {"Warner": 0.7, "UQTknown": [0.7, 0.2], "UQTunknown": [0.7, 0.3], "Mangat": 0.6,
          "Kuk": [0.6, 0.2], "FR": [0.1, 0.2], "Crosswise": 0.2, "Triangular": 0.3,
-         "CDM": [0.3, 0.6], "CDMsym": [0.2, 0.1, 0.5, 0.2], "SLD": [0.3, 0.7]}[model]
+         "CDM": [0.3, 0.6], "CDMsym": [0.2, 0.1, 0.5, 0.2], "SLD": [0.3, 0.7],
+         "custom": [[0.8, 0.2, 0.1], [0.1, 0.7, 0.2], [0.1, 0.1, 0.7]]}[model]
     design = Design(model, p, kukrep=2)
     theta = [0.2] * len(design.parameters)
     for group in design.groups:

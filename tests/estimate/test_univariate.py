@@ -231,3 +231,31 @@ def test_bad_counts_are_named() -> None:
     with pytest.raises(ValueError, match="cannot pool"):
         fit([Part(Design("Warner", 0.7), 1, (1, 2)), Part(Design("FR", [0.1, 0.1, 0.1]), 1,
                                                           (1, 2, 3))])
+
+
+def test_custom_matrix_matches_rrreg_custom_and_a_grid() -> None:
+    # rrsite's matrix[truth][report] from issue 9; RRreg's PW is its transpose
+    matrix = np.array([[0.8, 0.1, 0.1], [0.2, 0.7, 0.1], [0.1, 0.2, 0.7]])
+    design = Design("custom", matrix.T)
+    counts = (12, 14, 24)
+    result = fit(one(design, counts))
+    rate = np.array(counts) / 50
+    shares = rate @ np.linalg.inv(matrix)  # lambda = pi P  =>  pi = lambda P^-1
+    assert [result.estimates[f"pi{j}"] for j in range(3)] == pytest.approx(shares, abs=1e-12)
+    inverse = np.linalg.inv(matrix)
+    covariance = inverse.T @ (np.diag(rate) - np.outer(rate, rate)) @ inverse / 49
+    assert result.se["pi0"] == pytest.approx(math.sqrt(covariance[0, 0]))
+    # profile interval of pi0 against a brute-force grid over the simplex
+    a, b = np.meshgrid(np.linspace(0, 1, 1001), np.linspace(0, 1, 1001), indexing="ij")
+    inside_simplex = a + b <= 1 + 1e-12
+    shares_grid = np.stack([1 - a - b, a, b], axis=-1)
+    probs = shares_grid @ matrix
+    with np.errstate(divide="ignore", invalid="ignore"):
+        values = np.sum(np.array(counts) * np.log(np.maximum(probs, 1e-300)), axis=-1)
+    values = np.where(inside_simplex, values, -np.inf)
+    pi0 = 1 - a - b
+    critical = stats.chi2.ppf(0.95, 1)
+    accepted = pi0[(2 * (values.max() - values) <= critical) & inside_simplex]
+    low, high = result.intervals["pi0"]
+    assert low == pytest.approx(accepted.min(), abs=2e-3)
+    assert high == pytest.approx(accepted.max(), abs=2e-3)
