@@ -588,7 +588,14 @@ def fit(parts: Sequence[Part], confidence: float = 0.95) -> UniFit:
                      **{f"{k}SE": v for k, v in se_observed.items()}}
         else:
             rrreg = {"estimator": "moment", **moments}
-            se = {name: moments.get(f"{name}SE", se_observed[name]) for name in targets}
+            saturated = sum(len(p.design.reports) - 1 for p in parts) == len(design.parameters)
+            if saturated:  # the moment estimate is the MLE: RRreg's SE goes with it
+                se = {name: moments.get(f"{name}SE", se_observed[name]) for name in targets}
+            else:
+                messages.append(
+                    "RRreg's moment estimate (in 'rrreg') is not the maximum-likelihood "
+                    "estimate here; the standard errors are those of the MLE"
+                )
     if on_boundary:
         messages.append("the estimate is on the boundary of the parameter space")
     saturated_df = sum(len(p.design.reports) - 1 for p in parts if p.n > 0)

@@ -128,6 +128,7 @@ def test_kuk_rrreg_moment_se_and_mle() -> None:
     best = fine[int(np.argmax([loglik([g], one(design, counts)) for g in fine]))]
     assert result.estimates["pi"] == pytest.approx(best, abs=2e-7)
     assert result.gof is not None and result.gof["df"] == 2
+    assert result.se["pi"] == result.se_observed["pi"]  # the SE of the MLE, not RRreg's
 
 
 # -- brute force ------------------------------------------------------------------------------
