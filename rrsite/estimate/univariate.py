@@ -588,8 +588,8 @@ def fit(parts: Sequence[Part], confidence: float = 0.95) -> UniFit:
                      **{f"{k}SE": v for k, v in se_observed.items()}}
         else:
             rrreg = {"estimator": "moment", **moments}
-            saturated = sum(len(p.design.reports) - 1 for p in parts) == len(design.parameters)
-            if saturated:  # the moment estimate is the MLE: RRreg's SE goes with it
+            is_saturated = sum(len(p.design.reports) - 1 for p in parts) == len(design.parameters)
+            if is_saturated:  # the moment estimate is the MLE: RRreg's SE goes with it
                 se = {name: moments.get(f"{name}SE", se_observed[name]) for name in targets}
             else:
                 messages.append(
