@@ -619,3 +619,36 @@ def fit(parts: Sequence[Part], confidence: float = 0.95) -> UniFit:
         design.model, design.parameters, theta, estimates, se_observed, se, intervals, method,
         on_boundary, ll_max, n, confidence, rrreg=rrreg, gof=gof, messages=messages,
     )
+
+
+def parts_from_manifest(
+    question: dict[str, Any], counts: dict[int, dict[str, int]]
+) -> list[Part]:
+    """Parts of one manifest question (docs/contracts.md) from counts {group: {report: n}}.
+
+    The question's ``"rrreg"`` block gives the model; its report labels are ``"reports"`` when
+    present (crosswise, triangular, kuk), else ``"values"``, in RRreg's report order (0, 1, ...).
+    One-group designs use group 1.
+    """
+    from .models import from_manifest
+
+    block = question.get("rrreg")
+    if not isinstance(block, dict):
+        raise ValueError(f"question {question.get('id')!r} has no RRreg mapping ('rrreg')")
+    design = from_manifest(block)
+    labels = question.get("reports") or question.get("values")
+    if not isinstance(labels, list) or len(labels) != len(design.reports):
+        raise ValueError(
+            f"question {question.get('id')!r}: {design.model} has {len(design.reports)} reports, "
+            f"the manifest lists {labels!r}"
+        )
+    parts = []
+    for group in design.groups:
+        given = counts.get(group, {})
+        unknown = set(given) - {str(label) for label in labels}
+        if unknown:
+            raise ValueError(f"question {question.get('id')!r}: unknown report(s) "
+                             f"{sorted(unknown)}; the reports are {labels}")
+        parts.append(Part(design, group, tuple(int(given.get(str(label), 0))
+                                               for label in labels)))
+    return parts

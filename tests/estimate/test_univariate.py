@@ -260,3 +260,22 @@ def test_custom_matrix_matches_rrreg_custom_and_a_grid() -> None:
     low, high = result.intervals["pi0"]
     assert low == pytest.approx(accepted.min(), abs=2e-3)
     assert high == pytest.approx(accepted.max(), abs=2e-3)
+
+
+def test_parts_from_a_hand_written_manifest_question() -> None:
+    from rrsite.estimate.univariate import parts_from_manifest
+
+    question = {"id": "cheated", "values": ["no", "yes"], "reports": ["different", "same"],
+                "design": {"name": "crosswise", "p": 0.25},
+                "rrreg": {"model": "Crosswise", "p": 0.25}}
+    parts = parts_from_manifest(question, {1: {"same": 30, "different": 70}})
+    assert parts[0].counts == (70, 30)
+    result = fit(parts)
+    # P(same) = pi p + (1 - pi)(1 - p)  =>  pi = (0.3 - 0.75) / (0.25 - 0.75)
+    assert result.estimates["pi"] == pytest.approx(0.9)
+    sld = {"id": "x", "values": ["no", "yes"], "rrreg": {"model": "SLD", "p": [0.3, 0.7]},
+           "groups": [{"id": 1, "probability": 0.5}, {"id": 2, "probability": 0.5}]}
+    parts = parts_from_manifest(sld, {1: {"no": 27, "yes": 73}, 2: {"no": 55, "yes": 45}})
+    assert [p.group for p in parts] == [1, 2]
+    with pytest.raises(ValueError, match="unknown report"):
+        parts_from_manifest(question, {1: {"maybe": 3}})
