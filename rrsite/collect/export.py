@@ -4,6 +4,8 @@ CSV: `survey,version,respondent,submitted_at,<question ids…>`; the question co
 the exported surveys' stored manifests (every version), in manifest order, the first-seen survey
 first; an absent answer is an empty cell, a multi-choice list its JSON text, a number its JSON text.
 JSONL: one `{"survey", "version", "respondent", "submitted_at", "answers"}` object per line.
+A two-group question's group (stored as `<id>.group`) is the CSV column `<id>.group` right after
+the question's, and the JSONL object's `"groups"` (only when the submission has groups).
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from ..errors import RRSiteError
+from .manifests import GROUP_SUFFIX
 from .store import connect
 
 BASE_COLUMNS = ("survey", "version", "respondent", "submitted_at")
@@ -67,6 +70,8 @@ class Export:
             for manifest in manifests:
                 for question in manifest.get("questions", []):
                     ids.setdefault(str(question["id"]), None)
+                    if question.get("groups") is not None:
+                        ids.setdefault(str(question["id"]) + GROUP_SUFFIX, None)
         return list(ids)
 
     def rows(self) -> Iterator[dict[str, Any]]:
@@ -78,8 +83,15 @@ class Export:
             params = (self.survey,)
         for survey, version, respondent, submitted_at, answers in self.connection.execute(
                 query + " ORDER BY id", params):
-            yield {"survey": survey, "version": version, "respondent": respondent,
-                   "submitted_at": submitted_at, "answers": json.loads(answers)}
+            stored = json.loads(answers)
+            record = {"survey": survey, "version": version, "respondent": respondent,
+                      "submitted_at": submitted_at,
+                      "answers": {k: v for k, v in stored.items() if not k.endswith(GROUP_SUFFIX)}}
+            groups = {k[: -len(GROUP_SUFFIX)]: v for k, v in stored.items()
+                      if k.endswith(GROUP_SUFFIX)}
+            if groups:
+                record["groups"] = groups
+            yield record
 
     def write_csv(self, out: TextIO) -> int:
         """Write the CSV; the number of rows."""
@@ -88,7 +100,8 @@ class Export:
         writer.writerow([*BASE_COLUMNS, *ids])
         count = 0
         for record in self.rows():
-            answers = record["answers"]
+            answers = dict(record["answers"])
+            answers.update({qid + GROUP_SUFFIX: g for qid, g in record.get("groups", {}).items()})
             extra = [qid for qid in answers if qid not in ids]
             if extra:  # cannot happen with manifests recorded by the collector
                 raise RRSiteError(f"{self.db}: answers to {extra} have no manifest column")

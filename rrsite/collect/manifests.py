@@ -26,7 +26,10 @@ SURVEY_ID_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,127}")
 VERSION_RE = re.compile(r"[0-9a-f]{8,64}")
 QUESTION_TYPES = ("yes-no", "choice", "multi-choice", "number", "text")
 DEFAULT_TEXT_MAX_LENGTH = 500
-SUBMISSION_FIELDS = ("survey", "version", "respondent", "answers")
+SUBMISSION_FIELDS = ("survey", "version", "respondent", "answers", "groups")
+#: The stored answers keep a two-group question's group under ``<question id>`` + this suffix
+#: (question ids have no dots), which the export splits off again (docs/contracts.md).
+GROUP_SUFFIX = ".group"
 
 Answer = str | int | float | list[str]
 
@@ -61,6 +64,8 @@ class QuestionRule:
     maximum: float | None = None
     integer: bool = False
     max_length: int = DEFAULT_TEXT_MAX_LENGTH
+    #: A two-group design (the manifest has ``groups``): the submission must say the group.
+    grouped: bool = False
 
     def check(self, value: object) -> Answer:
         """The answer as it will be stored, or SubmissionError saying what is wrong with `value`."""
@@ -139,6 +144,39 @@ class SurveyRules:
             stored[rule.id] = rule.check(value)
         return stored
 
+    def check_groups(self, groups: object, answers: Mapping[str, Answer]) -> dict[str, int]:
+        """The groups of the answered two-group questions, as stored (``<id>.group``: 1 or 2).
+
+        ``groups`` is the submission's optional ``groups`` object; it must name exactly the
+        answered two-group questions, each with the integer 1 or 2.
+        """
+        if groups is None:
+            groups = {}
+        if not isinstance(groups, dict):
+            raise SubmissionError("must be an object mapping question ids to 1 or 2", "groups")
+        known = {rule.id: rule for rule in self.questions}
+        for qid, group in groups.items():
+            rule = known.get(qid)
+            field = f"groups.{_short(qid, 80, quote=False)}"
+            if rule is None:
+                raise SubmissionError(
+                    f"unknown question id {_short(qid)}{_did_you_mean(qid, known)}", field)
+            if not rule.grouped:
+                raise SubmissionError("this question has no groups (its design has one group)",
+                                      field)
+            if qid not in answers:
+                raise SubmissionError("a group for an unanswered question", field)
+            if isinstance(group, bool) or group not in (1, 2) or not isinstance(group, int):
+                raise SubmissionError(f"must be the integer 1 or 2, got {_short(group)}", field)
+        stored: dict[str, int] = {}
+        for rule in self.questions:
+            if rule.grouped and rule.id in answers:
+                if rule.id not in groups:
+                    raise SubmissionError("the group of this two-group question is missing",
+                                          f"groups.{rule.id}")
+                stored[rule.id + GROUP_SUFFIX] = groups[rule.id]
+        return stored
+
 
 def _is_utf8(text: str) -> bool:
     try:
@@ -205,6 +243,16 @@ def compile_manifest(manifest: object, where: str = "manifest") -> SurveyRules:
             if (not isinstance(values, list) or not values
                     or not all(isinstance(v, str) for v in values)):
                 raise ManifestError(f"{at}: 'values' must be a non-empty list of strings")
+        reports = question.get("reports")
+        if reports is not None:
+            if (qtype != "yes-no" or not isinstance(reports, list) or not reports
+                    or not all(isinstance(v, str) for v in reports)):
+                raise ManifestError(f"{at}: 'reports' must be a non-empty list of strings on a "
+                                    "yes-no question")
+            values = reports  # the page sends a report, not a truth value
+        grouped = question.get("groups") is not None
+        if grouped and (not isinstance(question["groups"], list) or len(question["groups"]) != 2):
+            raise ManifestError(f"{at}: 'groups' must be a list of two groups")
         max_length = question.get("max_length", DEFAULT_TEXT_MAX_LENGTH)
         if max_length is None:
             max_length = DEFAULT_TEXT_MAX_LENGTH
@@ -219,6 +267,7 @@ def compile_manifest(manifest: object, where: str = "manifest") -> SurveyRules:
             maximum=_number_or_none(question.get("max"), f"{at}: 'max'"),
             integer=bool(question.get("integer", False)),
             max_length=max_length,
+            grouped=grouped,
         ))
     return SurveyRules(survey=survey, version=version, questions=tuple(rules))
 

@@ -153,6 +153,7 @@ class Collector:
             data = parse_submission(bytes(body))
             rules = await self.rules_for(data["survey"], data["version"])
             answers = rules.check_answers(data["answers"])
+            answers.update(rules.check_groups(data.get("groups"), answers))
         except SubmissionError as error:
             return JSONResponse(error.body(), status_code=error.status, headers=API_HEADERS)
         try:

@@ -74,6 +74,8 @@ class Outcome:
 
     report: int
     steps: tuple[Step, ...] = field(default_factory=tuple)
+    #: For two-group designs the group drawn on the device (1 or 2); 0 for one-group designs.
+    group: int = 0
 
 
 @functools.lru_cache(maxsize=256)
@@ -130,6 +132,9 @@ class Design:
     """
 
     name: ClassVar[str] = ""
+    #: The report values when they are not the truth values (crosswise, triangular, kuk); the
+    #: columns of ``matrix``. None: the reports are the truth values.
+    reports: ClassVar[tuple[str, ...] | None] = None
 
     @property
     def matrix(self) -> Matrix:
@@ -140,6 +145,14 @@ class Design:
     def k(self) -> int:
         """The number of possible answers."""
         return len(self.matrix)
+
+    def report_values(self) -> tuple[str, ...] | None:
+        """The report values (columns of ``matrix``) when they differ from the truth values."""
+        return self.reports
+
+    def rrreg(self) -> dict[str, Any] | None:
+        """RRreg 0.7.6's model name and ``p`` for this design (MATH.md section 7), or None."""
+        return None
 
     def params(self) -> dict[str, Any]:
         """The parameters that rebuild this design with :func:`design_from_spec`."""
@@ -269,6 +282,10 @@ class ForcedResponse(BinaryDesign):
         """truth, yes, no."""
         return {"truth": self.truth, "yes": self.yes, "no": self.no}
 
+    def rrreg(self) -> dict[str, Any]:
+        """RRreg ``FR`` with p = [forced no, forced yes]."""
+        return {"model": "FR", "p": [self.no, self.yes]}
+
     def randomize(self, truth: int, rng: random.Random | None = None) -> Outcome:
         """Actions: "truth"/"forced", then "yes"/"no"."""
         self._check_truth(truth)
@@ -308,6 +325,10 @@ class ForcedYes(BinaryDesign):
     def params(self) -> dict[str, Any]:
         """Truth."""
         return {"truth": self.truth}
+
+    def rrreg(self) -> dict[str, Any]:
+        """RRreg ``Mangat`` (p = P(no | truth no) = truth), the same matrix."""
+        return {"model": "Mangat", "p": self.truth}
 
     def randomize(self, truth: int, rng: random.Random | None = None) -> Outcome:
         """Actions: "truth"/"forced", then always "yes"."""
@@ -354,6 +375,10 @@ class Warner(BinaryDesign):
     def params(self) -> dict[str, Any]:
         """P."""
         return {"p": self.p}
+
+    def rrreg(self) -> dict[str, Any]:
+        """RRreg ``Warner`` with the same p."""
+        return {"model": "Warner", "p": self.p}
 
     def randomize(self, truth: int, rng: random.Random | None = None) -> Outcome:
         """Report whether the statement drawn is true of the respondent."""
@@ -404,6 +429,10 @@ class UnrelatedQuestion(BinaryDesign):
         """p, innocuous_rate."""
         return {"p": self.p, "innocuous_rate": self.innocuous_rate}
 
+    def rrreg(self) -> dict[str, Any]:
+        """RRreg ``UQTknown`` with p = [p, innocuous_rate]."""
+        return {"model": "UQTknown", "p": [self.p, self.innocuous_rate]}
+
     def randomize(
         self, truth: int, rng: random.Random | None = None, innocuous: int | None = None
     ) -> Outcome:
@@ -447,6 +476,10 @@ class BinaryMatrix(BinaryDesign):
         """p00, p11."""
         return {"p00": self.p00, "p11": self.p11}
 
+    def rrreg(self) -> dict[str, Any]:
+        """RRreg ``FR`` with p = [1 - p11, 1 - p00] (every useful 2 x 2 matrix is one)."""
+        return {"model": "FR", "p": [1.0 - self.p11, 1.0 - self.p00]}
+
     def __repr__(self) -> str:
         return f"BinaryMatrix(p00={self.p00!r}, p11={self.p11!r})"
 
@@ -488,12 +521,28 @@ class CategoricalMatrix(Design):
         """Matrix."""
         return {"matrix": [list(row) for row in self.rows]}
 
+    def rrreg(self) -> dict[str, Any] | None:
+        """RRreg ``FR`` when every report's column is constant off the diagonal, else None."""
+        return _fr_of(self.rows)
+
     def randomize(self, truth: int, rng: random.Random | None = None) -> Outcome:
         """Draw the report from row ``truth``; actions are "report-1".."report-k"."""
         self._check_truth(truth)
         actions = tuple(f"report-{j + 1}" for j in range(self.k))
         report, step = draw(actions, self.rows[truth], rng or secure_random())
         return Outcome(report, (step,))
+
+
+def _fr_of(rows: Matrix) -> dict[str, Any] | None:
+    """RRreg's ``FR`` p (P(report j | truth i) = p[j] for i != j) if the matrix has that form."""
+    k = len(rows)
+    forced = []
+    for j in range(k):
+        column = [rows[i][j] for i in range(k) if i != j]
+        if max(column) - min(column) > TOLERANCE:
+            return None
+        forced.append(column[0])
+    return {"model": "FR", "p": forced}
 
 
 def _rank_deficient(rows: Matrix) -> bool:
@@ -569,6 +618,10 @@ class KRR(Design):
         """k, p."""
         return {"k": self.k, "p": self.p}
 
+    def rrreg(self) -> dict[str, Any] | None:
+        """RRreg ``FR`` with p = [q] * k."""
+        return _fr_of(self.matrix)
+
     def randomize(self, truth: int, rng: random.Random | None = None) -> Outcome:
         """Keep the truth with probability p, else pick one of the k - 1 others uniformly."""
         self._check_truth(truth)
@@ -588,6 +641,510 @@ class KRR(Design):
         return f"KRR(k={self.k}, p={self.p!r})"
 
 
+# ---------------------------------------------------------------------------------------------
+# The designs of R's RRreg (MATH.md section 7, docs/designs.md). Each gives RRreg's model and p.
+
+
+def _binomial(m: int, r: float) -> tuple[float, ...]:
+    """P(X = x) for x = 0..m, X ~ Binomial(m, r)."""
+    return tuple(math.comb(m, x) * r**x * (1.0 - r) ** (m - x) for x in range(m + 1))
+
+
+def _two(name: str, value: object) -> tuple[float, float]:
+    """A pair of probabilities given as a list of two numbers (one per group)."""
+    if isinstance(value, str) or not isinstance(value, Sequence) or len(value) != 2:
+        raise DesignError(
+            f"{name} must be a list of two probabilities (group 1, group 2), got {value!r}"
+        )
+    return (check_probability(f"{name}[1]", value[0]), check_probability(f"{name}[2]", value[1]))
+
+
+@dataclass(frozen=True)
+class Crosswise(BinaryDesign):
+    """The crosswise model (Yu, Tian & Tang 2008, Metrika 67(3), 251-263).
+
+    The page shows the sensitive statement and an innocuous one whose yes-rate ``p`` is known
+    (e.g. "my mother's birthday is in January-March", p = 1/4); the respondent says whether both
+    or neither are true ("same") or exactly one ("different"). The respondent combines the two in
+    their head: no randomizer, and the sensitive answer never enters the device.
+
+    Reports (columns): ``("different", "same")``. matrix = ((p, 1 - p), (1 - p, p)) for truths
+    (no, yes). RRreg ``Crosswise`` with the same p (report 1 = "same").
+    ``randomize`` (simulation only) draws the innocuous statement's truth at rate p.
+    """
+
+    name: ClassVar[str] = "crosswise"
+    reports: ClassVar[tuple[str, ...] | None] = ("different", "same")
+    p: float = 0.25
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "p", check_probability("p", self.p))
+        if abs(self.p - 0.5) <= TOLERANCE:
+            raise DesignError("p must not be 0.5: the report would be independent of the truth")
+
+    @property
+    def p00(self) -> float:
+        """P(different | no) = p."""
+        return self.p
+
+    @property
+    def p11(self) -> float:
+        """P(same | yes) = p."""
+        return self.p
+
+    def params(self) -> dict[str, Any]:
+        """P."""
+        return {"p": self.p}
+
+    def rrreg(self) -> dict[str, Any]:
+        """RRreg ``Crosswise`` with the same p."""
+        return {"model": "Crosswise", "p": self.p}
+
+    def randomize(self, truth: int, rng: random.Random | None = None) -> Outcome:
+        """Action "innocuous-true"/"innocuous-false"; report 1 ("same") when they agree."""
+        self._check_truth(truth)
+        branch, step = draw(
+            ("innocuous-true", "innocuous-false"), (self.p, 1.0 - self.p), rng or secure_random()
+        )
+        innocuous = 1 if branch == 0 else 0
+        return Outcome(1 if innocuous == truth else 0, (step,))
+
+
+@dataclass(frozen=True)
+class Triangular(BinaryDesign):
+    """The triangular model (Yu, Tian & Tang 2008, Metrika 67(3), 251-263). One-sided.
+
+    The page shows the sensitive statement and an innocuous one with known yes-rate ``p``; the
+    respondent picks the circle if both are false, the triangle otherwise. A "circle" rules out
+    the sensitive attribute: no epsilon protects it (the survey needs ``accept_no_epsilon``).
+
+    Reports (columns): ``("circle", "triangle")``. matrix = ((1 - p, p), (0, 1)).
+    RRreg ``Triangular`` with the same p (report 1 = triangle).
+    """
+
+    name: ClassVar[str] = "triangular"
+    reports: ClassVar[tuple[str, ...] | None] = ("circle", "triangle")
+    p: float = 0.25
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "p", check_probability("p", self.p))
+        if self.p >= 1.0 - TOLERANCE:
+            raise DesignError("p must be below 1, or everyone picks the triangle")
+
+    @property
+    def p00(self) -> float:
+        """P(circle | no) = 1 - p."""
+        return 1.0 - self.p
+
+    @property
+    def p11(self) -> float:
+        """P(triangle | yes) = 1."""
+        return 1.0
+
+    def params(self) -> dict[str, Any]:
+        """P."""
+        return {"p": self.p}
+
+    def rrreg(self) -> dict[str, Any]:
+        """RRreg ``Triangular`` with the same p."""
+        return {"model": "Triangular", "p": self.p}
+
+    def randomize(self, truth: int, rng: random.Random | None = None) -> Outcome:
+        """Action "innocuous-true"/"innocuous-false"; the circle only when both are false."""
+        self._check_truth(truth)
+        branch, step = draw(
+            ("innocuous-true", "innocuous-false"), (self.p, 1.0 - self.p), rng or secure_random()
+        )
+        return Outcome(0 if (truth == 0 and branch == 1) else 1, (step,))
+
+
+@dataclass(frozen=True)
+class Mangat(BinaryDesign):
+    """Mangat's design (Mangat 1994, JRSS B 56(1), 93-95). One-sided.
+
+    A respondent with the attribute says "yes"; one without uses Warner's device: with
+    probability ``p`` the statement "I have A" (answer "no"), else "I do not have A" (answer
+    "yes"). The device is drawn for everyone, so the transcript looks alike. A "no" reveals the
+    truth (needs ``accept_no_epsilon``). matrix = ((p, 1 - p), (0, 1)). RRreg ``Mangat``, same p.
+    Actions: "statement" / "mirrored".
+    """
+
+    name: ClassVar[str] = "mangat"
+    p: float = 0.5
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "p", check_probability("p", self.p))
+        if self.p <= TOLERANCE:
+            raise DesignError(f"p must be above 0, or everyone says yes, got {self.p!r}")
+
+    @property
+    def p00(self) -> float:
+        """P."""
+        return self.p
+
+    @property
+    def p11(self) -> float:
+        """1."""
+        return 1.0
+
+    def params(self) -> dict[str, Any]:
+        """P."""
+        return {"p": self.p}
+
+    def rrreg(self) -> dict[str, Any]:
+        """RRreg ``Mangat`` with the same p."""
+        return {"model": "Mangat", "p": self.p}
+
+    def randomize(self, truth: int, rng: random.Random | None = None) -> Outcome:
+        """Draw the statement; "yes" for a carrier, else the answer to the statement drawn."""
+        self._check_truth(truth)
+        branch, step = draw(
+            ("statement", "mirrored"), (self.p, 1.0 - self.p), rng or secure_random()
+        )
+        return Outcome(1 if truth == 1 or branch == 1 else 0, (step,))
+
+
+@dataclass(frozen=True)
+class Kuk(Design):
+    """Kuk's card design (Kuk 1990, Biometrika 77(2), 436-438) with ``cards`` draws.
+
+    Two decks: a respondent with the attribute draws ``cards`` cards (with replacement) from the
+    deck with red proportion ``red_yes``, one without from the deck with ``red_no``; the report
+    is the number of red cards, 0..cards. matrix[truth] = Binomial(cards, red of that deck).
+    RRreg ``Kuk`` with p = [red_yes, red_no] and ``Kukrep`` = cards.
+    Steps: one per card, action "red"/"black".
+    """
+
+    name: ClassVar[str] = "kuk"
+    red_yes: float = 0.7
+    red_no: float = 0.3
+    cards: int = 1
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "red_yes", check_probability("red_yes", self.red_yes))
+        object.__setattr__(self, "red_no", check_probability("red_no", self.red_no))
+        if isinstance(self.cards, bool) or not isinstance(self.cards, int):
+            raise TypeError(f"cards must be a whole number, got {self.cards!r}")
+        if not 1 <= self.cards <= 100:
+            raise DesignError(f"cards must be 1 to 100, got {self.cards}")
+        if abs(self.red_yes - self.red_no) <= TOLERANCE:
+            raise DesignError(
+                "red_yes must differ from red_no: the report would be independent of the truth"
+            )
+
+    def report_values(self) -> tuple[str, ...]:
+        """The reports "0".."cards": the number of red cards."""
+        return tuple(str(x) for x in range(self.cards + 1))
+
+    @property
+    def matrix(self) -> Matrix:
+        """Rows: Binomial(cards, red_no) for "no", Binomial(cards, red_yes) for "yes"."""
+        return (_binomial(self.cards, self.red_no), _binomial(self.cards, self.red_yes))
+
+    def params(self) -> dict[str, Any]:
+        """red_yes, red_no, cards."""
+        return {"red_yes": self.red_yes, "red_no": self.red_no, "cards": self.cards}
+
+    def rrreg(self) -> dict[str, Any]:
+        """RRreg ``Kuk`` with p = [red_yes, red_no] and Kukrep = cards."""
+        return {"model": "Kuk", "p": [self.red_yes, self.red_no], "Kukrep": self.cards}
+
+    def randomize(self, truth: int, rng: random.Random | None = None) -> Outcome:
+        """Draw the cards from the respondent's deck; the report is the count of red ones."""
+        self._check_truth(truth)
+        rng = rng or secure_random()
+        red = self.red_yes if truth == 1 else self.red_no
+        steps = []
+        for _ in range(self.cards):
+            steps.append(draw(("red", "black"), (red, 1.0 - red), rng)[1])
+        return Outcome(sum(step.action == "red" for step in steps), tuple(steps))
+
+
+class TwoGroupDesign(Design):
+    """A design whose device differs between two groups the page assigns at random.
+
+    ``probability`` is P(group 1) (default 1/2), drawn on the device from the secure source; the
+    group is sent with the report. ``group_matrices()`` gives each group's device matrix for a
+    compliant respondent; ``matrix`` is the least private group's (privacy is the worst group's,
+    since the group is known). Subclasses implement ``group_matrices`` and ``_randomize_in``.
+    """
+
+    probability: float
+
+    def group_matrices(self) -> tuple[Matrix, Matrix]:
+        """Group 1's and group 2's device matrix, ``[truth][report]``."""
+        raise NotImplementedError
+
+    @property
+    def matrix(self) -> Matrix:
+        """The worst group's matrix (larger epsilon, then larger delta)."""
+        from .privacy import smallest_delta, smallest_epsilon
+
+        def badness(m: Matrix) -> tuple[float, float]:
+            return smallest_epsilon(m), smallest_delta(m, math.inf)
+
+        first, second = self.group_matrices()
+        return second if badness(second) > badness(first) else first
+
+    def groups(self) -> list[dict[str, Any]]:
+        """The manifest's ``groups``: id, probability and matrix per group."""
+        return [
+            {"id": g + 1, "probability": p, "matrix": [list(row) for row in m]}
+            for g, (p, m) in enumerate(
+                zip((self.probability, 1.0 - self.probability), self.group_matrices(), strict=True)
+            )
+        ]
+
+    def _check_groups(self) -> None:
+        probability = check_probability("probability", self.probability)
+        if not TOLERANCE < probability < 1.0 - TOLERANCE:
+            raise DesignError(
+                f"probability (of group 1) must be strictly between 0 and 1, "
+                f"got {self.probability!r}"
+            )
+        object.__setattr__(self, "probability", probability)
+
+    def draw_group(self, rng: random.Random) -> tuple[int, Step]:
+        """Group 1 or 2, with ``probability`` for group 1; actions "group-1"/"group-2"."""
+        index, step = draw(("group-1", "group-2"), (self.probability, 1.0 - self.probability), rng)
+        return index + 1, step
+
+    def randomize(
+        self, truth: int, rng: random.Random | None = None, group: int | None = None
+    ) -> Outcome:
+        """Draw the group (unless given), then answer with that group's device."""
+        self._check_truth(truth)
+        rng = rng or secure_random()
+        steps: tuple[Step, ...] = ()
+        if group is None:
+            group, step = self.draw_group(rng)
+            steps = (step,)
+        elif group not in (1, 2):
+            raise DesignError(f"group must be 1 or 2, got {group!r}")
+        report, more = self._randomize_in(group, truth, rng)
+        return Outcome(report, steps + more, group)
+
+    def _randomize_in(
+        self, group: int, truth: int, rng: random.Random
+    ) -> tuple[int, tuple[Step, ...]]:
+        raise NotImplementedError
+
+
+def _distinct(name: str, pair: tuple[float, float]) -> None:
+    if abs(pair[0] - pair[1]) <= TOLERANCE:
+        raise DesignError(
+            f"{name} must differ between the two groups, or the model is not "
+            f"identified, got {pair[0]:g} in both"
+        )
+
+
+@dataclass(frozen=True)
+class UnrelatedUnknown(TwoGroupDesign):
+    """Unrelated question with an unknown innocuous rate (Greenberg et al. 1969, JASA 64, 520-539).
+
+    In group g the respondent answers the sensitive question with probability ``p[g]``, else the
+    innocuous one, whose yes-rate q is unknown and estimated jointly (the groups' p must differ).
+    ``innocuous_rate`` is only the rate assumed for privacy accounting (the manifest's matrices,
+    epsilon); the analysis does not use it. Group matrix: ((1 - (1-p)q, (1-p)q),
+    ((1-p)(1-q), p + (1-p)q)). RRreg ``UQTunknown`` with p = [p1, p2].
+    """
+
+    name: ClassVar[str] = "unrelated-unknown"
+    p: tuple[float, float] = (0.7, 0.3)
+    innocuous_rate: float = 0.5
+    probability: float = 0.5
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "p", _two("p", self.p))
+        _distinct("p", self.p)
+        if min(self.p) <= TOLERANCE:
+            raise DesignError("p must be above 0 in both groups")
+        object.__setattr__(
+            self, "innocuous_rate", check_probability("innocuous_rate", self.innocuous_rate)
+        )
+        self._check_groups()
+
+    def group_matrices(self) -> tuple[Matrix, Matrix]:
+        """UnrelatedQuestion(p_g, innocuous_rate)'s matrix per group."""
+        q = self.innocuous_rate
+        return tuple(  # type: ignore[return-value]
+            ((1.0 - (1.0 - p) * q, (1.0 - p) * q), ((1.0 - p) * (1.0 - q), p + (1.0 - p) * q))
+            for p in self.p
+        )
+
+    def params(self) -> dict[str, Any]:
+        """p, innocuous_rate, probability."""
+        return {
+            "p": list(self.p),
+            "innocuous_rate": self.innocuous_rate,
+            "probability": self.probability,
+        }
+
+    def rrreg(self) -> dict[str, Any]:
+        """RRreg ``UQTunknown`` with p = [p1, p2]."""
+        return {"model": "UQTunknown", "p": list(self.p)}
+
+    def randomize(
+        self,
+        truth: int,
+        rng: random.Random | None = None,
+        group: int | None = None,
+        innocuous: int | None = None,
+    ) -> Outcome:
+        """As the two-group base; ``innocuous`` is the respondent's own innocuous answer."""
+        self._check_truth(truth)
+        if innocuous is not None:
+            self._check_truth(innocuous)
+        rng = rng or secure_random()
+        steps: tuple[Step, ...] = ()
+        if group is None:
+            group, step = self.draw_group(rng)
+            steps = (step,)
+        elif group not in (1, 2):
+            raise DesignError(f"group must be 1 or 2, got {group!r}")
+        inner = UnrelatedQuestion(self.p[group - 1], self.innocuous_rate)
+        outcome = inner.randomize(truth, rng, innocuous)
+        return Outcome(outcome.report, steps + outcome.steps, group)
+
+
+@dataclass(frozen=True)
+class CheatingDetection(TwoGroupDesign):
+    """Cheating detection model (Clark & Desharnais 1998, Psychological Methods 3(2), 160-168).
+
+    In group g the device forces a "yes" with probability ``p[g]``, else asks for the truth. The
+    analysis estimates honest "yes" (pi), honest "no" (beta) and cheaters who say "no" whatever
+    the instruction (gamma = 1 - pi - beta). A compliant "no" reveals the truth: one-sided
+    (needs ``accept_no_epsilon``). Group matrix ((1 - p, p), (0, 1)). RRreg ``CDM``, p = [p1, p2].
+    The symmetric variant is :class:`CheatingDetectionSymmetric`.
+    Actions: "truth" / "yes" (forced).
+    """
+
+    name: ClassVar[str] = "cdm"
+    p: tuple[float, float] = (0.3, 0.7)
+    probability: float = 0.5
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "p", _two("p", self.p))
+        _distinct("p", self.p)
+        if max(self.p) >= 1.0 - TOLERANCE:
+            raise DesignError("p must be below 1 in both groups, or everyone is forced to say yes")
+        self._check_groups()
+
+    def group_matrices(self) -> tuple[Matrix, Matrix]:
+        """((1 - p_g, p_g), (0, 1)) per group."""
+        return tuple(((1.0 - p, p), (0.0, 1.0)) for p in self.p)  # type: ignore[return-value]
+
+    def params(self) -> dict[str, Any]:
+        """p, probability."""
+        return {"p": list(self.p), "probability": self.probability}
+
+    def rrreg(self) -> dict[str, Any]:
+        """RRreg ``CDM`` with p = [p1, p2]."""
+        return {"model": "CDM", "p": list(self.p)}
+
+    def _randomize_in(
+        self, group: int, truth: int, rng: random.Random
+    ) -> tuple[int, tuple[Step, ...]]:
+        p = self.p[group - 1]
+        branch, step = draw(("truth", "yes"), (1.0 - p, p), rng)
+        return (truth if branch == 0 else 1), (step,)
+
+
+@dataclass(frozen=True)
+class CheatingDetectionSymmetric(TwoGroupDesign):
+    """Symmetric cheating detection (Clark & Desharnais 1998; RRreg ``CDMsym``).
+
+    In group g the device forces "yes" with ``yes[g]``, "no" with ``no[g]``, else asks for the
+    truth; cheaters say "no" whatever the instruction. Group matrix ((1 - y, y), (n, 1 - n)).
+    RRreg ``CDMsym`` with p = [yes1, no1, yes2, no2].
+    """
+
+    name: ClassVar[str] = "cdm-sym"
+    yes: tuple[float, float] = (0.2, 0.4)
+    no: tuple[float, float] = (0.2, 0.1)
+    probability: float = 0.5
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "yes", _two("yes", self.yes))
+        object.__setattr__(self, "no", _two("no", self.no))
+        if (
+            abs(self.yes[0] - self.yes[1]) <= TOLERANCE
+            and abs(self.no[0] - self.no[1]) <= TOLERANCE
+        ):
+            raise DesignError(
+                "yes and no must differ between the two groups, or the model is not identified"
+            )
+        for g in range(2):
+            if self.yes[g] + self.no[g] >= 1.0 - TOLERANCE:
+                raise DesignError(
+                    f"yes + no must be below 1 in group {g + 1}, got {self.yes[g] + self.no[g]:g}"
+                )
+        self._check_groups()
+
+    def group_matrices(self) -> tuple[Matrix, Matrix]:
+        """((1 - y_g, y_g), (n_g, 1 - n_g)) per group."""
+        return tuple(  # type: ignore[return-value]
+            ((1.0 - y, y), (n, 1.0 - n)) for y, n in zip(self.yes, self.no, strict=True)
+        )
+
+    def params(self) -> dict[str, Any]:
+        """yes, no, probability."""
+        return {"yes": list(self.yes), "no": list(self.no), "probability": self.probability}
+
+    def rrreg(self) -> dict[str, Any]:
+        """RRreg ``CDMsym`` with p = [yes1, no1, yes2, no2]."""
+        return {"model": "CDMsym", "p": [self.yes[0], self.no[0], self.yes[1], self.no[1]]}
+
+    def _randomize_in(
+        self, group: int, truth: int, rng: random.Random
+    ) -> tuple[int, tuple[Step, ...]]:
+        y, n = self.yes[group - 1], self.no[group - 1]
+        outcome = _forced(truth, 1.0 - y - n, y, n, rng)
+        return outcome.report, outcome.steps
+
+
+@dataclass(frozen=True)
+class StochasticLieDetector(TwoGroupDesign):
+    """The stochastic lie detector (Moshagen, Musch & Erdfelder 2012, Behav. Res. Methods 44(1)).
+
+    Mangat's device in two groups: a carrier says "yes"; a non-carrier answers the statement
+    "I have A" (so "no") with probability ``p[g]``, else "I do not have A" ("yes"). The analysis
+    estimates the prevalence and t, the probability that a carrier answers truthfully. A
+    compliant "no" reveals the truth: one-sided (needs ``accept_no_epsilon``).
+    Group matrix ((p, 1 - p), (0, 1)). RRreg ``SLD`` with p = [p1, p2] (t is RRreg's par2).
+    Actions: "statement" / "mirrored".
+    """
+
+    name: ClassVar[str] = "sld"
+    p: tuple[float, float] = (0.3, 0.7)
+    probability: float = 0.5
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "p", _two("p", self.p))
+        _distinct("p", self.p)
+        if min(self.p) <= TOLERANCE:
+            raise DesignError("p must be above 0 in both groups")
+        self._check_groups()
+
+    def group_matrices(self) -> tuple[Matrix, Matrix]:
+        """((p_g, 1 - p_g), (0, 1)) per group."""
+        return tuple(((p, 1.0 - p), (0.0, 1.0)) for p in self.p)  # type: ignore[return-value]
+
+    def params(self) -> dict[str, Any]:
+        """p, probability."""
+        return {"p": list(self.p), "probability": self.probability}
+
+    def rrreg(self) -> dict[str, Any]:
+        """RRreg ``SLD`` with p = [p1, p2]."""
+        return {"model": "SLD", "p": list(self.p)}
+
+    def _randomize_in(
+        self, group: int, truth: int, rng: random.Random
+    ) -> tuple[int, tuple[Step, ...]]:
+        outcome = Mangat(self.p[group - 1]).randomize(truth, rng)
+        return outcome.report, outcome.steps
+
+
 NAMED_DESIGNS: dict[str, tuple[str, ...]] = {
     "forced-response": ("truth", "yes", "no"),
     "forced-yes": ("truth",),
@@ -595,6 +1152,14 @@ NAMED_DESIGNS: dict[str, tuple[str, ...]] = {
     "unrelated": ("p", "innocuous_rate"),
     "matrix": ("p00", "p11", "matrix"),
     "k-rr": ("k", "epsilon", "p"),
+    "crosswise": ("p",),
+    "triangular": ("p",),
+    "mangat": ("p",),
+    "kuk": ("red_yes", "red_no", "cards"),
+    "unrelated-unknown": ("p", "innocuous_rate", "probability"),
+    "cdm": ("p", "probability"),
+    "cdm-sym": ("yes", "no", "probability"),
+    "sld": ("p", "probability"),
 }
 """Every design name a survey file or ``rrsite plan --design`` may use, and its parameters."""
 
@@ -620,6 +1185,18 @@ def design_from_spec(spec: Mapping[str, Any]) -> Design:
         return Warner(**params)
     if name == "unrelated":
         return UnrelatedQuestion(**params)
+    simple: dict[str, type[Design]] = {
+        "crosswise": Crosswise,
+        "triangular": Triangular,
+        "mangat": Mangat,
+        "kuk": Kuk,
+        "unrelated-unknown": UnrelatedUnknown,
+        "cdm": CheatingDetection,
+        "cdm-sym": CheatingDetectionSymmetric,
+        "sld": StochasticLieDetector,
+    }
+    if name in simple:
+        return simple[name](**params)
     if name == "k-rr":
         if "k" not in params:
             raise DesignError("design k-rr needs k, the number of answers")

@@ -52,9 +52,15 @@ def smallest_delta(matrix: Matrix, epsilon: float) -> float:
     return 0.0 if delta < ROUNDING else delta
 
 
-def revealing_reports(matrix: Matrix, labels: Sequence[str] | None = None) -> list[str]:
-    """Plain sentences naming each report that rules out a true answer (why epsilon is infinite)."""
+def revealing_reports(
+    matrix: Matrix, labels: Sequence[str] | None = None, reports: Sequence[str] | None = None
+) -> list[str]:
+    """Plain sentences naming each report that rules out a true answer (why epsilon is infinite).
+
+    ``labels`` name the truths (rows), ``reports`` the reports (columns) when they differ.
+    """
     names = list(labels) if labels is not None else [str(j + 1) for j in range(len(matrix))]
+    report_names = list(reports) if reports is not None else names
     sentences = []
     for j, column in enumerate(zip(*matrix, strict=True)):
         if max(column) == 0.0:
@@ -63,7 +69,7 @@ def revealing_reports(matrix: Matrix, labels: Sequence[str] | None = None) -> li
         if len(possible) < len(column):
             sources = " or ".join(f'"{name}"' for name in possible)
             sentences.append(
-                f'a "{names[j]}" report only ever comes from a true {sources}, '
+                f'a "{report_names[j]}" report only ever comes from a true {sources}, '
                 "so it reveals the respondent's answer"
                 + ("" if len(possible) == 1 else " is one of those")
             )
@@ -103,7 +109,7 @@ def privacy_of(
     matrix = design.matrix
     if labels is None and design.k == 2:
         labels = ("no", "yes")
-    reasons = tuple(revealing_reports(matrix, labels))
+    reasons = tuple(revealing_reports(matrix, labels, design.report_values()))
     if epsilon is None:
         smallest = smallest_epsilon(matrix)
         if math.isinf(smallest):

@@ -13,7 +13,13 @@ import random
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from .designs import UnrelatedQuestion, design_from_spec, secure_random
+from .designs import (
+    TwoGroupDesign,
+    UnrelatedQuestion,
+    UnrelatedUnknown,
+    design_from_spec,
+    secure_random,
+)
 from .errors import DesignError
 
 
@@ -23,7 +29,12 @@ def respond(
     innocuous: str | None = None,
     rng: random.Random | None = None,
 ) -> dict[str, Any]:
-    """Randomize one answer: ``{"report": value, "steps": [...]}``; the truth is not in it."""
+    """Randomize one answer: ``{"report": value, "steps": [...]}``; the truth is not in it.
+
+    For a two-group design the result also has ``"group"`` (1 or 2), drawn here from ``rng``
+    (the secure source: crypto.getRandomValues in the browser). For designs whose reports are not
+    the truth values (kuk, crosswise, triangular) the report is one of the question's ``reports``.
+    """
     values: Sequence[str] = question["values"]
     design = design_from_spec(question["design"])
     if len(values) != design.k:
@@ -34,13 +45,20 @@ def respond(
     if truth not in values:
         raise DesignError(f"answer {truth!r} is not one of {list(values)}")
     rng = rng or secure_random()
-    if isinstance(design, UnrelatedQuestion) and innocuous is not None:
+    if isinstance(design, UnrelatedQuestion | UnrelatedUnknown) and innocuous is not None:
         if innocuous not in values:
             raise DesignError(f"innocuous answer {innocuous!r} is not one of {list(values)}")
         outcome = design.randomize(values.index(truth), rng, innocuous=values.index(innocuous))
     else:
         outcome = design.randomize(values.index(truth), rng)
-    return {"report": values[outcome.report], "steps": [step.to_dict() for step in outcome.steps]}
+    reports = design.report_values() or tuple(values)
+    result: dict[str, Any] = {
+        "report": reports[outcome.report],
+        "steps": [step.to_dict() for step in outcome.steps],
+    }
+    if isinstance(design, TwoGroupDesign):
+        result["group"] = outcome.group
+    return result
 
 
 def respond_json(question_json: str, truth: str, innocuous: str | None = None) -> str:

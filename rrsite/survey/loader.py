@@ -35,7 +35,8 @@ from .source import Heading, Prose, QuestionBlock, read_text, split
 #: Keys that only make sense on a randomized question.
 DESIGN_KEYS = (
     "randomize", "truth", "yes", "no", "p", "innocuous_rate", "innocuous", "mirrored", "p00",
-    "p11", "matrix", "epsilon", "delta", "prior", "accept_no_epsilon",
+    "p11", "matrix", "epsilon", "delta", "prior", "accept_no_epsilon", "red_yes", "red_no",
+    "cards", "probability",
 )
 #: Keys that only make sense for some question types.
 TYPE_KEYS: dict[str, tuple[str, ...]] = {
@@ -46,9 +47,30 @@ TYPE_KEYS: dict[str, tuple[str, ...]] = {
     "max_length": ("text",),
 }
 #: Designs for yes/no questions only (k-rr and matrix work for any number of answers).
-BINARY_ONLY = ("forced-response", "forced-yes", "warner", "unrelated")
+BINARY_ONLY = (
+    "forced-response", "forced-yes", "warner", "unrelated", "crosswise", "triangular", "mangat",
+    "kuk", "unrelated-unknown", "cdm", "cdm-sym", "sld",
+)
 #: Keys a design takes besides its core parameters.
-DESIGN_EXTRAS: dict[str, tuple[str, ...]] = {"unrelated": ("innocuous",), "warner": ("mirrored",)}
+DESIGN_EXTRAS: dict[str, tuple[str, ...]] = {
+    "unrelated": ("innocuous",), "warner": ("mirrored",), "unrelated-unknown": ("innocuous",),
+    "crosswise": ("innocuous",), "triangular": ("innocuous",),
+}
+#: Designs that need a parameter a survey file must give (no sensible default), and why.
+REQUIRED_PARAMS: dict[str, tuple[tuple[str, str], ...]] = {
+    "crosswise": (("p", "the known yes-rate of the innocuous statement"),
+                  ("innocuous", "the innocuous statement's text")),
+    "triangular": (("p", "the known yes-rate of the innocuous statement"),
+                   ("innocuous", "the innocuous statement's text")),
+    "kuk": (("red_yes", "the red-card proportion of the deck for respondents with the attribute"),
+            ("red_no", "the red-card proportion of the other deck")),
+    "unrelated-unknown": (("p", "a list of two: P(sensitive question) in group 1 and group 2"),
+                          ("innocuous", "the innocuous question's text")),
+    "cdm": (("p", "a list of two: P(forced yes) in group 1 and group 2"),),
+    "cdm-sym": (("yes", "a list of two: P(forced yes) per group"),
+                ("no", "a list of two: P(forced no) per group")),
+    "sld": (("p", "a list of two: P(a non-carrier is shown \"I have A\") per group"),),
+}
 #: Errors core raises for impossible parameters (their messages name the parameter and value).
 DESIGN_FAILURES = (ValueError, TypeError, ArithmeticError)
 #: Sums of epsilons within this relative tolerance of the budget are within it.
@@ -442,6 +464,10 @@ def _named_design(
                         else "the innocuous question's text")
                 problems.error(fields.line_of("randomize"), f"design unrelated needs {key}: {what}")
                 ok = False
+    for key, what in REQUIRED_PARAMS.get(name, ()):
+        if not fields.given(key) and key not in fields.lines:
+            problems.error(fields.line_of("randomize"), f"design {name} needs {key}: {what}")
+            ok = False
     if name == "k-rr":
         spec["k"] = len(values)
         if not fields.given("epsilon") and not fields.given("p"):

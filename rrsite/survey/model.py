@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..core import Design, Privacy
+from ..core import Design, Privacy, TwoGroupDesign
 from .bundle import core_hash
 from .errors import SurveyError
 
@@ -83,7 +83,14 @@ class Question:
             entry["max_length"] = self.max_length
         if self.design is not None and self.privacy is not None:
             entry["design"] = self.design.spec()
-            entry["matrix"] = [list(row) for row in self.design.matrix]
+            if isinstance(self.design, TwoGroupDesign):
+                entry["groups"] = self.design.groups()
+            else:
+                entry["matrix"] = [list(row) for row in self.design.matrix]
+            reports = self.design.report_values()
+            if reports is not None:
+                entry["reports"] = list(reports)
+            entry["rrreg"] = self.design.rrreg()
             epsilon = self.privacy.epsilon
             entry["epsilon"] = None if math.isinf(epsilon) else epsilon
             entry["delta"] = self.privacy.delta

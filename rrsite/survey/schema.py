@@ -458,6 +458,25 @@ def read_block(block: Block, node: yaml.Node, problems: Problems, line: int) -> 
 
 #: Design probabilities are read as numbers; core checks their range and names them in messages.
 PROBABILITY = Number(name="probability")
+
+
+@dataclass(frozen=True)
+class ProbabilityOrPair(Kind):
+    """A probability, or a list of two (one per group, for the two-group designs)."""
+
+    name: str = "probability, or a list of two"
+
+    def read(self, node: yaml.Node, problems: Problems) -> float | list[float]:
+        """The number, or the two numbers as written (core checks their range)."""
+        if isinstance(node, yaml.SequenceNode):
+            if len(node.value) != 2:
+                raise Invalid(f"must be a list of two probabilities (group 1, group 2), got "
+                              f"{len(node.value)} entries")
+            return [parse_number(scalar_text(cell, "a number")) for cell in node.value]
+        return parse_number(scalar_text(node, "a number or a list of two numbers"))
+
+
+PROBABILITIES = ProbabilityOrPair()
 EPSILON = Number(above=0, maximum=EPSILON_MAX, allow_ln=True, name="epsilon")
 DELTA = Number(minimum=0, below=1, name="delta in [0, 1)")
 
@@ -551,22 +570,44 @@ QUESTION = Block(
             default_doc="`true` when `randomize` or `epsilon` is given"),
         Key("randomize", OneOf(DESIGN_NAMES),
             "The design, by name: `forced-response`, `forced-yes`, `warner`, `unrelated`, "
-            "`matrix`, `k-rr`; its parameters are the keys below. Leave it out and give `epsilon` "
+            "`matrix`, `k-rr`, `crosswise`, `triangular`, `mangat`, `kuk`, "
+            "`unrelated-unknown`, `cdm`, `cdm-sym`, `sld` (docs/designs.md); its parameters are "
+            "the keys below. Leave it out and give `epsilon` "
             "to let rrsite choose the optimal design."),
         Key("truth", PROBABILITY, "Probability of answering truthfully.",
             default_doc="`1/2`", applies="randomize: forced-response, forced-yes"),
-        Key("yes", PROBABILITY, "Probability of being told to say yes.",
-            default_doc="half the rest", applies="randomize: forced-response"),
-        Key("no", PROBABILITY, "Probability of being told to say no.",
-            default_doc="half the rest", applies="randomize: forced-response"),
-        Key("p", PROBABILITY, "warner: probability of the statement (not the mirrored one); "
-            "unrelated: probability of the sensitive question; k-rr: probability of the truth.",
+        Key("yes", PROBABILITIES, "Probability of being told to say yes (cdm-sym: a list, one "
+            "per group).", default_doc="half the rest",
+            applies="randomize: forced-response, cdm-sym"),
+        Key("no", PROBABILITIES, "Probability of being told to say no (cdm-sym: a list, one per "
+            "group).", default_doc="half the rest", applies="randomize: forced-response, cdm-sym"),
+        Key("p", PROBABILITIES, "warner: probability of the statement (not the mirrored one); "
+            "unrelated: probability of the sensitive question; k-rr: probability of the truth; "
+            "crosswise, triangular: known yes-rate of the innocuous statement; mangat: "
+            "probability that a respondent without the attribute is shown \"I have A\" (says "
+            "no); two-group designs: a list of two, one per group (unrelated-unknown: P(sensitive "
+            "question); cdm: P(forced yes); sld: as mangat).",
             default_doc="warner `0.75`, unrelated `0.5`",
-            applies="randomize: warner, unrelated, k-rr"),
-        Key("innocuous_rate", PROBABILITY, "Known yes-rate of the innocuous question.",
-            required=False, default_doc="required", applies="randomize: unrelated"),
+            applies="randomize: warner, unrelated, k-rr, crosswise, triangular, mangat, "
+                    "unrelated-unknown, cdm, sld"),
+        Key("innocuous_rate", PROBABILITY, "unrelated: known yes-rate of the innocuous question; "
+            "unrelated-unknown: the rate assumed for privacy accounting only (the analysis "
+            "estimates it).", required=False, default_doc="unrelated: required; "
+            "unrelated-unknown: `0.5`", applies="randomize: unrelated, unrelated-unknown"),
         Key("innocuous", Text(markdown=True), "The innocuous question, shown when the coin picks "
-            "it (Markdown).", default_doc="required", applies="randomize: unrelated"),
+            "it (unrelated), or the innocuous statement shown beside the sensitive one "
+            "(crosswise, triangular) (Markdown).", default_doc="required",
+            applies="randomize: unrelated, unrelated-unknown, crosswise, triangular"),
+        Key("red_yes", PROBABILITY, "Proportion of red cards in the deck of respondents with the "
+            "attribute.", default_doc="required", applies="randomize: kuk"),
+        Key("red_no", PROBABILITY, "Proportion of red cards in the deck of respondents without "
+            "the attribute.", default_doc="required", applies="randomize: kuk"),
+        Key("cards", Number(minimum=1, maximum=100, integer=True, name="whole number"),
+            "Cards drawn (with replacement); the report is the number of red ones (RRreg "
+            "`Kukrep`).", default_doc="`1`", applies="randomize: kuk"),
+        Key("probability", PROBABILITY, "Probability that the page assigns a respondent to group "
+            "1 (the group is drawn on the device and sent).", default_doc="`1/2`",
+            applies="randomize: unrelated-unknown, cdm, cdm-sym, sld"),
         Key("mirrored", Text(markdown=True), "The mirrored statement (\"I have always been "
             "faithful\"), shown when the spinner picks it (Markdown).",
             applies="randomize: warner"),
