@@ -14,7 +14,7 @@ import tempfile
 from pathlib import Path
 
 from ..errors import RRSiteError
-from .intervals import METHODS
+from ..estimate.intervals import METHODS
 from .reports import FORMATS
 
 
@@ -24,9 +24,12 @@ class RejectedRowsError(RRSiteError):
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Options of `rrsite analyze`."""
-    parser.add_argument("exports", nargs="+", metavar="EXPORT",
+    parser.add_argument("exports", nargs="*", metavar="EXPORT",
                         help="exported submissions: rrsite CSV or JSONL, a Netlify Forms CSV, or "
                         "any CSV (with --map); .gz is read too")
+    parser.add_argument("--counts", metavar="FILE.csv",
+                        help="estimate from report counts instead of rows (columns question, "
+                        "version, group, report, subgroup, count)")
     parser.add_argument("--survey", action="append", default=[], metavar="FILE.md",
                         help="the survey file (its current version's designs)")
     parser.add_argument("--manifest", action="append", default=[], metavar="survey.json",
@@ -76,10 +79,22 @@ def run(args: argparse.Namespace) -> int:
     if not args.survey and not args.manifest:
         raise RRSiteError("give the survey file with --survey FILE.md (and/or its built "
                           "manifests with --manifest survey.json)")
-    analysis = analyze(
-        args.exports, survey=args.survey, manifests=args.manifest, confidence=args.confidence,
-        by=args.by, interval=args.interval, mapping=args.mapping, progress=args.progress,
-    )
+    if args.counts is not None:
+        if args.exports:
+            raise RRSiteError("give either export files or --counts FILE.csv, not both")
+        from .counts import analyze_counts
+
+        analysis = analyze_counts(args.counts, survey=args.survey, manifests=args.manifest,
+                                  confidence=args.confidence, by=args.by,
+                                  interval=args.interval)
+    elif not args.exports:
+        raise RRSiteError("give the export file(s) to analyze, or --counts FILE.csv")
+    else:
+        analysis = analyze(
+            args.exports, survey=args.survey, manifests=args.manifest,
+            confidence=args.confidence, by=args.by, interval=args.interval,
+            mapping=args.mapping, progress=args.progress,
+        )
     rejected = analysis.rejected
     if args.strict and rejected.total:
         raise RejectedRowsError(

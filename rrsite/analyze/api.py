@@ -23,8 +23,7 @@ import numpy as np
 
 from ..core import Privacy, compose
 from ..errors import RRSiteError, UsageError
-from .catalog import CHOICE_TYPES, Catalog, QuestionSpec, build_catalog
-from .estimators import (
+from ..estimate.estimators import (
     KIND_BINARY,
     KIND_CATEGORICAL,
     BinaryPart,
@@ -34,7 +33,8 @@ from .estimators import (
     pooled_binary,
     pooled_categorical,
 )
-from .intervals import METHODS
+from ..estimate.intervals import METHODS
+from .catalog import CHOICE_TYPES, Catalog, QuestionSpec, build_catalog
 from .progress import Progress
 from .readers import (
     BLOCK_SIZE,

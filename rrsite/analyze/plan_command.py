@@ -36,6 +36,14 @@ DESIGN_OPTIONS = {
     "p11": "p11",
     "k": "k",
 }
+#: Designs planned by rrsite.estimate (RRreg's models): survey design name -> RRreg model.
+RRREG_DESIGNS = {
+    "crosswise": "Crosswise", "triangular": "Triangular", "kuk": "Kuk", "mangat": "Mangat",
+    "unrelated-unknown": "UQTunknown", "cdm": "CDM", "cdm-sym": "CDMsym", "sld": "SLD",
+    **{name.lower(): name for name in (
+        "Warner", "UQTknown", "UQTunknown", "Mangat", "Kuk", "FR", "Crosswise", "Triangular",
+        "CDM", "CDMsym", "SLD")},
+}
 #: True rates at which the cost of a wrong prior is shown.
 SENSITIVITY_RATES = (0.01, 0.05, 0.1, 0.25, 0.5, 0.75, 0.9, 0.95, 0.99)
 
@@ -61,6 +69,21 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="figures for a named design instead of the optimal one: forced-response, forced-yes, "
         "warner, unrelated, matrix, k-rr (give its parameters with the options below)",
     )
+    parser.add_argument(
+        "--compare", action="store_true",
+        help="every design family tuned to --epsilon, side by side (variance, respondents)",
+    )
+    parser.add_argument(
+        "--rrreg-p", metavar="P[,P...]",
+        help="crosswise, triangular, kuk, mangat, unrelated-unknown, cdm, cdm-sym, sld (or any "
+        "RRreg model name): RRreg's p, comma-separated (README: 'Planning RRreg designs')",
+    )
+    parser.add_argument("--kukrep", type=int, default=None, help="kuk: cards drawn (default 1)")
+    parser.add_argument(
+        "--nuisance", type=float, default=None,
+        help="planning value of the nuisance: sld t (default 1), unrelated-unknown innocuous rate "
+        "(default 0.5), cdm cheater share gamma (default 0)",
+    )
     group = parser.add_argument_group("design parameters (with --design)")
     group.add_argument("--truth", type=float, help="forced-response / forced-yes: P(truth)")
     group.add_argument("--yes", type=float, help="forced-response: P(forced yes)")
@@ -77,8 +100,128 @@ def _number(value: float | None) -> float | None:
     return None if value is None or math.isinf(value) else value
 
 
+def _rrreg_p(args: argparse.Namespace) -> list[float]:
+    if args.rrreg_p is None:
+        raise UsageError("give the design's RRreg p with --rrreg-p (e.g. --rrreg-p 0.2,0.8)")
+    try:
+        return [float(value) for value in str(args.rrreg_p).split(",")]
+    except ValueError as error:
+        raise UsageError(f"--rrreg-p must be numbers separated by commas, got {args.rrreg_p!r}") \
+            from error
+
+
+def _check_common(args: argparse.Namespace) -> tuple[float, float]:
+    prior = 0.5 if args.prior is None else args.prior
+    if not 0.0 < prior < 1.0:
+        raise UsageError(f"--prior must be between 0 and 1, got {prior!r}")
+    if not 0.0 < args.margin < 1.0:
+        raise UsageError(f"--margin must be between 0 and 1, got {args.margin!r}")
+    if not 0.0 < args.confidence < 1.0:
+        raise UsageError(f"--confidence must be between 0 and 1, got {args.confidence!r}")
+    return prior, args.margin
+
+
+def rrreg_plan(args: argparse.Namespace) -> dict[str, Any]:
+    """`plan --design NAME` for RRreg's designs (rrsite.estimate.planning)."""
+    from ..estimate.models import Design
+    from ..estimate.planning import (
+        delta_at,
+        delta_whatever_epsilon,
+        epsilon_of,
+        prevalence_variance,
+        respondents,
+    )
+
+    prior, margin = _check_common(args)
+    model = RRREG_DESIGNS[args.design.lower()]
+    try:
+        design = Design(model, _rrreg_p(args), args.kukrep or 1)
+    except ValueError as error:
+        raise UsageError(f"--design {args.design}: {error}") from error
+    epsilon = epsilon_of(design)
+    if math.isinf(epsilon):
+        delta = delta_whatever_epsilon(design) if args.epsilon is None else delta_at(
+            design, args.epsilon)
+    else:
+        delta = 0.0 if args.epsilon is None else delta_at(design, args.epsilon)
+
+    def var_at(rate: float) -> float:
+        return prevalence_variance(design, rate, args.nuisance)
+
+    result: dict[str, Any] = {
+        "design": {"name": args.design, **design.describe()},
+        "alternatives": [],
+        "epsilon": _number(epsilon),
+        "delta": delta,
+        "prior": prior,
+        "variance": var_at(prior),
+        "margin": margin,
+        "confidence": args.confidence,
+        "respondents": respondents(var_at(prior), margin, args.confidence),
+        "if_prior_wrong": [
+            {"true_rate": rate, "variance": _number(var_at(rate)),
+             "respondents": respondents(var_at(rate), margin, args.confidence)}
+            for rate in SENSITIVITY_RATES
+        ],
+    }
+    if math.isinf(epsilon):
+        result["not_private"] = ["a report rules a true state out: no epsilon protects it"]
+    if len(design.groups) == 2:
+        result["groups"] = "respondents in total, drawn into the two groups with probability 1/2"
+    return result
+
+
+def compare_plan(args: argparse.Namespace) -> dict[str, Any]:
+    """`plan --compare --epsilon E [--prior P]`: every family tuned to E."""
+    from ..estimate.planning import compare, respondents
+
+    if args.epsilon is None or not args.epsilon > 0:
+        raise UsageError("--compare needs a positive --epsilon")
+    prior, margin = _check_common(args)
+    rows = compare(args.epsilon, prior, kukrep=args.kukrep or 3)
+    return {
+        "epsilon": args.epsilon,
+        "prior": prior,
+        "margin": margin,
+        "confidence": args.confidence,
+        "designs": [
+            {
+                "family": row.family,
+                "design": None if row.design is None else row.design.describe(),
+                "epsilon": None if row.epsilon is None else _number(row.epsilon),
+                "variance": _number(row.variance),
+                "respondents": respondents(row.variance, margin, args.confidence),
+                "note": row.note,
+            }
+            for row in rows
+        ],
+    }
+
+
+def _compare_table(result: dict[str, Any]) -> str:
+    lines = [
+        f"every design family at epsilon = {result['epsilon']:g}, true rate guess "
+        f"{result['prior']:g}, margin ±{result['margin']:g} at {result['confidence']:.0%}",
+        f"{'family':<12}{'RRreg p':<28}{'variance':>10}{'respondents':>13}   how tuned",
+    ]
+    for row in result["designs"]:
+        design = row["design"]
+        shown = "-" if design is None else ", ".join(
+            f"{v:.4g}" for v in (design["p"] if isinstance(design["p"], list) else [design["p"]]))
+        variance = "-" if row["variance"] is None else f"{row['variance']:.4g}"
+        needed = "not private" if row["respondents"] is None else f"{row['respondents']:,}"
+        lines.append(f"{row['family']:<12}{shown:<28}{variance:>10}{needed:>13}   {row['note']}")
+    lines.append("variance: one respondent's asymptotic variance of the ML prevalence (/ N)")
+    return "\n".join(lines)
+
+
 def plan(args: argparse.Namespace) -> dict[str, Any]:
     """The plan as a JSON-ready dict (keys as in DESIGN.md)."""
+    if getattr(args, "compare", False):
+        return compare_plan(args)
+    if args.design is not None and args.design.lower() in RRREG_DESIGNS and args.design not in (
+            "warner",):
+        return rrreg_plan(args)
     given = {
         param: getattr(args, option)
         for option, param in DESIGN_OPTIONS.items()
@@ -211,11 +354,45 @@ def _table(result: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
+def _rrreg_table(result: dict[str, Any]) -> str:
+    design = result["design"]
+    lines = [f"design        {design['name']} (RRreg {design['model']}, p = {design['p']}"
+             + (f", Kukrep = {design['Kukrep']}" if "Kukrep" in design else "") + ")"]
+    if result["epsilon"] is None:
+        lines.append("privacy       NOT differentially private for any epsilon")
+        lines.extend(f"              {reason}" for reason in result.get("not_private", []))
+        lines.append(f"              delta = {result['delta']:.6g}")
+    else:
+        lines.append(
+            f"privacy       epsilon = {result['epsilon']:.6g}, delta = {result['delta']:.6g}")
+    variance = result["variance"]
+    shown_prior = result["prior"]
+    lines.append(f"variance      {variance:.6g} for one respondent at true rate {shown_prior:g}")
+    needed = result["respondents"]
+    lines.append(
+        "respondents   " + ("not identified" if needed is None else f"{needed:,}")
+        + f" for a margin of ±{result['margin']:g} at {result['confidence']:.0%} confidence"
+        + (" (both groups together)" if "groups" in result else "")
+    )
+    lines.append("if the true rate is   variance   respondents")
+    for row in result["if_prior_wrong"]:
+        lines.append(f"  {row['true_rate']:>8.2f}        {row['variance'] or math.inf:>9.4g}   "
+                     f"{row['respondents'] or 0:>11,}")
+    return "\n".join(lines)
+
+
 def run(args: argparse.Namespace) -> int:
     """Print the plan; bad arguments raise UsageError (exit code 2)."""
     try:
         result = plan(args)
     except (DesignError, TypeError) as error:
         raise UsageError(str(error)) from error
-    print(json.dumps(result, indent=2) if args.format == "json" else _table(result))
+    if args.format == "json":
+        print(json.dumps(result, indent=2))
+    elif "designs" in result:
+        print(_compare_table(result))
+    elif "states" in result["design"]:
+        print(_rrreg_table(result))
+    else:
+        print(_table(result))
     return 0

@@ -7,8 +7,8 @@ import math
 from collections.abc import Callable
 from typing import Any
 
+from ..estimate.estimators import Estimate
 from .api import CI_METHOD_NAMES, VARIANCE_CONVENTION, Analysis, QuestionResult
-from .estimators import Estimate
 
 FORMATS = ("table", "json", "markdown", "html")
 

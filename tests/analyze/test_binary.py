@@ -4,7 +4,6 @@ import math
 
 import pytest
 
-from rrsite.analyze.estimators import binary_estimate
 from rrsite.core import (
     ForcedResponse,
     ForcedYes,
@@ -13,6 +12,7 @@ from rrsite.core import (
     optimal_design,
     z_value,
 )
+from rrsite.estimate.estimators import binary_estimate
 
 from .stats import clopper_pearson_reference
 

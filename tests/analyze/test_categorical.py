@@ -8,14 +8,14 @@ from fractions import Fraction
 import numpy as np
 import pytest
 
-from rrsite.analyze.estimators import (
+from rrsite.core import KRR, CategoricalMatrix
+from rrsite.estimate.estimators import (
     binary_estimate,
     categorical_estimate,
     em_simplex,
     project_to_simplex,
 )
-from rrsite.analyze.intervals import mapped_interval
-from rrsite.core import KRR, CategoricalMatrix
+from rrsite.estimate.intervals import mapped_interval
 
 
 def krr_reference(counts, p, q):
@@ -97,9 +97,13 @@ def test_general_matrix_against_exact_arithmetic():
         var = sum(inverse[i][v] * cov_lam[i][j] * inverse[j][v]
                   for i in range(3) for j in range(3)) / total
         assert result.se[v] ** 2 == pytest.approx(float(var), abs=1e-12)
-    # columns are not k-RR-like: Wald, and the output says so
-    assert result.ci_method == "wald"
-    assert any("Wald" in note for note in result.notes)
+    # columns are not k-RR-like: profile likelihood (issue 9: Wald undercovers), and it says so
+    assert result.ci_method == "profile-likelihood"
+    assert any("profile-likelihood" in note for note in result.notes)
+    for v in range(3):
+        assert result.ci_low[v] < result.estimate[v] < result.ci_high[v]
+    wald = categorical_estimate(counts, design.matrix, ["a", "b", "c"], method="wald")
+    assert wald.ci_method == "wald"
 
 
 def loglik(pi, counts, matrix):

@@ -10,9 +10,9 @@ checked to be at least the nominal 95%.
 import numpy as np
 import pytest
 
-from rrsite.analyze.estimators import binary_estimate
-from rrsite.analyze.intervals import mapped_interval
 from rrsite.core import ForcedResponse, ForcedYes, optimal_design
+from rrsite.estimate.estimators import binary_estimate
+from rrsite.estimate.intervals import mapped_interval
 
 SURVEYS = 20_000
 DESIGNS = {

@@ -5,7 +5,8 @@ import math
 import numpy as np
 import pytest
 
-from rrsite.analyze.intervals import (
+from rrsite.core import z_value
+from rrsite.estimate.intervals import (
     chebyshev_k,
     clopper_pearson,
     mapped_interval,
@@ -14,7 +15,6 @@ from rrsite.analyze.intervals import (
     wald,
     wilson,
 )
-from rrsite.core import z_value
 
 from .stats import binomial_lower_tail, binomial_upper_tail, clopper_pearson_reference
 

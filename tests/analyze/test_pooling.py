@@ -4,7 +4,8 @@ counts; the profile-likelihood interval against the grid; its coverage by simula
 import numpy as np
 import pytest
 
-from rrsite.analyze.estimators import (
+from rrsite.core import KRR, z_value
+from rrsite.estimate.estimators import (
     BinaryPart,
     binary_estimate,
     joint_loglik,
@@ -13,7 +14,6 @@ from rrsite.analyze.estimators import (
     pooled_mle,
     profile_interval,
 )
-from rrsite.core import KRR, z_value
 
 GRID = np.linspace(0.0, 1.0, 1_000_001)
 

@@ -8,8 +8,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from rrsite.analyze.estimators import BinaryPart, pooled_mle
 from rrsite.cli import main
+from rrsite.estimate.estimators import BinaryPart, pooled_mle
 
 from .helpers import (
     SURVEY,

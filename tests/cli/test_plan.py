@@ -114,3 +114,40 @@ def test_bad_arguments_exit_2_with_a_message(args, message):
     assert result.returncode == 2
     assert message in result.stderr
     assert "Traceback" not in result.stderr
+
+
+# -- RRreg designs (rrsite.estimate.planning) -------------------------------------------------
+def test_crosswise_plan_matches_warner_closed_form(capsys):
+    out = run_json(capsys, "--design", "crosswise", "--rrreg-p", "0.25", "--prior", "0.2")
+    lam = 0.2 * 0.25 + 0.8 * 0.75  # P("same"): crosswise p = 0.25 is Warner's matrix mirrored
+    variance = lam * (1 - lam) / 0.5**2
+    assert math.isclose(out["variance"], variance, rel_tol=1e-7)
+    assert out["respondents"] == math.ceil(Z95**2 * variance / 0.05**2)
+    assert math.isclose(out["epsilon"], math.log(3)) and out["delta"] == 0.0
+    assert out["design"]["model"] == "Crosswise"
+
+
+def test_one_sided_rrreg_design_says_not_private(capsys):
+    out = run_json(capsys, "--design", "sld", "--rrreg-p", "0.3,0.7")
+    assert out["epsilon"] is None and out["not_private"]
+    assert math.isclose(out["delta"], 0.7)  # group 2: a "no" (prob 0.7) rules out a carrier
+    assert out["groups"]
+
+
+def test_compare_every_family_at_one_epsilon(capsys):
+    out = run_json(capsys, "--compare", "--epsilon", "1", "--prior", "0.1")
+    families = {row["family"]: row for row in out["designs"]}
+    assert {"Warner", "Crosswise", "FR", "Kuk", "UQTunknown", "SLD", "CDM"} <= set(families)
+    p = math.e / (1 + math.e)
+    lam = 0.1 * p + 0.9 * (1 - p)
+    assert math.isclose(families["Warner"]["variance"], lam * (1 - lam) / (2 * p - 1) ** 2,
+                        rel_tol=1e-7)
+    assert families["SLD"]["respondents"] is None and families["SLD"]["variance"] is None
+    variances = [row["variance"] for row in out["designs"] if row["variance"] is not None]
+    assert variances == sorted(variances)
+
+
+def test_rrreg_design_bad_p_is_a_usage_error(capsys):
+    assert main(["plan", "--design", "sld", "--rrreg-p", "0.3"]) == 2
+    assert "SLD needs p of length 2" in capsys.readouterr().err
+    assert main(["plan", "--compare"]) == 2

@@ -442,6 +442,10 @@ def categorical_estimate(
         estimate = np.clip(unbiased, 0.0, 1.0)
     se_fixed = np.sqrt(np.clip(se**2 - estimate * (1.0 - estimate) / total, 0.0, None))
     low, high = _intervals(c, total, columns, unbiased, se, confidence, method_name)
+    if method_name == "wald" and method != "wald":
+        # a general matrix: profile-likelihood intervals on the simplex (rrsite.estimate)
+        low, high = _profile_intervals([c], [P], confidence)
+        method_name = PROFILE
     result = Estimate(
         kind=KIND_CATEGORICAL, values=tuple(values), labels=tuple(values), n=int(total),
         counts=count_map, confidence=confidence, ci_method=method_name, observed=c / total,
@@ -452,10 +456,30 @@ def categorical_estimate(
     if clipped:
         result.notes.append("the unbiased estimate leaves the simplex; the estimate is the "
                             "constrained maximum-likelihood estimate (EM)")
-    if method_name != method:
-        result.notes.append("a general design matrix: Wald intervals from the multinomial "
-                            "covariance (no exact interval exists per value)")
+    if method_name == PROFILE:
+        result.notes.append("a general design matrix: profile-likelihood intervals per value "
+                            "(no exact interval exists; Wald intervals undercover here)")
     return result
+
+
+#: ci_method of intervals from the profile likelihood on the simplex.
+PROFILE = "profile-likelihood"
+
+
+def _profile_intervals(
+    counts: Sequence[np.ndarray], matrices: Sequence[np.ndarray], confidence: float
+) -> tuple[np.ndarray, np.ndarray]:
+    """Each value's profile-likelihood interval under k x k designs (pooled in one likelihood)."""
+    from .models import Design
+    from .univariate import Part, fit
+
+    parts = [Part(Design("custom", m.T), 1, tuple(int(x) for x in c))
+             for c, m in zip(counts, matrices, strict=True) if np.sum(c) > 0]
+    result = fit(parts, confidence)
+    k = len(counts[0])
+    low = np.array([result.intervals[f"pi{v}"][0] for v in range(k)])
+    high = np.array([result.intervals[f"pi{v}"][1] for v in range(k)])
+    return low, high
 
 
 def _intervals(
@@ -527,7 +551,11 @@ def pooled_categorical(
     estimate = em_simplex([c for c, _ in parts], [m for _, m in parts], start)
     z = z_value(confidence)
     low, high = np.zeros(k), np.zeros(k)
-    for v in range(k):
+    general = method_name == "wald" and method != "wald"
+    if general:
+        low, high = _profile_intervals([c for c, _ in parts], [m for _, m in parts], confidence)
+        method_name = PROFILE
+    for v in range(k if not general else 0):
         if method_name == "profile-likelihood":
             binary_parts = [
                 BinaryPart(int(c[v]), int(np.sum(c)), 1.0 - col[1], col[0])

@@ -1,0 +1,16 @@
+"""rrsite.estimate: the likelihood machinery shared by the analyzer, the planner and the regression.
+
+Pure functions over counts, matrices and covariates (numpy + scipy): no reading of files, no
+rendering. Modules:
+
+- ``models``: every univariate design of R's RRreg 0.7.x in RRreg's exact parameterisation
+  (latent states, reports, estimated parameters, bounds, misclassification matrices PW).
+- ``estimators`` and ``intervals`` (moved from rrsite/analyze): the analyzer's estimators of
+  yes/no and categorical questions with rrsite's own matrices (MATH.md sections 1 and 5), pooled
+  designs, Clopper-Pearson / Wilson / Wald intervals mapped through a design.
+- ``planning``: Fisher information, privacy of the devices, respondents needed, designs tuned to
+  one epsilon (``rrsite plan --design`` for RRreg's designs, ``rrsite plan --compare``).
+- ``univariate``: maximum-likelihood estimation for those models from report counts per group
+  (several survey versions pooled in one likelihood), RRreg-compatible moment estimates and
+  standard errors, profile-likelihood intervals, identifiability messages.
+"""
