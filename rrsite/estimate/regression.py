@@ -1,0 +1,294 @@
+"""Logistic regression of a randomized yes/no answer on directly asked covariates (MATH.md 8).
+
+Each row i has a report y_i in {0, 1}, covariates x_i and its own 2x2 design (the design of the
+survey version it answered): ``a_i = P(report yes | no) = 1 - p00`` and
+``b_i = p00 + p11 - 1``. Then
+
+    P(report yes | x_i) = lambda_i = a_i + b_i * logistic(x_i' beta)
+
+and the log-likelihood is sum_i [y_i log lambda_i + (1 - y_i) log(1 - lambda_i)], one likelihood
+over every row whatever its version (versions are pooled in the likelihood, never by adding
+counts). It is maximised by Newton's method with step-halving, falling back to Fisher scoring
+where the observed information is not positive definite (the likelihood is not concave in beta
+unless the design is the identity). Standard errors are from the observed information (the
+negative Hessian at the optimum), as RRreg's ``RRlog`` (which takes ``optim``'s Hessian).
+With a_i = 0 and b_i = 1 this is the ordinary logit.
+
+Pure functions over numpy arrays; the formula and covariate layer is in ``formula.py``.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+from scipy import stats
+
+from ..errors import RRSiteError
+
+#: A coefficient this large (|log odds ratio|, odds ratio e^25) means the data separate.
+SEPARATION_BOUND = 25.0
+MAX_ITERATIONS = 200
+MAX_HALVINGS = 40
+TOLERANCE = 1e-10
+
+
+class RegressionError(RRSiteError):
+    """Cannot fit: separation, an empty category, no identification or no convergence."""
+
+
+@dataclass
+class Coefficient:
+    """One parameter of the linear predictor."""
+
+    name: str
+    estimate: float
+    se: float
+    z: float
+    p_value: float
+    ci_low: float
+    ci_high: float
+
+    @property
+    def odds_ratio(self) -> float:
+        """exp(estimate)."""
+        return math.exp(self.estimate)
+
+    @property
+    def or_low(self) -> float:
+        """exp(lower Wald limit)."""
+        return math.exp(self.ci_low)
+
+    @property
+    def or_high(self) -> float:
+        """exp(upper Wald limit)."""
+        return math.exp(self.ci_high)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The JSON keys of docs/contracts.md ("regression")."""
+        return {
+            "name": self.name, "estimate": self.estimate, "se": self.se, "z": self.z,
+            "p_value": self.p_value, "ci_low": self.ci_low, "ci_high": self.ci_high,
+            "odds_ratio": self.odds_ratio, "or_low": self.or_low, "or_high": self.or_high,
+        }
+
+
+@dataclass
+class TermTest:
+    """Likelihood-ratio test of dropping one term (all of its columns) from the model."""
+
+    term: str
+    df: int
+    chi2: float
+    p_value: float
+
+    def to_dict(self) -> dict[str, Any]:
+        """The JSON keys of docs/contracts.md ("regression")."""
+        return {"term": self.term, "df": self.df, "chi2": self.chi2, "p_value": self.p_value}
+
+
+@dataclass
+class Fit:
+    """A maximum-likelihood fit of the randomized-response logit."""
+
+    names: list[str]
+    beta: np.ndarray
+    covariance: np.ndarray
+    loglik: float
+    n: int
+    iterations: int
+    confidence: float = 0.95
+    terms: list[TermTest] = field(default_factory=list)
+    model_test: TermTest | None = None
+
+    @property
+    def se(self) -> np.ndarray:
+        """Standard errors from the observed information."""
+        return np.sqrt(np.diag(self.covariance))
+
+    @property
+    def aic(self) -> float:
+        """-2 log-likelihood + 2 parameters."""
+        return -2.0 * self.loglik + 2.0 * len(self.beta)
+
+    @property
+    def coefficients(self) -> list[Coefficient]:
+        """Estimates, SEs, Wald tests and intervals, one per column."""
+        z_crit = float(stats.norm.ppf(0.5 + self.confidence / 2))
+        out = []
+        for name, b, s in zip(self.names, self.beta, self.se, strict=True):
+            z = float(b / s) if s > 0 else math.inf
+            out.append(Coefficient(
+                name, float(b), float(s), z, float(2 * stats.norm.sf(abs(z))),
+                float(b - z_crit * s), float(b + z_crit * s),
+            ))
+        return out
+
+
+def _logistic(eta: np.ndarray) -> np.ndarray:
+    return np.asarray(0.5 * (1.0 + np.tanh(0.5 * eta)))
+
+
+def _clip(lam: np.ndarray) -> np.ndarray:
+    return np.asarray(np.clip(lam, 1e-300, 1.0 - 1e-16))
+
+
+def loglik(beta: np.ndarray, X: np.ndarray, y: np.ndarray, a: np.ndarray, b: np.ndarray) -> float:
+    """Sum of y log(lambda) + (1 - y) log(1 - lambda) with lambda = a + b logistic(X beta)."""
+    lam = _clip(a + b * _logistic(X @ beta))
+    return float(np.sum(np.where(y > 0, np.log(lam), np.log1p(-lam))))
+
+
+def _derivatives(
+    beta: np.ndarray, X: np.ndarray, y: np.ndarray, a: np.ndarray, b: np.ndarray,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Gradient, observed information (-Hessian) and expected (Fisher) information."""
+    s = _logistic(X @ beta)
+    lam = _clip(a + b * s)
+    d = b * s * (1.0 - s)                               # d lambda / d eta
+    r = (y - lam) / (lam * (1.0 - lam))                 # d loglik / d lambda
+    gradient = X.T @ (r * d)
+    curvature = -(y / lam**2 + (1.0 - y) / (1.0 - lam) ** 2) * d**2 + r * d * (1.0 - 2.0 * s)
+    observed = -(X.T * curvature) @ X
+    expected = (X.T * (d**2 / (lam * (1.0 - lam)))) @ X
+    return gradient, observed, expected
+
+
+def _solve(matrix: np.ndarray, vector: np.ndarray) -> np.ndarray | None:
+    """matrix^-1 vector if matrix is positive definite, else None."""
+    try:
+        factor = np.linalg.cholesky(matrix)
+    except np.linalg.LinAlgError:
+        return None
+    return np.asarray(np.linalg.solve(factor.T, np.linalg.solve(factor, vector)))
+
+
+def starting_values(X: np.ndarray, y: np.ndarray, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Intercept at the logit of the de-biased prevalence (kept inside (0.02, 0.98)), slopes 0.
+
+    Assumes column 0 is the intercept when it is constant; otherwise starts at zero.
+    """
+    beta = np.zeros(X.shape[1])
+    if X.shape[1] and np.allclose(X[:, 0], 1.0):
+        pi = (float(np.mean(y)) - float(np.mean(a))) / float(np.mean(b))
+        pi = min(max(pi, 0.02), 0.98)
+        beta[0] = math.log(pi / (1.0 - pi))
+    return beta
+
+
+def maximise(
+    X: np.ndarray, y: np.ndarray, a: np.ndarray, b: np.ndarray,
+    names: Sequence[str], start: np.ndarray | None = None,
+) -> tuple[np.ndarray, np.ndarray, float, int]:
+    """Newton with step-halving (Fisher scoring where -Hessian is not positive definite).
+
+    Returns (beta, covariance, loglik, iterations); raises RegressionError with a clear message
+    on separation, a singular information matrix or no convergence.
+    """
+    beta = starting_values(X, y, a, b) if start is None else np.array(start, dtype=np.float64)
+    current = loglik(beta, X, y, a, b)
+    for iteration in range(1, MAX_ITERATIONS + 1):
+        gradient, observed, expected = _derivatives(beta, X, y, a, b)
+        step = _solve(observed, gradient)
+        if step is None:
+            step = _solve(expected, gradient)
+        if step is None:
+            raise RegressionError(
+                "the information matrix is singular: the covariates are collinear or a column "
+                "is constant in the rows used (" + ", ".join(names) + ")"
+            )
+        for _ in range(MAX_HALVINGS):
+            candidate = beta + step
+            value = loglik(candidate, X, y, a, b)
+            if value >= current - 1e-12 * max(1.0, abs(current)):
+                break
+            step = step / 2.0
+        else:
+            raise RegressionError(
+                f"no convergence: the log-likelihood does not increase after {MAX_HALVINGS} "
+                f"step halvings (iteration {iteration})"
+            )
+        beta, previous, current = candidate, current, value
+        too_big = np.abs(beta) > SEPARATION_BOUND
+        if too_big.any():
+            which = ", ".join(n for n, big in zip(names, too_big, strict=True) if big)
+            raise RegressionError(
+                f"separation: the coefficient of {which} grows without bound (|log odds ratio| "
+                f"> {SEPARATION_BOUND:g}); some covariate pattern predicts the answer perfectly "
+                "(merge sparse categories or drop the term)"
+            )
+        if float(np.max(np.abs(step), initial=0.0)) < 1e-9 and abs(current - previous) < TOLERANCE:
+            gradient, observed, _ = _derivatives(beta, X, y, a, b)
+            try:
+                covariance = np.linalg.inv(observed)
+            except np.linalg.LinAlgError as error:
+                raise RegressionError("the observed information is singular at the optimum: "
+                                      "the model is not identified by these data") from error
+            if not np.all(np.isfinite(covariance)) or np.any(np.diag(covariance) <= 0):
+                raise RegressionError(
+                    "the observed information is not positive definite at the optimum (a "
+                    "boundary or saddle point): the model is not identified by these data"
+                )
+            return beta, covariance, current, iteration
+    raise RegressionError(f"no convergence after {MAX_ITERATIONS} Newton iterations")
+
+
+def check_design(a: np.ndarray, b: np.ndarray) -> None:
+    """Every row's design must make the report depend on the truth (p00 + p11 > 1)."""
+    if a.size and float(np.max(b)) <= 1e-12:
+        raise RegressionError(
+            "the design cannot identify the model: p00 + p11 = 1 (the report does not depend on "
+            "the true answer) in every row used"
+        )
+    if np.any(b < -1e-12):
+        raise RegressionError("a design has p00 + p11 < 1: swap its answers before fitting")
+    if np.any(a < 0) or np.any(a + b > 1 + 1e-12):
+        raise RegressionError("a design's probabilities are outside [0, 1]")
+
+
+def fit(
+    X: np.ndarray, y: np.ndarray, p00: np.ndarray | float, p11: np.ndarray | float,
+    names: Sequence[str], terms: Sequence[tuple[str, Sequence[int]]] = (),
+    confidence: float = 0.95,
+) -> Fit:
+    """Fit the randomized-response logit and the likelihood-ratio tests.
+
+    ``X`` is (rows x columns), column 0 the intercept; ``y`` the reports (0/1); ``p00``/``p11``
+    each row's design (or one number for all); ``terms`` names the formula's terms with the
+    columns each owns (each term is dropped in turn for its LR test; the whole-model test drops
+    every column but the intercept).
+    """
+    X = np.asarray(X, dtype=np.float64)
+    y = np.asarray(y, dtype=np.float64)
+    n = len(y)
+    p00a = np.broadcast_to(np.asarray(p00, dtype=np.float64), (n,))
+    p11a = np.broadcast_to(np.asarray(p11, dtype=np.float64), (n,))
+    a = 1.0 - p00a
+    b = p00a + p11a - 1.0
+    if n == 0:
+        raise RegressionError("no rows to fit (every row misses the outcome or a covariate)")
+    if not np.all((y == 0) | (y == 1)):
+        raise RegressionError("the outcome must be 0/1 reports")
+    check_design(a, b)
+    if X.shape[0] != n or X.shape[1] != len(names):
+        raise RegressionError("X, y and names do not agree in shape")
+    beta, covariance, value, iterations = maximise(X, y, a, b, names)
+    result = Fit(list(names), beta, covariance, value, n, iterations, confidence)
+    for term, columns in terms:
+        keep = [j for j in range(X.shape[1]) if j not in set(columns)]
+        result.terms.append(_lr_test(term, X, y, a, b, names, keep, value, len(columns)))
+    if X.shape[1] > 1:
+        result.model_test = _lr_test("model", X, y, a, b, names, [0], value, X.shape[1] - 1)
+    return result
+
+
+def _lr_test(
+    term: str, X: np.ndarray, y: np.ndarray, a: np.ndarray, b: np.ndarray,
+    names: Sequence[str], keep: list[int], full: float, df: int,
+) -> TermTest:
+    reduced = maximise(X[:, keep], y, a, b, [names[j] for j in keep])[2]
+    chi2 = max(0.0, 2.0 * (full - reduced))
+    return TermTest(term, df, chi2, float(stats.chi2.sf(chi2, df)))
