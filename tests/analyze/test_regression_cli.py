@@ -209,3 +209,30 @@ def test_bad_formula_and_unknown_question(tmp_path: Path,
     assert "no question 'height'" in _fails(tmp_path, rows, "used ~ height", capsys)
     assert "expected name, found the end" in _fails(tmp_path, rows, "used ~ year +", capsys)
     assert "covariates must be asked directly" in _fails(tmp_path, rows, "smoker ~ used", capsys)
+
+
+def test_simulate_logit_is_recovered_by_analyze_model(tmp_path: Path) -> None:
+    """`simulate --logit` then `analyze --model`: the known coefficients within 4 SEs."""
+    survey = tmp_path / "regtest.md"
+    survey.write_text(SURVEY, encoding="utf-8")
+    export = tmp_path / "sim.csv"
+    truth = {"(Intercept)": -0.6, "year[Second]": 0.8, "year[Third]": -0.5, "age": 0.02,
+             "sports[run]": 0.6, "sports[swim]": 0.0}
+    assert main(["simulate", str(survey), "--respondents", "40000", "--seed", "5", "-o",
+                 str(export), "--logit",
+                 "used ~ -0.6 + 0.8*year[Second] - 0.5*year[Third] + 0.02*age + 0.6*sports[run]"]
+                ) == 0
+    (model,) = regress([export], survey=survey, models=["used ~ year + age + sports"])
+    for c in model.fit.coefficients:
+        assert abs(c.estimate - truth[c.name]) < 4 * c.se, (c.name, c.estimate, c.se)
+    assert model.fit.coefficients[1].se < 0.15         # the data carry real information
+
+
+def test_simulate_logit_refuses_unknown_column(tmp_path: Path,
+                                               capsys: pytest.CaptureFixture[str]) -> None:
+    survey = tmp_path / "regtest.md"
+    survey.write_text(SURVEY, encoding="utf-8")
+    code = main(["simulate", str(survey), "--respondents", "10", "-o", str(tmp_path / "x.csv"),
+                 "--logit", "used ~ -1 + 0.5*year[Fifth]"])
+    assert code == 2
+    assert "year has levels First, Second, Third" in capsys.readouterr().err
