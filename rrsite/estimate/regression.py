@@ -237,15 +237,16 @@ def maximise(
 
 
 def check_design(a: np.ndarray, b: np.ndarray) -> None:
-    """Every row's design must make the report depend on the truth (p00 + p11 > 1)."""
-    if a.size and float(np.max(b)) <= 1e-12:
+    """Some row's design must make the report depend on the truth (p00 + p11 != 1)."""
+    if a.size and float(np.max(np.abs(b))) <= 1e-12:
         raise RegressionError(
             "the design cannot identify the model: p00 + p11 = 1 (the report does not depend on "
             "the true answer) in every row used"
         )
-    if np.any(b < -1e-12):
-        raise RegressionError("a design has p00 + p11 < 1: swap its answers before fitting")
-    if np.any(a < 0) or np.any(a + b > 1 + 1e-12):
+    # p00 + p11 < 1 (e.g. crosswise with p < 1/2, RRreg's report 1 = "same") is fine: the
+    # likelihood is the same function of beta; only p00 + p11 = 1 carries no information.
+    if np.any(a < -1e-12) or np.any(a > 1 + 1e-12) or np.any(a + b < -1e-12) \
+            or np.any(a + b > 1 + 1e-12):
         raise RegressionError("a design's probabilities are outside [0, 1]")
 
 
@@ -292,3 +293,123 @@ def _lr_test(
     reduced = maximise(X[:, keep], y, a, b, [names[j] for j in keep])[2]
     chi2 = max(0.0, 2.0 * (full - reduced))
     return TermTest(term, df, chi2, float(stats.chi2.sf(chi2, df)))
+
+
+# ------------------------------------------------- two-group designs: a nuisance parameter
+
+
+@dataclass
+class NuisanceFit:
+    """A fit of beta and one design parameter tau in [0, 1] (SLD's t, UQTunknown's piUQ).
+
+    ``covariance`` is over (beta..., tau), from the observed information, as RRreg's RRlog
+    (``solve(-hessian)`` of its likelihood in the same parameters).
+    """
+
+    names: list[str]
+    beta: np.ndarray
+    tau: float
+    covariance: np.ndarray
+    loglik: float
+    n: int
+    iterations: int
+    on_boundary: bool
+
+    @property
+    def se(self) -> np.ndarray:
+        """Standard errors of (beta..., tau)."""
+        return np.sqrt(np.diag(self.covariance))
+
+
+def two_group_rates(design: Any, group: np.ndarray) -> tuple[np.ndarray, ...]:
+    """Per row (a0, a1, b0, b1) with a = a0 + a1 tau, b = b0 + b1 tau from models.Design.pw.
+
+    RRreg's two-group models (SLD, UQTunknown) have P(report 1 | state) affine in their second
+    parameter, so two evaluations give the coefficients exactly. ``group``: 1 or 2 per row
+    (0: asked directly, the identity).
+    """
+    out = np.zeros((4, len(group)))
+    for g in (1, 2):
+        at0 = np.asarray(design.pw(g, [0.5, 0.0]), dtype=np.float64)
+        at1 = np.asarray(design.pw(g, [0.5, 1.0]), dtype=np.float64)
+        a0, a1 = at0[1, 0], at1[1, 0] - at0[1, 0]
+        b0 = at0[1, 1] - at0[1, 0]
+        b1 = (at1[1, 1] - at1[1, 0]) - b0
+        rows = group == g
+        out[:, rows] = np.array([[a0], [a1], [b0], [b1]])
+    direct = group == 0
+    out[:, direct] = np.array([[0.0], [0.0], [1.0], [0.0]])
+    return out[0], out[1], out[2], out[3]
+
+
+def _nuisance_terms(
+    theta: np.ndarray, X: np.ndarray, y: np.ndarray, coef: tuple[np.ndarray, ...],
+) -> tuple[float, np.ndarray, np.ndarray]:
+    a0, a1, b0, b1 = coef
+    beta, tau = theta[:-1], theta[-1]
+    s = _logistic(X @ beta)
+    a, b = a0 + a1 * tau, b0 + b1 * tau
+    lam = _clip(a + b * s)
+    value = float(np.sum(np.where(y > 0, np.log(lam), np.log1p(-lam))))
+    d_eta = b * s * (1 - s)
+    d_tau = a1 + b1 * s
+    r = (y - lam) / (lam * (1 - lam))
+    w = -(y / lam**2 + (1 - y) / (1 - lam) ** 2)
+    Z = np.column_stack([X * d_eta[:, None], d_tau])          # d lambda / d theta
+    gradient = Z.T @ r
+    hessian = (Z.T * w) @ Z
+    k = X.shape[1]
+    hessian[:k, :k] += (X.T * (r * d_eta * (1 - 2 * s))) @ X
+    cross = X.T @ (r * b1 * s * (1 - s))
+    hessian[:k, k] += cross
+    hessian[k, :k] += cross
+    return value, gradient, -hessian
+
+
+def fit_nuisance(
+    X: np.ndarray, y: np.ndarray, coef: tuple[np.ndarray, ...], names: Sequence[str],
+    tau_start: float = 0.8, boundary: float = 1e-6,
+) -> NuisanceFit:
+    """Maximise over (beta, tau), tau kept in [0, 1]; Newton with step-halving.
+
+    ``coef`` is :func:`two_group_rates`' (a0, a1, b0, b1). Raises RegressionError as ``fit``.
+    """
+    X = np.asarray(X, dtype=np.float64)
+    y = np.asarray(y, dtype=np.float64)
+    a0, a1, b0, b1 = coef
+    if not np.any(a1 != 0) and not np.any(b1 != 0):
+        raise RegressionError("the design has no second parameter to estimate")
+    tau0 = min(max(tau_start, 0.05), 0.95)
+    theta = np.append(starting_values(X, y, a0 + a1 * tau0, b0 + b1 * tau0), tau0)
+    current, gradient, information = _nuisance_terms(theta, X, y, coef)
+    for iteration in range(1, MAX_ITERATIONS + 1):
+        step = _solve(information, gradient)
+        if step is None:
+            diag = np.abs(np.diag(information)) + 1e-8
+            step = gradient / diag
+        for _ in range(MAX_HALVINGS):
+            candidate = theta + step
+            candidate[-1] = min(max(candidate[-1], 0.0), 1.0)
+            value, g2, i2 = _nuisance_terms(candidate, X, y, coef)
+            if value >= current - 1e-12 * max(1.0, abs(current)):
+                break
+            step = step / 2.0
+        else:
+            raise RegressionError(f"no convergence: the log-likelihood does not increase after "
+                                  f"{MAX_HALVINGS} step halvings (iteration {iteration})")
+        moved = float(np.max(np.abs(candidate - theta)))
+        theta, previous, current, gradient, information = candidate, current, value, g2, i2
+        if np.any(np.abs(theta[:-1]) > SEPARATION_BOUND):
+            which = ", ".join(n for n, v in zip(names, theta[:-1], strict=True)
+                              if abs(v) > SEPARATION_BOUND)
+            raise RegressionError(f"separation: the coefficient of {which} grows without bound")
+        if moved < 1e-9 and abs(current - previous) < TOLERANCE:
+            try:
+                covariance = np.linalg.inv(information)
+            except np.linalg.LinAlgError as error:
+                raise RegressionError("the observed information is singular at the optimum: "
+                                      "the two groups cannot identify the model") from error
+            on_boundary = not boundary < theta[-1] < 1 - boundary
+            return NuisanceFit(list(names), theta[:-1], float(theta[-1]), covariance, current,
+                               len(y), iteration, on_boundary)
+    raise RegressionError(f"no convergence after {MAX_ITERATIONS} Newton iterations")

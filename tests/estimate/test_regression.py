@@ -172,3 +172,85 @@ def test_no_convergence_is_reported(monkeypatch: pytest.MonkeyPatch) -> None:
     y = _reports(rng, X, *FR_EPS1)
     with pytest.raises(RegressionError, match="no convergence after 1 Newton iterations"):
         fit(X, y, *FR_EPS1, NAMES)
+
+
+def _sld_data(rng: np.random.Generator, n: int, t: float) -> tuple[np.ndarray, ...]:
+    from rrsite.estimate.models import Design
+    from rrsite.estimate.regression import two_group_rates
+
+    X = _covariates(rng, n)
+    group = rng.integers(1, 3, n)
+    coef = two_group_rates(Design("SLD", [0.2, 0.8]), group)
+    truth = rng.random(n) < 1 / (1 + np.exp(-X @ TRUTH))
+    # Independent of two_group_rates: SLD's device written out (MATH.md 7): a carrier says
+    # "yes" with probability t, a non-carrier in group g says "no" with probability p_g.
+    p_g = np.where(group == 1, 0.2, 0.8)
+    y = np.where(truth, rng.random(n) < t, rng.random(n) >= p_g).astype(float)
+    return X, y, coef, p_g
+
+
+def test_sld_nuisance_fit_is_the_maximum_with_numerical_information() -> None:
+    from rrsite.estimate.regression import fit_nuisance
+
+    rng = np.random.default_rng(21)
+    X, y, coef, p_g = _sld_data(rng, 4000, 0.85)
+    result = fit_nuisance(X, y, coef, NAMES)
+
+    def ll(theta: np.ndarray) -> float:
+        lam = (1 - p_g) + (theta[-1] - (1 - p_g)) / (1 + np.exp(-X @ theta[:-1]))
+        return float(np.sum(y * np.log(lam) + (1 - y) * np.log(1 - lam)))
+
+    theta = np.append(result.beta, result.tau)
+    assert result.loglik == pytest.approx(ll(theta), abs=1e-9)
+    k, h = len(theta), 1e-4
+    hessian = np.zeros((k, k))
+    for i in range(k):
+        for j in range(k):
+            e_i, e_j = np.eye(k)[i] * h, np.eye(k)[j] * h
+            hessian[i, j] = (ll(theta + e_i + e_j) - ll(theta + e_i - e_j)
+                             - ll(theta - e_i + e_j) + ll(theta - e_i - e_j)) / (4 * h * h)
+    np.testing.assert_allclose(result.se, np.sqrt(np.diag(np.linalg.inv(-hessian))), rtol=1e-4)
+    for i in range(k):
+        for sign in (-1, 1):
+            assert ll(theta + sign * 1e-3 * np.eye(k)[i]) < result.loglik
+    assert not result.on_boundary
+
+
+def test_sld_recovery_and_coverage_over_400_surveys() -> None:
+    from rrsite.estimate.regression import fit_nuisance
+
+    rng = np.random.default_rng(22)
+    reps, truth = 400, np.append(TRUTH, 0.85)
+    est = np.empty((reps, 5))
+    covered = np.zeros((reps, 5), dtype=bool)
+    for r in range(reps):
+        X, y, coef, _ = _sld_data(rng, 3000, 0.85)
+        result = fit_nuisance(X, y, coef, NAMES)
+        est[r] = np.append(result.beta, result.tau)
+        covered[r] = np.abs(est[r] - truth) <= 1.959964 * result.se
+    mean, mc = est.mean(axis=0), est.std(axis=0, ddof=1) / math.sqrt(reps)
+    coverage = covered.mean(axis=0)
+    print("\nSLD p = (0.2, 0.8), t = 0.85, 400 surveys of 3,000:", mean.round(4), coverage)
+    bias = np.abs(mean - truth)
+    assert np.all((bias <= 3 * mc) | (bias <= 0.10 * np.abs(truth))), (mean, mc)
+    # 400 surveys: binomial SE of a 95% coverage is 1.1%; 3 SEs either side.
+    assert np.all((coverage >= 0.917) & (coverage <= 0.983)), coverage
+
+
+def test_crosswise_through_models_design_is_a_2x2_fit() -> None:
+    """Crosswise (report 1 = "same"): RRreg's PW from models.Design gives p00 = p11 = p."""
+    from rrsite.estimate.models import Design
+
+    pw = Design("Crosswise", 0.25).pw(1, [0.5])
+    p00, p11 = float(pw[0, 0]), float(pw[1, 1])
+    assert (p00, p11) == (0.25, 0.25)       # p00 + p11 < 1: allowed, as in RRreg's RRlog
+    rng = np.random.default_rng(23)
+    X = _covariates(rng, 3000)
+    truth = rng.random(3000) < 1 / (1 + np.exp(-X @ TRUTH))
+    innocuous = rng.random(3000) < 0.25
+    y = (truth == innocuous).astype(float)                  # "same": both or neither
+    result = fit(X, y, p00, p11, NAMES)
+    lam = 0.75 - 0.5 / (1 + np.exp(-X @ result.beta))       # P("same") = 0.75 - 0.5 pi
+    direct = float(np.sum(y * np.log(lam) + (1 - y) * np.log(1 - lam)))
+    assert result.loglik == pytest.approx(direct, abs=1e-9)
+    assert np.all(np.abs(result.beta - TRUTH) < 4 * result.se)
