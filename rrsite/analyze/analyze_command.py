@@ -110,6 +110,13 @@ def _run_models(args: argparse.Namespace) -> int:
 
     models = regress(args.exports, survey=args.survey, manifests=args.manifest,
                      models=args.model, confidence=args.confidence, mapping=args.mapping)
+    rejected = models[0].rejected if models else None
+    if rejected is not None and rejected.total:
+        if args.strict:
+            raise RejectedRowsError(f"--strict: {rejected.total:,} rows rejected\n"
+                                    + rejected.summary())
+        print(f"{rejected.total:,} rows rejected (left out of every model):\n"
+              f"{rejected.summary()}", file=sys.stderr)
     report = render(models, args.format)
     if args.output:
         write_atomically(args.output, report)

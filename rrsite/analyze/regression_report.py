@@ -64,6 +64,7 @@ class ModelResult:
     privacy: str
     rows_accepted: int
     prevalence: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
+    rejected: Rejections = field(default_factory=Rejections)
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON keys of docs/contracts.md ("analyze --model")."""
@@ -88,6 +89,7 @@ class ModelResult:
             "prevalence": self.prevalence,
             "designs": self.designs,
             "privacy": self.privacy,
+            "rows_rejected": self.rejected.total,
         }
 
     def to_pandas(self) -> Any:
@@ -285,6 +287,7 @@ def regress(
     for formula in formulas:
         try:
             results.append(fit_model(catalog, rows, formula, confidence))
+            results[-1].rejected = rows.rejections
         except RRSiteError as error:
             raise type(error)(f"model {formula.text!r}: {error}") from error
     return results

@@ -236,3 +236,19 @@ def test_simulate_logit_refuses_unknown_column(tmp_path: Path,
                  "--logit", "used ~ -1 + 0.5*year[Fifth]"])
     assert code == 2
     assert "year has levels First, Second, Third" in capsys.readouterr().err
+
+
+def test_rejected_rows_are_reported_and_strict_refuses(tmp_path: Path,
+                                                       capsys: pytest.CaptureFixture[str]) -> None:
+    rows, _ = _population(300, 8)
+    rows[5]["year"] = "Fifth"                    # not an option: rejected by analyze's checks
+    survey, export = _write(tmp_path, rows)
+    assert main(["analyze", str(export), "--survey", str(survey), "--format", "json",
+                 "--model", "used ~ year"]) == 0
+    captured = capsys.readouterr()
+    assert json.loads(captured.out)["models"][0]["rows_rejected"] == 1
+    assert json.loads(captured.out)["models"][0]["n"] == 299
+    assert "1 rows rejected" in captured.err
+    assert main(["analyze", str(export), "--survey", str(survey), "--strict",
+                 "--model", "used ~ year"]) == 2
+    assert "--strict: 1 rows rejected" in capsys.readouterr().err
