@@ -252,3 +252,13 @@ def test_rejected_rows_are_reported_and_strict_refuses(tmp_path: Path,
     assert main(["analyze", str(export), "--survey", str(survey), "--strict",
                  "--model", "used ~ year"]) == 2
     assert "--strict: 1 rows rejected" in capsys.readouterr().err
+
+
+def test_no_convergence_message(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                monkeypatch: pytest.MonkeyPatch) -> None:
+    import rrsite.estimate.regression as regression
+
+    monkeypatch.setattr(regression, "MAX_ITERATIONS", 1)
+    rows, _ = _population(500, 10)
+    err = _fails(tmp_path, rows, "used ~ year + age", capsys)
+    assert "no convergence after 1 Newton iterations" in err
