@@ -217,8 +217,10 @@ def maximise(
             which = ", ".join(n for n, big in zip(names, too_big, strict=True) if big)
             raise RegressionError(
                 f"separation: the coefficient of {which} grows without bound (|log odds ratio| "
-                f"> {SEPARATION_BOUND:g}); some covariate pattern predicts the answer perfectly "
-                "(merge sparse categories or drop the term)"
+                f"> {SEPARATION_BOUND:g}): the estimated prevalence goes to 0 or 1 for some "
+                "covariate pattern (it predicts the answer perfectly, or, with a randomized "
+                "answer, its 'yes' reports are no more frequent than the design alone gives, "
+                "or as frequent as a carrier's); merge sparse categories or drop the term"
             )
         if float(np.max(np.abs(step), initial=0.0)) < 1e-9 and abs(current - previous) < TOLERANCE:
             gradient, observed, _ = _derivatives(beta, X, y, a, b)
