@@ -89,6 +89,9 @@ def parse_logit(text: str, version: VersionSpec) -> LogitModel:
     question = version.question(outcome)
     if question is None or question.type != "yes-no":
         raise UsageError(f"--logit {text!r}: {outcome!r} is not a yes-no question of the survey")
+    if question.design is not None and hasattr(question.design, "group_matrices"):
+        raise UsageError(f"--logit {text!r}: {outcome!r} has a two-group design, which --logit "
+                         "does not simulate yet")
     intercept, position = 0.0, 0
     coefficients: dict[str, float] = {}
     rest = rest.rstrip()
