@@ -140,9 +140,14 @@ def _outcome_design(catalog: Catalog, qid: str, m: int) -> tuple[float, float, d
     if not question.sensitive or question.design is None:
         return 1.0, 1.0, {"version": version.version, "design": "direct", "p00": 1.0, "p11": 1.0}
     spec = question.design_spec or {}
-    if spec.get("groups") or (isinstance(spec.get("rrreg"), dict)
-                              and spec["rrreg"].get("model") in
-                              ("UQTunknown", "CDM", "CDMsym", "SLD")):
+    report_values = getattr(question.design, "report_values", None)
+    if callable(report_values) and report_values():
+        raise RegressionError(f"{qid!r} ({where}) reports {report_values()} rather than the "
+                              "truth values; --model does not read such designs yet")
+    rrreg = spec.get("rrreg")
+    two_group_model = isinstance(rrreg, dict) and rrreg.get("model") in (
+        "UQTunknown", "CDM", "CDMsym", "SLD")
+    if hasattr(question.design, "group_matrices") or spec.get("groups") or two_group_model:
         raise RegressionError(f"{qid!r} ({where}) uses a two-group design: its regression (with "
                               "the nuisance parameter estimated jointly) is not supported yet")
     matrix = question.matrix
