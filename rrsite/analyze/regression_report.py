@@ -175,6 +175,9 @@ def _covariate_spec(catalog: Catalog, qid: str) -> QuestionSpec:
 def fit_model(catalog: Catalog, rows: Rows, formula: Formula, confidence: float) -> ModelResult:
     """Code the covariates, fit, and compute the predicted prevalence by each factor's levels."""
     qid = formula.outcome
+    if len(rows.version) == 0:
+        raise RegressionError(f"no row was accepted ({rows.rejections.total:,} rejected):\n"
+                              + rows.rejections.summary())
     covariates = {
         name: Covariate(spec.type, spec.values, rows.answers[name])
         for name in formula.questions
