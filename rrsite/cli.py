@@ -24,6 +24,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
         "rrsite.analyze.plan_command",
         "the optimal design for a privacy budget, sample sizes",
     ),
+    "power": ("rrsite.analyze.power_command", "respondents to detect an odds ratio (regression)"),
     "simulate": (
         "rrsite.analyze.simulate_command",
         "simulate an export through a survey's designs",

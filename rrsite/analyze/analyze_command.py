@@ -2,7 +2,7 @@
 
 rrsite analyze EXPORT... --survey FILE.md [--manifest survey.json ...] [--confidence 0.95]
 [--by QUESTION] [--format table|json|markdown|html] [-o FILE]
-[--interval exact|wilson|wald] [--strict] [--map COLUMN=FIELD ...]
+[--interval exact|wilson|wald] [--strict] [--map COLUMN=FIELD ...] [--model "Y ~ A + B" ...]
 """
 
 from __future__ import annotations
@@ -50,6 +50,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         dest="mapping",
                         help="read CSV column COLUMN as FIELD (survey, version, respondent, "
                         "submitted_at, a question id, or - to ignore it); repeatable")
+    parser.add_argument("--model", action="append", default=[], metavar='"Y ~ A + B"',
+                        help="logistic regression of randomized yes-no Y on directly asked "
+                        "questions (C(a, ref=\"x\"), scale(n), a:b, a*b); repeatable; the "
+                        "report is then the regressions")
     parser.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
                         help="progress bar on stderr (default: on a terminal, for long runs)")
 
@@ -79,6 +83,12 @@ def run(args: argparse.Namespace) -> int:
     if not args.survey and not args.manifest:
         raise RRSiteError("give the survey file with --survey FILE.md (and/or its built "
                           "manifests with --manifest survey.json)")
+    if args.model:
+        if args.counts is not None:
+            raise RRSiteError("--model fits rows of an export; it cannot use --counts")
+        if not args.exports:
+            raise RRSiteError("give the export file(s) to fit --model on")
+        return _run_models(args)
     if args.counts is not None:
         if args.exports:
             raise RRSiteError("give either export files or --counts FILE.csv, not both")
@@ -110,4 +120,26 @@ def run(args: argparse.Namespace) -> int:
         sys.stdout.write(report)
     if rejected.total and (args.output or args.format != "table"):
         print(f"{rejected.total:,} rows rejected:\n{rejected.summary()}", file=sys.stderr)
+    return 0
+
+
+def _run_models(args: argparse.Namespace) -> int:
+    """`--model`: fit each formula and print or write its report."""
+    from .regression_report import regress, render
+
+    models = regress(args.exports, survey=args.survey, manifests=args.manifest,
+                     models=args.model, confidence=args.confidence, mapping=args.mapping)
+    rejected = models[0].rejected if models else None
+    if rejected is not None and rejected.total:
+        if args.strict:
+            raise RejectedRowsError(f"--strict: {rejected.total:,} rows rejected\n"
+                                    + rejected.summary())
+        print(f"{rejected.total:,} rows rejected (left out of every model):\n"
+              f"{rejected.summary()}", file=sys.stderr)
+    report = render(models, args.format)
+    if args.output:
+        write_atomically(args.output, report)
+        print(f"wrote {args.output}", file=sys.stderr)
+    else:
+        sys.stdout.write(report)
     return 0

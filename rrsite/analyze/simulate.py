@@ -22,6 +22,7 @@ import numpy as np
 from ..core import TwoGroupDesign
 from ..errors import UsageError
 from .catalog import CHOICE_TYPES, QuestionSpec, VersionSpec, version_from_manifest
+from .simulate_logit import LogitModel
 
 CHUNK = 200_000
 #: The export column of a two-group question's group follows its own (docs/contracts.md).
@@ -188,7 +189,7 @@ def _answers(
 
 def simulate_rows(
     manifest: Mapping[str, Any], respondents: int, truths: Mapping[str, np.ndarray],
-    seed: int | None = None, chunk: int = CHUNK,
+    seed: int | None = None, chunk: int = CHUNK, logits: Sequence[LogitModel] = (),
 ) -> Iterator[tuple[list[str], dict[str, list[Any]]]]:
     """Chunks of simulated submissions.
 
@@ -215,12 +216,29 @@ def simulate_rows(
             columns[question.id] = answers
             if groups is not None:
                 columns[question.id + GROUP_SUFFIX] = groups
+        for model in logits:        # regression issue: true answers from a logistic model
+            columns[model.outcome] = _logit_answers(rng, version, model, columns, count)
         yield columns["respondent"], columns
+
+
+def _logit_answers(rng: np.random.Generator, version: VersionSpec, model: LogitModel,
+                   columns: dict[str, list[Any]], count: int) -> list[Any]:
+    """A yes/no question's answers with truth ~ logistic(x'beta), randomized by its design."""
+    question = version.question(model.outcome)
+    assert question is not None
+    eta = model.linear_predictor(version, columns, count)
+    yes = question.values.index("yes") if "yes" in question.values else 1
+    truth = np.where(rng.random(count) < 1.0 / (1.0 + np.exp(-eta)), yes, 1 - yes)
+    index = randomize(rng, question.matrix, truth) if question.sensitive else truth
+    skipped = columns[model.outcome]
+    values = np.array(question.values, dtype=object)[index].tolist()
+    return [None if old is None else new for old, new in zip(skipped, values, strict=True)]
 
 
 def write_export(
     path: str | Path, manifest: Mapping[str, Any], respondents: int,
     truths: Mapping[str, np.ndarray], seed: int | None = None, chunk: int = CHUNK,
+    logits: Sequence[LogitModel] = (),
 ) -> int:
     """Write a simulated export (CSV, or JSONL for .jsonl); returns the number of rows."""
     path = Path(path)
@@ -234,7 +252,7 @@ def write_export(
         writer = csv.writer(handle, lineterminator="\n")
         if not jsonl:
             writer.writerow(["survey", "version", "respondent", "submitted_at", *columns_out])
-        for _, columns in simulate_rows(manifest, respondents, truths, seed, chunk):
+        for _, columns in simulate_rows(manifest, respondents, truths, seed, chunk, logits):
             count = len(columns["respondent"])
             rows += count
             if jsonl:

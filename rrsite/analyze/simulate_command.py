@@ -1,6 +1,7 @@
 """`rrsite simulate`: a realistic export through a survey's own designs (for planning, tests).
 
     rrsite simulate SURVEY --respondents N --truth QID=RATE ... -o EXPORT [--seed S]
+        [--logit "QID ~ B0 + B1*COLUMN ..."]
 
 SURVEY is a survey file (.md) or a built survey.json. A RATE is the "yes" rate of a yes-no
 question, or ``value:share,value:share`` for a choice question. EXPORT ends in .csv or .jsonl.
@@ -25,6 +26,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="true rate of a question: QID=0.2 (yes-no) or "
                         "QID=opt1:0.2,opt2:0.8 (choice); repeatable. Sensitive questions "
                         "without one get equal shares")
+    parser.add_argument("--logit", action="append", default=[], metavar='"QID ~ B0 + B1*COL"',
+                        help="true answers of yes-no QID from a logistic model on the direct "
+                        "answers' columns, e.g. 'violated ~ -1.2 + 0.6*year[Second] + "
+                        "0.05*courses'; repeatable")
     parser.add_argument("-o", "--output", required=True, metavar="EXPORT",
                         help="the export to write: .csv or .jsonl")
     parser.add_argument("--seed", type=int, default=None, help="random seed (reproducible runs)")
@@ -46,13 +51,18 @@ def run(args: argparse.Namespace) -> int:
         manifest = manifest_from_survey_file(args.survey)
     version = version_from_manifest(manifest, args.survey)
     truths = parse_truths(args.truth, version)
-    unset = [q.id for q in version.questions if q.sensitive and q.id not in truths]
+    from .simulate_logit import parse_logit
+
+    logits = [parse_logit(text, version) for text in args.logit]
+    unset = [q.id for q in version.questions if q.sensitive and q.id not in truths
+             and q.id not in {m.outcome for m in logits}]
     if unset:
         print(f"note: no --truth for {', '.join(unset)}: equal shares of every answer",
               file=sys.stderr)
     started = time.perf_counter()
     try:
-        rows = write_export(output, manifest, args.respondents, truths, seed=args.seed)
+        rows = write_export(output, manifest, args.respondents, truths, seed=args.seed,
+                            logits=logits)
     except OSError as error:
         raise RRSiteError(f"{args.output}: cannot write: {error.strerror or error}") from error
     print(f"wrote {rows:,} simulated submissions of {version.survey} (version "

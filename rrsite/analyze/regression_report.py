@@ -1,0 +1,455 @@
+"""`rrsite analyze --model "y ~ a + b"`: logistic regressions of a randomized yes/no answer.
+
+from rrsite.analyze.regression_report import regress
+models = regress(["export.csv"], survey="surveys/honor-code.md",
+                 models=["violated ~ year + courses"])
+models[0].fit.coefficients[1].odds_ratio
+models[0].to_dict()      # the JSON of `rrsite analyze --model ... --format json`
+models[0].to_pandas()    # one row per coefficient (needs pandas)
+
+Rows are read and checked exactly as `rrsite analyze` does (rejected rows are counted the same
+way); each accepted row keeps its own version's design, so versions are pooled in one likelihood.
+The estimation is rrsite.estimate.regression; the formula and coding rrsite.estimate.formula.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import math
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from ..errors import RRSiteError, UsageError
+from ..estimate.formula import (
+    Covariate,
+    DesignMatrix,
+    Formula,
+    FormulaError,
+    design_matrix,
+    parse_formula,
+)
+from ..estimate.regression import Fit, RegressionError, fit
+from .catalog import Catalog, QuestionSpec, build_catalog
+from .readers import ExportError, FileInfo, parse_mapping, read_export
+from .rejections import Rejections
+from .tally import Tally
+
+COVARIATE_TYPES = ("yes-no", "choice", "number", "multi-choice")
+
+
+@dataclass
+class Rows:
+    """The accepted rows: version index and every needed question's raw answer."""
+
+    version: np.ndarray
+    answers: dict[str, list[object]]
+    rows_read: int
+    rejections: Rejections
+
+
+@dataclass
+class ModelResult:
+    """One fitted model, with what it was fitted on."""
+
+    formula: Formula
+    fit: Fit
+    matrix: DesignMatrix
+    outcome_missing: int
+    designs: list[dict[str, Any]]
+    privacy: str
+    rows_accepted: int
+    prevalence: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
+    rejected: Rejections = field(default_factory=Rejections)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The JSON keys of docs/contracts.md ("analyze --model")."""
+        f = self.fit
+        left_out = {"outcome": self.outcome_missing, **self.matrix.missing}
+        return {
+            "formula": self.formula.text,
+            "outcome": self.formula.outcome,
+            "n": f.n,
+            "rows_accepted": self.rows_accepted,
+            "left_out": left_out,
+            "confidence": f.confidence,
+            "coefficients": [c.to_dict() for c in f.coefficients],
+            "terms": [t.to_dict() for t in f.terms],
+            "model_test": f.model_test.to_dict() if f.model_test else None,
+            "loglik": f.loglik,
+            "aic": f.aic,
+            "iterations": f.iterations,
+            "covariance": f.covariance.tolist(),
+            "levels": self.matrix.levels,
+            "scaling": {k: {"mean": m, "sd": s} for k, (m, s) in self.matrix.scaling.items()},
+            "prevalence": self.prevalence,
+            "designs": self.designs,
+            "privacy": self.privacy,
+            "rows_rejected": self.rejected.total,
+        }
+
+    def to_pandas(self) -> Any:
+        """One row per coefficient: estimate, se, z, p, interval, odds ratio and its interval."""
+        import pandas as pd
+
+        return pd.DataFrame([c.to_dict() for c in self.fit.coefficients]).set_index("name")
+
+
+def _read_rows(
+    paths: Sequence[str | Path], catalog: Catalog, column_map: dict[str, str], needed: list[str],
+) -> Rows:
+    rejections = Rejections()
+    tally = Tally(catalog, None, rejections)
+    versions: list[np.ndarray] = []
+    answers: dict[str, list[object]] = {q: [] for q in needed}
+    read = 0
+    for path in paths:
+        if not Path(path).is_file():
+            raise ExportError(f"{path}: no such file")
+        info = FileInfo(str(path), "")
+        for batch in read_export(path, catalog, column_map, rejections, info):
+            checked = tally.check(batch)
+            tally.commit(checked)
+            read += len(batch)
+            keep = checked.status == 0
+            versions.append(checked.version[keep])
+            for qid in needed:
+                column = batch.columns.get(qid)
+                values = column.objects() if column is not None else [None] * len(batch)
+                answers[qid].extend(v for v, k in zip(values, keep.tolist(), strict=True) if k)
+    version = np.concatenate(versions) if versions else np.zeros(0, dtype=np.int32)
+    return Rows(version, answers, read + rejections.total, rejections)
+
+
+def _outcome_design(catalog: Catalog, qid: str, m: int) -> tuple[float, float, dict[str, Any]]:
+    """(p00, p11, description) of the outcome in version m: its design, or the identity."""
+    version = catalog.versions[m]
+    question = version.question(qid)
+    where = f"version {version.version!r}"
+    if question is None:
+        raise FormulaError(f"{where} has no question {qid!r}")
+    if question.type != "yes-no":
+        raise FormulaError(f"the outcome {qid!r} must be a yes-no question ({where}: "
+                           f"{question.type})")
+    yes = question.values.index("yes") if "yes" in question.values else 1
+    no = 1 - yes
+    if not question.sensitive or question.design is None:
+        return 1.0, 1.0, {"version": version.version, "design": "direct", "p00": 1.0, "p11": 1.0}
+    spec = question.design_spec or {}
+    report_values = getattr(question.design, "report_values", None)
+    if callable(report_values) and report_values():
+        raise RegressionError(f"{qid!r} ({where}) reports {report_values()} rather than the "
+                              "truth values; --model does not read such designs yet")
+    rrreg = spec.get("rrreg")
+    two_group_model = isinstance(rrreg, dict) and rrreg.get("model") in (
+        "UQTunknown", "CDM", "CDMsym", "SLD")
+    if hasattr(question.design, "group_matrices") or spec.get("groups") or two_group_model:
+        raise RegressionError(f"{qid!r} ({where}) uses a two-group design: its regression (with "
+                              "the nuisance parameter estimated jointly) is not supported yet")
+    matrix = question.matrix
+    if matrix.shape != (2, 2):
+        raise RegressionError(f"{qid!r} ({where}) is not a 2x2 design")
+    p00, p11 = float(matrix[no, no]), float(matrix[yes, yes])
+    return p00, p11, {"version": version.version, "design": spec.get("name", "matrix"),
+                      "p00": p00, "p11": p11}
+
+
+def _covariate_spec(catalog: Catalog, qid: str) -> QuestionSpec:
+    found = catalog.questions_named(qid)
+    if not found:
+        raise FormulaError(f"no question {qid!r} in {catalog.survey!r} "
+                           f"(questions: {', '.join(catalog.question_ids())})")
+    question = found[0][1]
+    if question.sensitive:
+        raise FormulaError(f"{qid!r} is randomized; covariates must be asked directly")
+    if question.type not in COVARIATE_TYPES:
+        raise FormulaError(f"{qid!r} is a {question.type} question; covariates are "
+                           + ", ".join(COVARIATE_TYPES))
+    return question
+
+
+def fit_model(catalog: Catalog, rows: Rows, formula: Formula, confidence: float) -> ModelResult:
+    """Code the covariates, fit, and compute the predicted prevalence by each factor's levels."""
+    qid = formula.outcome
+    if len(rows.version) == 0:
+        raise RegressionError(f"no row was accepted ({rows.rejections.total:,} rejected):\n"
+                              + rows.rejections.summary())
+    covariates = {
+        name: Covariate(spec.type, spec.values, rows.answers[name])
+        for name in formula.questions
+        for spec in [_covariate_spec(catalog, name)]
+    }
+    p00_by_version, p11_by_version, designs = [], [], []
+    used_versions = set(np.unique(rows.version).tolist())
+    for m in range(len(catalog.versions)):
+        if m in used_versions and catalog.versions[m].question(qid) is not None:
+            p00, p11, description = _outcome_design(catalog, qid, m)
+            designs.append(description)
+        else:
+            p00, p11 = math.nan, math.nan
+        p00_by_version.append(p00)
+        p11_by_version.append(p11)
+    if not designs:
+        raise FormulaError(f"no accepted row has the outcome {qid!r}")
+    outcome = rows.answers[qid]
+    spec = next(q for _, q in catalog.questions_named(qid))
+    yes_value = "yes" if "yes" in spec.values else spec.values[1]
+    outcome_missing = np.array([v is None or v == "" for v in outcome], dtype=bool)
+    matrix = design_matrix(formula, covariates, outcome_missing)
+    used = matrix.used
+    y = np.array([v == yes_value for v, k in zip(outcome, used, strict=True) if k], dtype=float)
+    version = rows.version[used]
+    p00 = np.asarray(p00_by_version)[version]
+    p11 = np.asarray(p11_by_version)[version]
+    result = fit(matrix.X, y, p00, p11, matrix.names, matrix.term_columns, confidence)
+    privacy = "; ".join(
+        f"version {v.version}: {q.privacy.describe()}"
+        for v in catalog.versions
+        for q in [v.question(qid)]
+        if q is not None and q.privacy is not None
+    ) or "not randomized (asked directly)"
+    model = ModelResult(formula, result, matrix, int(np.count_nonzero(outcome_missing)),
+                        designs, privacy, len(outcome))
+    model.prevalence = predicted_prevalence(model)
+    return model
+
+
+def predicted_prevalence(model: ModelResult) -> dict[str, list[dict[str, Any]]]:
+    """P(true yes) at each level of each main-effect factor, other columns at their means.
+
+    Intervals: Wald on the logit scale (delta method with the full covariance), mapped back.
+    """
+    from scipy import stats
+
+    f, matrix = model.fit, model.matrix
+    z = float(stats.norm.ppf(0.5 + f.confidence / 2))
+    means = matrix.X.mean(axis=0)
+    out: dict[str, list[dict[str, Any]]] = {}
+    for label, columns in matrix.term_columns:
+        if ":" in label or not columns:
+            continue
+        if label in matrix.levels and matrix.levels[label]:
+            settings = []
+            names = [matrix.names[j] for j in columns]
+            for level in matrix.levels[label]:
+                x = means.copy()
+                x[columns] = [1.0 if n.endswith(f"[{level}]") else 0.0 for n in names]
+                settings.append((level, x))
+        else:   # numeric: mean - sd, mean, mean + sd of the column as used
+            j = columns[0]
+            col = matrix.X[:, j]
+            settings = []
+            for tag, value in (("mean - 1 sd", col.mean() - col.std()), ("mean", col.mean()),
+                               ("mean + 1 sd", col.mean() + col.std())):
+                x = means.copy()
+                x[j] = value
+                settings.append((tag, x))
+        rows = []
+        for level, x in settings:
+            eta = float(x @ f.beta)
+            se = float(math.sqrt(max(0.0, x @ f.covariance @ x)))
+            rows.append({"level": level, "estimate": _expit(eta),
+                         "ci_low": _expit(eta - z * se), "ci_high": _expit(eta + z * se)})
+        out[label] = rows
+    return out
+
+
+def _expit(value: float) -> float:
+    return 1.0 / (1.0 + math.exp(-value))
+
+
+def regress(
+    exports: str | Path | Iterable[str | Path],
+    survey: str | Path | Iterable[str | Path] | None = None,
+    manifests: Iterable[str | Path | Mapping[str, Any]] = (),
+    models: Sequence[str] = (),
+    confidence: float = 0.95,
+    mapping: Sequence[str] | None = None,
+) -> list[ModelResult]:
+    """Fit every model formula on the exports (see the module docstring)."""
+    paths = [exports] if isinstance(exports, str | Path) else list(exports)
+    if not paths:
+        raise UsageError("give at least one export file")
+    if not 0 < confidence < 1:
+        raise UsageError(f"--confidence must be between 0 and 1, not {confidence}")
+    surveys = [] if survey is None else [survey] if isinstance(survey, str | Path) else list(survey)
+    catalog = build_catalog(surveys, manifests)
+    formulas = [parse_formula(text) for text in models]
+    needed: dict[str, None] = {}
+    for formula in formulas:
+        needed.setdefault(formula.outcome, None)
+        for name in formula.questions:
+            needed.setdefault(name, None)
+    known = set(catalog.question_ids())
+    for name in needed:
+        if name not in known:
+            raise FormulaError(f"no question {name!r} in {catalog.survey!r} "
+                               f"(questions: {', '.join(catalog.question_ids())})")
+    column_map = parse_mapping(list(mapping or ()), catalog)
+    rows = _read_rows(paths, catalog, column_map, list(needed))
+    results = []
+    for formula in formulas:
+        try:
+            results.append(fit_model(catalog, rows, formula, confidence))
+            results[-1].rejected = rows.rejections
+        except RRSiteError as error:
+            raise type(error)(f"model {formula.text!r}: {error}") from error
+    return results
+
+
+# ------------------------------------------------------------------------------------ output
+
+
+def _num(value: float, digits: int = 3) -> str:
+    if not math.isfinite(value):
+        return "inf" if value > 0 else "-inf" if value < 0 else "nan"
+    if value != 0 and abs(value) < 10 ** -digits:
+        return f"{value:.1e}"
+    return f"{value:.{digits}f}"
+
+
+def _rows(model: ModelResult) -> list[list[str]]:
+    pct = f"{model.fit.confidence:.0%}"
+    header = ["term", "estimate", "se", "z", "p", f"{pct} low", f"{pct} high",
+              "odds ratio", "OR low", "OR high"]
+    body = [[c.name, _num(c.estimate), _num(c.se), _num(c.z, 2), _num(c.p_value, 4),
+             _num(c.ci_low), _num(c.ci_high), _num(c.odds_ratio), _num(c.or_low),
+             _num(c.or_high)] for c in model.fit.coefficients]
+    return [header, *body]
+
+
+def _summary_lines(model: ModelResult) -> list[str]:
+    f = model.fit
+    left = {"outcome": model.outcome_missing, **model.matrix.missing}
+    left_text = ", ".join(f"{n:,} missing {k}" for k, n in left.items() if n) or "none"
+    lines = [
+        f"N = {f.n:,} of {model.rows_accepted:,} accepted rows (left out: {left_text})",
+        f"log-likelihood = {f.loglik:.4f}, AIC = {f.aic:.4f}, {f.iterations} Newton iterations",
+    ]
+    if f.model_test:
+        t = f.model_test
+        lines.append(f"LR test of the model: chi2 = {t.chi2:.3f}, df = {t.df}, "
+                     f"p = {_num(t.p_value, 4)}")
+    for t in f.terms:
+        lines.append(f"LR test of {t.term}: chi2 = {t.chi2:.3f}, df = {t.df}, "
+                     f"p = {_num(t.p_value, 4)}")
+    designs = "; ".join(f"version {d['version']}: {d['design']} (p00 = {d['p00']:.4g}, "
+                        f"p11 = {d['p11']:.4g})" for d in model.designs)
+    lines.append(f"designs: {designs}")
+    lines.append(f"privacy: {model.privacy}")
+    return lines
+
+
+def render_table(models: Sequence[ModelResult]) -> str:
+    """Plain-text tables, one per model."""
+    out = []
+    for model in models:
+        rows = _rows(model)
+        widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
+        out.append(f"logistic regression: {model.formula.text}")
+        for r in rows:
+            out.append("  ".join(c.ljust(w) if i == 0 else c.rjust(w)
+                                 for i, (c, w) in enumerate(zip(r, widths, strict=True))))
+        out.extend(_summary_lines(model))
+        out.append("")
+    return "\n".join(out)
+
+
+def render_markdown(models: Sequence[ModelResult]) -> str:
+    """GitHub-flavoured Markdown tables, one per model."""
+    out = []
+    for model in models:
+        rows = _rows(model)
+        out.append(f"### Logistic regression: `{model.formula.text}`\n")
+        out.append("| " + " | ".join(rows[0]) + " |")
+        out.append("|" + "|".join(["---"] + ["---:"] * (len(rows[0]) - 1)) + "|")
+        out.extend("| " + " | ".join(r) + " |" for r in rows[1:])
+        out.append("")
+        out.extend(f"- {line}" for line in _summary_lines(model))
+        out.append("")
+    return "\n".join(out)
+
+
+def render_json(models: Sequence[ModelResult]) -> str:
+    """{"models": [...]} with the keys of docs/contracts.md."""
+    return json.dumps({"models": [m.to_dict() for m in models]}, indent=2) + "\n"
+
+
+def _forest_svg(model: ModelResult) -> str:
+    """Odds ratios with intervals on a log axis (intercept left out)."""
+    coefs = model.fit.coefficients[1:]
+    if not coefs:
+        return ""
+    lows = [math.log(max(c.or_low, 1e-6)) for c in coefs]
+    highs = [math.log(min(c.or_high, 1e6)) for c in coefs]
+    lo, hi = min(min(lows), 0.0), max(max(highs), 0.0)
+    span = (hi - lo) or 1.0
+    left, width, row = 220, 420, 26
+
+    def x(v: float) -> float:
+        return left + (v - lo) / span * width
+
+    parts = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{left + width + 120}" '
+             f'height="{row * len(coefs) + 40}" role="img" aria-label="odds ratios">',
+             f'<line x1="{x(0):.1f}" y1="0" x2="{x(0):.1f}" y2="{row * len(coefs)}" '
+             'stroke="#888" stroke-dasharray="4"/>']
+    for i, (c, a, b) in enumerate(zip(coefs, lows, highs, strict=True)):
+        y = row * i + row / 2
+        parts.append(f'<text x="{left - 8}" y="{y + 4:.1f}" text-anchor="end" '
+                     f'font-size="12">{html.escape(c.name)}</text>')
+        parts.append(f'<line x1="{x(a):.1f}" y1="{y:.1f}" x2="{x(b):.1f}" y2="{y:.1f}" '
+                     'stroke="#1f5fa8" stroke-width="2"/>')
+        parts.append(f'<circle cx="{x(math.log(c.odds_ratio)):.1f}" cy="{y:.1f}" r="4" '
+                     'fill="#1f5fa8"/>')
+        parts.append(f'<text x="{left + width + 8}" y="{y + 4:.1f}" font-size="11">'
+                     f'{c.odds_ratio:.2f} [{c.or_low:.2f}, {c.or_high:.2f}]</text>')
+    parts.append(f'<text x="{x(0):.1f}" y="{row * len(coefs) + 20}" text-anchor="middle" '
+                 'font-size="11">odds ratio 1 (log scale)</text></svg>')
+    return "".join(parts)
+
+
+def render_html(models: Sequence[ModelResult]) -> str:
+    """A self-contained page: the table, a forest plot and the predicted prevalence by level."""
+    body = []
+    for model in models:
+        rows = _rows(model)
+        body.append(f"<h2>Logistic regression: <code>{html.escape(model.formula.text)}</code></h2>")
+        body.append("<table><thead><tr>" + "".join(f"<th>{html.escape(h)}</th>" for h in rows[0])
+                    + "</tr></thead><tbody>")
+        for r in rows[1:]:
+            body.append("<tr>" + "".join(f"<td>{html.escape(c)}</td>" for c in r) + "</tr>")
+        body.append("</tbody></table><ul>"
+                    + "".join(f"<li>{html.escape(line)}</li>" for line in _summary_lines(model))
+                    + "</ul>")
+        body.append("<h3>Odds ratios</h3>" + _forest_svg(model))
+        for label, levels in model.prevalence.items():
+            body.append(f"<h3>Predicted prevalence by {html.escape(label)}</h3><table><thead>"
+                        "<tr><th>level</th><th>prevalence</th><th>interval</th></tr></thead>"
+                        "<tbody>")
+            for item in levels:
+                width = 300
+                bar = (f'<svg width="{width}" height="14"><line x1="{item["ci_low"] * width:.1f}"'
+                       f' y1="7" x2="{item["ci_high"] * width:.1f}" y2="7" stroke="#1f5fa8" '
+                       f'stroke-width="2"/><circle cx="{item["estimate"] * width:.1f}" cy="7" '
+                       'r="4" fill="#1f5fa8"/></svg>')
+                body.append(f"<tr><td>{html.escape(str(item['level']))}</td>"
+                            f"<td>{item['estimate']:.3f}</td><td>[{item['ci_low']:.3f}, "
+                            f"{item['ci_high']:.3f}] {bar}</td></tr>")
+            body.append("</tbody></table>")
+    return ("<!doctype html><html><head><meta charset=\"utf-8\"><title>rrsite regression"
+            "</title><style>body{font-family:sans-serif;max-width:70em;margin:2em auto}"
+            "table{border-collapse:collapse}td,th{border:1px solid #ccc;padding:2px 6px;"
+            "text-align:right}</style></head><body>" + "\n".join(body) + "</body></html>\n")
+
+
+RENDERERS = {"table": render_table, "json": render_json, "markdown": render_markdown,
+             "html": render_html}
+
+
+def render(models: Sequence[ModelResult], fmt: str) -> str:
+    """The models in one of analyze's formats."""
+    return RENDERERS[fmt](models)

@@ -1,0 +1,417 @@
+"""Logistic regression of a randomized yes/no answer on directly asked covariates (MATH.md 8).
+
+Each row i has a report y_i in {0, 1}, covariates x_i and its own 2x2 design (the design of the
+survey version it answered): ``a_i = P(report yes | no) = 1 - p00`` and
+``b_i = p00 + p11 - 1``. Then
+
+    P(report yes | x_i) = lambda_i = a_i + b_i * logistic(x_i' beta)
+
+and the log-likelihood is sum_i [y_i log lambda_i + (1 - y_i) log(1 - lambda_i)], one likelihood
+over every row whatever its version (versions are pooled in the likelihood, never by adding
+counts). It is maximised by Newton's method with step-halving, falling back to Fisher scoring
+where the observed information is not positive definite (the likelihood is not concave in beta
+unless the design is the identity). Standard errors are from the observed information (the
+negative Hessian at the optimum), as RRreg's ``RRlog`` (which takes ``optim``'s Hessian).
+With a_i = 0 and b_i = 1 this is the ordinary logit.
+
+Pure functions over numpy arrays; the formula and covariate layer is in ``formula.py``.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+from scipy import stats
+
+from ..errors import RRSiteError
+
+#: A coefficient this large (|log odds ratio|, odds ratio e^25) means the data separate.
+SEPARATION_BOUND = 25.0
+MAX_ITERATIONS = 200
+MAX_HALVINGS = 40
+TOLERANCE = 1e-10
+
+
+class RegressionError(RRSiteError):
+    """Cannot fit: separation, an empty category, no identification or no convergence."""
+
+
+@dataclass
+class Coefficient:
+    """One parameter of the linear predictor."""
+
+    name: str
+    estimate: float
+    se: float
+    z: float
+    p_value: float
+    ci_low: float
+    ci_high: float
+
+    @property
+    def odds_ratio(self) -> float:
+        """exp(estimate)."""
+        return math.exp(self.estimate)
+
+    @property
+    def or_low(self) -> float:
+        """exp(lower Wald limit)."""
+        return math.exp(self.ci_low)
+
+    @property
+    def or_high(self) -> float:
+        """exp(upper Wald limit)."""
+        return math.exp(self.ci_high)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The JSON keys of docs/contracts.md ("regression")."""
+        return {
+            "name": self.name, "estimate": self.estimate, "se": self.se, "z": self.z,
+            "p_value": self.p_value, "ci_low": self.ci_low, "ci_high": self.ci_high,
+            "odds_ratio": self.odds_ratio, "or_low": self.or_low, "or_high": self.or_high,
+        }
+
+
+@dataclass
+class TermTest:
+    """Likelihood-ratio test of dropping one term (all of its columns) from the model."""
+
+    term: str
+    df: int
+    chi2: float
+    p_value: float
+
+    def to_dict(self) -> dict[str, Any]:
+        """The JSON keys of docs/contracts.md ("regression")."""
+        return {"term": self.term, "df": self.df, "chi2": self.chi2, "p_value": self.p_value}
+
+
+@dataclass
+class Fit:
+    """A maximum-likelihood fit of the randomized-response logit."""
+
+    names: list[str]
+    beta: np.ndarray
+    covariance: np.ndarray
+    loglik: float
+    n: int
+    iterations: int
+    confidence: float = 0.95
+    terms: list[TermTest] = field(default_factory=list)
+    model_test: TermTest | None = None
+
+    @property
+    def se(self) -> np.ndarray:
+        """Standard errors from the observed information."""
+        return np.sqrt(np.diag(self.covariance))
+
+    @property
+    def aic(self) -> float:
+        """-2 log-likelihood + 2 parameters."""
+        return -2.0 * self.loglik + 2.0 * len(self.beta)
+
+    @property
+    def coefficients(self) -> list[Coefficient]:
+        """Estimates, SEs, Wald tests and intervals, one per column."""
+        z_crit = float(stats.norm.ppf(0.5 + self.confidence / 2))
+        out = []
+        for name, b, s in zip(self.names, self.beta, self.se, strict=True):
+            z = float(b / s) if s > 0 else math.inf
+            out.append(Coefficient(
+                name, float(b), float(s), z, float(2 * stats.norm.sf(abs(z))),
+                float(b - z_crit * s), float(b + z_crit * s),
+            ))
+        return out
+
+
+def _logistic(eta: np.ndarray) -> np.ndarray:
+    return np.asarray(0.5 * (1.0 + np.tanh(0.5 * eta)))
+
+
+def _clip(lam: np.ndarray) -> np.ndarray:
+    return np.asarray(np.clip(lam, 1e-300, 1.0 - 1e-16))
+
+
+def loglik(beta: np.ndarray, X: np.ndarray, y: np.ndarray, a: np.ndarray, b: np.ndarray) -> float:
+    """Sum of y log(lambda) + (1 - y) log(1 - lambda) with lambda = a + b logistic(X beta)."""
+    lam = _clip(a + b * _logistic(X @ beta))
+    return float(np.sum(np.where(y > 0, np.log(lam), np.log1p(-lam))))
+
+
+def _derivatives(
+    beta: np.ndarray, X: np.ndarray, y: np.ndarray, a: np.ndarray, b: np.ndarray,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Gradient, observed information (-Hessian) and expected (Fisher) information."""
+    s = _logistic(X @ beta)
+    lam = _clip(a + b * s)
+    d = b * s * (1.0 - s)                               # d lambda / d eta
+    r = (y - lam) / (lam * (1.0 - lam))                 # d loglik / d lambda
+    gradient = X.T @ (r * d)
+    curvature = -(y / lam**2 + (1.0 - y) / (1.0 - lam) ** 2) * d**2 + r * d * (1.0 - 2.0 * s)
+    observed = -(X.T * curvature) @ X
+    expected = (X.T * (d**2 / (lam * (1.0 - lam)))) @ X
+    return gradient, observed, expected
+
+
+def _solve(matrix: np.ndarray, vector: np.ndarray) -> np.ndarray | None:
+    """matrix^-1 vector if matrix is positive definite, else None."""
+    try:
+        factor = np.linalg.cholesky(matrix)
+    except np.linalg.LinAlgError:
+        return None
+    return np.asarray(np.linalg.solve(factor.T, np.linalg.solve(factor, vector)))
+
+
+def starting_values(X: np.ndarray, y: np.ndarray, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Intercept at the logit of the de-biased prevalence (kept inside (0.02, 0.98)), slopes 0.
+
+    Assumes column 0 is the intercept when it is constant; otherwise starts at zero.
+    """
+    beta = np.zeros(X.shape[1])
+    if X.shape[1] and np.allclose(X[:, 0], 1.0):
+        pi = (float(np.mean(y)) - float(np.mean(a))) / float(np.mean(b))
+        pi = min(max(pi, 0.02), 0.98)
+        beta[0] = math.log(pi / (1.0 - pi))
+    return beta
+
+
+def maximise(
+    X: np.ndarray, y: np.ndarray, a: np.ndarray, b: np.ndarray,
+    names: Sequence[str], start: np.ndarray | None = None,
+) -> tuple[np.ndarray, np.ndarray, float, int]:
+    """Newton with step-halving (Fisher scoring where -Hessian is not positive definite).
+
+    Returns (beta, covariance, loglik, iterations); raises RegressionError with a clear message
+    on separation, a singular information matrix or no convergence.
+    """
+    beta = starting_values(X, y, a, b) if start is None else np.array(start, dtype=np.float64)
+    current = loglik(beta, X, y, a, b)
+    for iteration in range(1, MAX_ITERATIONS + 1):
+        gradient, observed, expected = _derivatives(beta, X, y, a, b)
+        step = _solve(observed, gradient)
+        if step is None:
+            step = _solve(expected, gradient)
+        if step is None:
+            raise RegressionError(
+                "the information matrix is singular: the covariates are collinear or a column "
+                "is constant in the rows used (" + ", ".join(names) + ")"
+            )
+        for _ in range(MAX_HALVINGS):
+            candidate = beta + step
+            value = loglik(candidate, X, y, a, b)
+            if value >= current - 1e-12 * max(1.0, abs(current)):
+                break
+            step = step / 2.0
+        else:
+            raise RegressionError(
+                f"no convergence: the log-likelihood does not increase after {MAX_HALVINGS} "
+                f"step halvings (iteration {iteration})"
+            )
+        beta, previous, current = candidate, current, value
+        too_big = np.abs(beta) > SEPARATION_BOUND
+        if too_big.any():
+            which = ", ".join(n for n, big in zip(names, too_big, strict=True) if big)
+            raise RegressionError(
+                f"separation: the coefficient of {which} grows without bound (|log odds ratio| "
+                f"> {SEPARATION_BOUND:g}): the estimated prevalence goes to 0 or 1 for some "
+                "covariate pattern (it predicts the answer perfectly, or, with a randomized "
+                "answer, its 'yes' reports are no more frequent than the design alone gives, "
+                "or as frequent as a carrier's); merge sparse categories or drop the term"
+            )
+        if float(np.max(np.abs(step), initial=0.0)) < 1e-9 and abs(current - previous) < TOLERANCE:
+            gradient, observed, _ = _derivatives(beta, X, y, a, b)
+            try:
+                covariance = np.linalg.inv(observed)
+            except np.linalg.LinAlgError as error:
+                raise RegressionError("the observed information is singular at the optimum: "
+                                      "the model is not identified by these data") from error
+            if not np.all(np.isfinite(covariance)) or np.any(np.diag(covariance) <= 0):
+                raise RegressionError(
+                    "the observed information is not positive definite at the optimum (a "
+                    "boundary or saddle point): the model is not identified by these data"
+                )
+            return beta, covariance, current, iteration
+    raise RegressionError(f"no convergence after {MAX_ITERATIONS} Newton iterations")
+
+
+def check_design(a: np.ndarray, b: np.ndarray) -> None:
+    """Some row's design must make the report depend on the truth (p00 + p11 != 1)."""
+    if a.size and float(np.max(np.abs(b))) <= 1e-12:
+        raise RegressionError(
+            "the design cannot identify the model: p00 + p11 = 1 (the report does not depend on "
+            "the true answer) in every row used"
+        )
+    # p00 + p11 < 1 (e.g. crosswise with p < 1/2, RRreg's report 1 = "same") is fine: the
+    # likelihood is the same function of beta; only p00 + p11 = 1 carries no information.
+    if np.any(a < -1e-12) or np.any(a > 1 + 1e-12) or np.any(a + b < -1e-12) \
+            or np.any(a + b > 1 + 1e-12):
+        raise RegressionError("a design's probabilities are outside [0, 1]")
+
+
+def fit(
+    X: np.ndarray, y: np.ndarray, p00: np.ndarray | float, p11: np.ndarray | float,
+    names: Sequence[str], terms: Sequence[tuple[str, Sequence[int]]] = (),
+    confidence: float = 0.95,
+) -> Fit:
+    """Fit the randomized-response logit and the likelihood-ratio tests.
+
+    ``X`` is (rows x columns), column 0 the intercept; ``y`` the reports (0/1); ``p00``/``p11``
+    each row's design (or one number for all); ``terms`` names the formula's terms with the
+    columns each owns (each term is dropped in turn for its LR test; the whole-model test drops
+    every column but the intercept).
+    """
+    X = np.asarray(X, dtype=np.float64)
+    y = np.asarray(y, dtype=np.float64)
+    n = len(y)
+    p00a = np.broadcast_to(np.asarray(p00, dtype=np.float64), (n,))
+    p11a = np.broadcast_to(np.asarray(p11, dtype=np.float64), (n,))
+    a = 1.0 - p00a
+    b = p00a + p11a - 1.0
+    if n == 0:
+        raise RegressionError("no rows to fit (every row misses the outcome or a covariate)")
+    if not np.all((y == 0) | (y == 1)):
+        raise RegressionError("the outcome must be 0/1 reports")
+    check_design(a, b)
+    if X.shape[0] != n or X.shape[1] != len(names):
+        raise RegressionError("X, y and names do not agree in shape")
+    beta, covariance, value, iterations = maximise(X, y, a, b, names)
+    result = Fit(list(names), beta, covariance, value, n, iterations, confidence)
+    for term, columns in terms:
+        keep = [j for j in range(X.shape[1]) if j not in set(columns)]
+        result.terms.append(_lr_test(term, X, y, a, b, names, keep, value, len(columns)))
+    if X.shape[1] > 1:
+        result.model_test = _lr_test("model", X, y, a, b, names, [0], value, X.shape[1] - 1)
+    return result
+
+
+def _lr_test(
+    term: str, X: np.ndarray, y: np.ndarray, a: np.ndarray, b: np.ndarray,
+    names: Sequence[str], keep: list[int], full: float, df: int,
+) -> TermTest:
+    reduced = maximise(X[:, keep], y, a, b, [names[j] for j in keep])[2]
+    chi2 = max(0.0, 2.0 * (full - reduced))
+    return TermTest(term, df, chi2, float(stats.chi2.sf(chi2, df)))
+
+
+# ------------------------------------------------- two-group designs: a nuisance parameter
+
+
+@dataclass
+class NuisanceFit:
+    """A fit of beta and one design parameter tau in [0, 1] (SLD's t, UQTunknown's piUQ).
+
+    ``covariance`` is over (beta..., tau), from the observed information, as RRreg's RRlog
+    (``solve(-hessian)`` of its likelihood in the same parameters).
+    """
+
+    names: list[str]
+    beta: np.ndarray
+    tau: float
+    covariance: np.ndarray
+    loglik: float
+    n: int
+    iterations: int
+    on_boundary: bool
+
+    @property
+    def se(self) -> np.ndarray:
+        """Standard errors of (beta..., tau)."""
+        return np.sqrt(np.diag(self.covariance))
+
+
+def two_group_rates(design: Any, group: np.ndarray) -> tuple[np.ndarray, ...]:
+    """Per row (a0, a1, b0, b1) with a = a0 + a1 tau, b = b0 + b1 tau from models.Design.pw.
+
+    RRreg's two-group models (SLD, UQTunknown) have P(report 1 | state) affine in their second
+    parameter, so two evaluations give the coefficients exactly. ``group``: 1 or 2 per row
+    (0: asked directly, the identity).
+    """
+    out = np.zeros((4, len(group)))
+    for g in (1, 2):
+        at0 = np.asarray(design.pw(g, [0.5, 0.0]), dtype=np.float64)
+        at1 = np.asarray(design.pw(g, [0.5, 1.0]), dtype=np.float64)
+        a0, a1 = at0[1, 0], at1[1, 0] - at0[1, 0]
+        b0 = at0[1, 1] - at0[1, 0]
+        b1 = (at1[1, 1] - at1[1, 0]) - b0
+        rows = group == g
+        out[:, rows] = np.array([[a0], [a1], [b0], [b1]])
+    direct = group == 0
+    out[:, direct] = np.array([[0.0], [0.0], [1.0], [0.0]])
+    return out[0], out[1], out[2], out[3]
+
+
+def _nuisance_terms(
+    theta: np.ndarray, X: np.ndarray, y: np.ndarray, coef: tuple[np.ndarray, ...],
+) -> tuple[float, np.ndarray, np.ndarray]:
+    a0, a1, b0, b1 = coef
+    beta, tau = theta[:-1], theta[-1]
+    s = _logistic(X @ beta)
+    a, b = a0 + a1 * tau, b0 + b1 * tau
+    lam = _clip(a + b * s)
+    value = float(np.sum(np.where(y > 0, np.log(lam), np.log1p(-lam))))
+    d_eta = b * s * (1 - s)
+    d_tau = a1 + b1 * s
+    r = (y - lam) / (lam * (1 - lam))
+    w = -(y / lam**2 + (1 - y) / (1 - lam) ** 2)
+    Z = np.column_stack([X * d_eta[:, None], d_tau])          # d lambda / d theta
+    gradient = Z.T @ r
+    hessian = (Z.T * w) @ Z
+    k = X.shape[1]
+    hessian[:k, :k] += (X.T * (r * d_eta * (1 - 2 * s))) @ X
+    cross = X.T @ (r * b1 * s * (1 - s))
+    hessian[:k, k] += cross
+    hessian[k, :k] += cross
+    return value, gradient, -hessian
+
+
+def fit_nuisance(
+    X: np.ndarray, y: np.ndarray, coef: tuple[np.ndarray, ...], names: Sequence[str],
+    tau_start: float = 0.8, boundary: float = 1e-6,
+) -> NuisanceFit:
+    """Maximise over (beta, tau), tau kept in [0, 1]; Newton with step-halving.
+
+    ``coef`` is :func:`two_group_rates`' (a0, a1, b0, b1). Raises RegressionError as ``fit``.
+    """
+    X = np.asarray(X, dtype=np.float64)
+    y = np.asarray(y, dtype=np.float64)
+    a0, a1, b0, b1 = coef
+    if not np.any(a1 != 0) and not np.any(b1 != 0):
+        raise RegressionError("the design has no second parameter to estimate")
+    tau0 = min(max(tau_start, 0.05), 0.95)
+    theta = np.append(starting_values(X, y, a0 + a1 * tau0, b0 + b1 * tau0), tau0)
+    current, gradient, information = _nuisance_terms(theta, X, y, coef)
+    for iteration in range(1, MAX_ITERATIONS + 1):
+        step = _solve(information, gradient)
+        if step is None:
+            diag = np.abs(np.diag(information)) + 1e-8
+            step = gradient / diag
+        for _ in range(MAX_HALVINGS):
+            candidate = theta + step
+            candidate[-1] = min(max(candidate[-1], 0.0), 1.0)
+            value, g2, i2 = _nuisance_terms(candidate, X, y, coef)
+            if value >= current - 1e-12 * max(1.0, abs(current)):
+                break
+            step = step / 2.0
+        else:
+            raise RegressionError(f"no convergence: the log-likelihood does not increase after "
+                                  f"{MAX_HALVINGS} step halvings (iteration {iteration})")
+        moved = float(np.max(np.abs(candidate - theta)))
+        theta, previous, current, gradient, information = candidate, current, value, g2, i2
+        if np.any(np.abs(theta[:-1]) > SEPARATION_BOUND):
+            which = ", ".join(n for n, v in zip(names, theta[:-1], strict=True)
+                              if abs(v) > SEPARATION_BOUND)
+            raise RegressionError(f"separation: the coefficient of {which} grows without bound")
+        if moved < 1e-9 and abs(current - previous) < TOLERANCE:
+            try:
+                covariance = np.linalg.inv(information)
+            except np.linalg.LinAlgError as error:
+                raise RegressionError("the observed information is singular at the optimum: "
+                                      "the two groups cannot identify the model") from error
+            on_boundary = not boundary < theta[-1] < 1 - boundary
+            return NuisanceFit(list(names), theta[:-1], float(theta[-1]), covariance, current,
+                               len(y), iteration, on_boundary)
+    raise RegressionError(f"no convergence after {MAX_ITERATIONS} Newton iterations")
