@@ -102,6 +102,7 @@ def parse_survey(
     if not layout.questions and not problems:
         problems.error(source.last_line, "the survey has no questions: add a '## ' heading with "
                                          "the question's text, followed by a ```question block")
+    _check_conditions(questions, problems)
     survey = None
     if front is not None:
         survey = _survey(front, questions, layout, path, file, defaults, problems)
@@ -275,6 +276,11 @@ def _question(
                                                   f"({question.minimum:g})")
     if qtype == "text":
         question.max_length = int(fields.get("max_length"))
+    condition = fields.get("show_if")
+    if condition is not None and condition.given("question") and condition.given("is"):
+        question.show_if = {"question": condition.get("question"), "is": condition.get("is"),
+                            "line": fields.line_of("show_if"),
+                            "is_line": condition.line_of("is")}
     if fields.given("innocuous"):
         question.innocuous = fields.get("innocuous")
         question.innocuous_html = render_inline(fields.get("innocuous"))
@@ -539,6 +545,50 @@ def _chosen_design(
 
 
 # --------------------------------------------------------------------------------------------
+# Conditions (show_if)
+
+#: Question types whose answers a condition can name.
+CONDITION_TYPES = ("yes-no", "choice", "multi-choice")
+
+
+def _check_conditions(questions: list[Question], problems: Problems) -> None:
+    """Every show_if names an earlier direct question and some of its answers; lines kept apart."""
+    earlier: dict[str, Question] = {}
+    for question in questions:
+        condition = question.show_if
+        if condition is not None:
+            target_id = condition.pop("question")
+            values = condition.pop("is")
+            line, is_line = condition.pop("line"), condition.pop("is_line")
+            target = earlier.get(target_id)
+            later = {q.id for q in questions} - set(earlier)
+            if target is None:
+                where = ("a later question: a condition can only look back"
+                         if target_id in later else
+                         f"no question has this id{schema.suggest(target_id, earlier)}")
+                problems.error(line, f"show_if: '{target_id}' is {where}")
+                question.show_if = None
+            elif target.sensitive:
+                problems.error(line, f"show_if depends on '{target_id}', a randomized question: "
+                               "which questions follow would reveal its true answer, which the "
+                               "randomization exists to hide (the true answer never leaves the "
+                               "device). Condition on a direct question instead")
+                question.show_if = None
+            elif target.type not in CONDITION_TYPES:
+                problems.error(line, f"show_if: '{target_id}' is a {target.type} question; a "
+                               f"condition needs a {', '.join(CONDITION_TYPES)} question")
+                question.show_if = None
+            else:
+                unknown = [value for value in values if value not in target.values]
+                for value in unknown:
+                    problems.error(is_line, f"show_if: '{value}' is not an answer of "
+                                   f"'{target_id}' ({', '.join(target.values)})"
+                                   f"{schema.suggest(value, target.values)}")
+                question.show_if = {"question": target_id, "is": values} if not unknown else None
+        earlier[question.id] = question
+
+
+# --------------------------------------------------------------------------------------------
 # The survey as a whole
 
 
@@ -646,4 +696,6 @@ def _survey(
         intro_html=_prose_html(layout.intro),
         outro_html=_prose_html(layout.outro),
         lines=dict(front.lines),
+        consent=front.get("consent"),
+        consent_html=render_block(front.get("consent")) if front.given("consent") else "",
     )

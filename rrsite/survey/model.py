@@ -54,6 +54,8 @@ class Question:
     mirrored: str | None = None
     mirrored_html: str = ""
     chosen_for: dict[str, Any] | None = None
+    #: ``{"question": id, "is": [values]}``: shown only when that direct question has one of them.
+    show_if: dict[str, Any] | None = None
 
     @property
     def sensitive(self) -> bool:
@@ -81,6 +83,9 @@ class Question:
             entry.update({"min": self.minimum, "max": self.maximum, "integer": self.integer})
         if self.type == "text":
             entry["max_length"] = self.max_length
+        if self.show_if is not None:
+            entry["show_if"] = {"question": self.show_if["question"],
+                                "is": list(self.show_if["is"])}
         if self.design is not None and self.privacy is not None:
             entry["design"] = self.design.spec()
             entry["matrix"] = [list(row) for row in self.design.matrix]
@@ -101,7 +106,7 @@ class Question:
 
     def meaning(self) -> dict[str, Any]:
         """What the version hash covers for this question (docs/contracts.md)."""
-        return {
+        meaning = {
             "id": self.id,
             "type": self.type,
             "sensitive": self.sensitive,
@@ -114,6 +119,9 @@ class Question:
             "min": self.minimum,
             "max": self.maximum,
         }
+        if self.show_if is not None:  # only when given, so that older versions do not change
+            meaning["show_if"] = self.show_if
+        return meaning
 
 
 @dataclass
@@ -134,6 +142,9 @@ class Survey:
     outro_html: str = ""
     lines: dict[str, int] = field(default_factory=dict)
     warnings: list[SurveyError] = field(default_factory=list)
+    #: The consent text (Markdown) and its HTML, when the front matter gives ``consent:``.
+    consent: str | None = None
+    consent_html: str = ""
 
     def question(self, question_id: str) -> Question:
         """The question with this id."""
@@ -186,4 +197,5 @@ class Survey:
                 ],
             },
             "questions": [question.manifest() for question in self.questions],
+            **({"consent": self.consent} if self.consent is not None else {}),
         }

@@ -342,6 +342,21 @@ class Priors(Kind):
         return priors
 
 
+@dataclass(frozen=True)
+class Answers(Kind):
+    """One answer value or a list of them (``show_if``'s ``is``)."""
+
+    name: str = "answer or list"
+
+    def read(self, node: yaml.Node, problems: Problems) -> list[str]:
+        """The values as written, at least one."""
+        items = node.value if isinstance(node, yaml.SequenceNode) else [node]
+        values = [Text(max_length=200).read(item, problems) for item in items]
+        if not values:
+            raise Invalid("must name at least one answer")
+        return values
+
+
 # --------------------------------------------------------------------------------------------
 # Declarations
 
@@ -524,6 +539,23 @@ FRONT_MATTER = Block(
         Key("priors", Priors(), "Prior guesses of the true rate of yes-no sensitive questions, by "
             "id (`{violated: 0.2}`): they choose among optimal designs when delta > 0, and the "
             "analyzer's planning uses them."),
+        # fielding (issue 11) ------------------------------------------------------------------
+        Key("consent", Text(markdown=True, max_length=20000),
+            "Consent text (Markdown, a YAML block `|` for several paragraphs). The page shows it "
+            "first with *I agree* / *I do not agree*; nothing can be answered before agreeing, "
+            "and declining sends nothing."),
+    ),
+)
+
+SHOW_IF = Block(
+    name="show_if",
+    title="show_if",
+    keys=(
+        Key("question", Name(r"[A-Za-z][A-Za-z0-9_-]{0,63}", _ID_RULE),
+            "The id of an earlier **direct** (not randomized) yes-no, choice or multi-choice "
+            "question.", required=True),
+        Key("is", Answers(), "The answer, or a list of answers, that shows this question "
+            "(multi-choice: any of them chosen).", required=True),
     ),
 )
 
@@ -587,10 +619,15 @@ QUESTION = Block(
         Key("accept_no_epsilon", Flag(), "Accept a design under which some report reveals the "
             "true answer (no finite epsilon, e.g. `forced-yes`: a \"no\" is never deniable).",
             default=False),
+        # fielding (issue 11) ------------------------------------------------------------------
+        Key("show_if", Nested(SHOW_IF), "Show this question only when an earlier direct "
+            "question has one of the given answers (`{question: smoker, is: yes}`). A hidden "
+            "question is not asked and not sent. A condition on a randomized question is refused: "
+            "which questions follow would reveal its true answer."),
     ),
 )
 
-BLOCKS: tuple[Block, ...] = (FRONT_MATTER, PRIVACY, SUBMIT, QUESTION, OPTION)
+BLOCKS: tuple[Block, ...] = (FRONT_MATTER, PRIVACY, SUBMIT, QUESTION, SHOW_IF, OPTION)
 
 
 def _cell(text: str) -> str:
@@ -618,6 +655,7 @@ def reference_markdown(blocks: Sequence[Block] = BLOCKS) -> str:
         "submit": "`submit:` in the front matter",
         "question": "Question block (YAML in a ```` ```question ```` fence under a `##` heading)",
         "option": "An option given as a mapping (in `options:`)",
+        "show_if": "`show_if:` in a question block",
     }
     parts = []
     for block in blocks:
