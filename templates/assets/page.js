@@ -276,6 +276,8 @@ function readForm() {
   const items = [];
   const direct = {};
   for (const q of questions) {
+    // fielding hook (issue 11): a question hidden by its show_if (conditions.js) is neither checked nor sent.
+    if (questionElement(q).hidden) continue;
     const error = (message) => errors.push({ q, message });
     if (q.sensitive) {
       const truth = optionInputs(q, "input[data-truth]").find((i) => i.checked);

@@ -68,6 +68,8 @@ def plan_answers(manifest: dict[str, Any], round_index: int) -> Plan:
     plan = Plan()
     for q in manifest["questions"]:
         values = q.get("values") or []
+        if not shown(q, plan.direct):
+            continue  # fielding (issue 11): hidden by its show_if, so not answered
         if q["sensitive"]:
             truth = least_forced(q)
             if round_index % 3 == 2:
@@ -95,6 +97,23 @@ def plan_answers(manifest: dict[str, Any], round_index: int) -> Plan:
     return plan
 
 
+def shown(q: dict[str, Any], direct: dict[str, Any]) -> bool:
+    """Whether a question's show_if (issue 11) holds for the direct answers planned so far."""
+    condition = q.get("show_if")
+    if not condition:
+        return True
+    answer = direct.get(condition["question"])
+    chosen = answer if isinstance(answer, list) else [answer]
+    return any(value in condition["is"] for value in chosen)
+
+
+def agree_to_consent(page: Page) -> None:
+    """Press "I agree" when the survey asks for consent first (issue 11)."""
+    agree = page.locator("#rr-consent-agree")
+    if agree.count() and agree.is_visible():
+        agree.click()
+
+
 def css_string(value: str) -> str:
     """A CSS string literal."""
     return json.dumps(value, ensure_ascii=False)
@@ -102,6 +121,7 @@ def css_string(value: str) -> str:
 
 def fill(page: Page, manifest: dict[str, Any], plan: Plan) -> None:
     """Answer the form as a respondent would (clicks and typing)."""
+    agree_to_consent(page)
     for q in manifest["questions"]:
         qid = q["id"]
         if qid in plan.truths:
