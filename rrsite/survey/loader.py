@@ -563,10 +563,10 @@ def _check_conditions(questions: list[Question], problems: Problems) -> None:
             target = earlier.get(target_id)
             later = {q.id for q in questions} - set(earlier)
             if target is None:
-                where = ("a later question: a condition can only look back"
-                         if target_id in later else
-                         f"no question has this id{schema.suggest(target_id, earlier)}")
-                problems.error(line, f"show_if: '{target_id}' is {where}")
+                problems.error(line, f"show_if: '{target_id}' is a later question: a condition "
+                               "can only look back" if target_id in later else
+                               f"show_if: no question has id '{target_id}'"
+                               f"{schema.suggest(target_id, earlier)}")
                 question.show_if = None
             elif target.sensitive:
                 problems.error(line, f"show_if depends on '{target_id}', a randomized question: "

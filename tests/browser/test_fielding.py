@@ -66,11 +66,11 @@ def test_agreeing_shows_the_form_and_lasts_across_a_reload(
 
 
 def answer_and_send(page: Page, watch: Watch, visited: str) -> dict:
-    """Answer clinic-visit (3 visits when asked), send it, and return the body that arrived."""
+    """Answer clinic-visit (2 to 4 visits when asked), send it, and return the body that arrived."""
     before = len(watch.posts(SUBMISSIONS))
     page.check(f"#q-visited input[value='{visited}']")
     if visited == "yes":
-        page.fill("#q-visits-input", "3")
+        page.check("#q-visits input[value='2 to 4 times']")
     page.check("#q-shared_medicine input[value='no']")
     page.check("#q-age input[value='35-54']")
     page.click("#rr-submit")
@@ -89,15 +89,15 @@ def test_show_if_hides_and_shows_and_hidden_answers_are_not_sent(
     assert not visits.is_visible()
     page.check("#q-visited input[value='yes']")
     assert visits.is_visible()
-    page.fill("#q-visits-input", "7")
+    page.check("#q-visits input[value='once']")
     page.check("#q-visited input[value='no']")
     assert not visits.is_visible()
     # The hidden question is required when shown, yet does not block the form while hidden,
-    # and the 7 typed before it was hidden is not sent.
+    # and the answer given before it was hidden is not sent.
     body = answer_and_send(page, watch, "no")
     assert body["answers"]["visited"] == "no"
     assert "visits" not in body["answers"]
-    assert "7" not in json.dumps(body["answers"])
+    assert "once" not in json.dumps(body["answers"])
 
     page.evaluate("() => { localStorage.clear(); "
                   "document.dispatchEvent(new Event('rrsite:reset')); }")
@@ -105,5 +105,5 @@ def test_show_if_hides_and_shows_and_hidden_answers_are_not_sent(
     assert not visits.is_visible(), "a new respondent starts with the follow-up hidden again"
     body = answer_and_send(page, watch, "yes")
     assert body["answers"]["visited"] == "yes"
-    assert body["answers"]["visits"] == 3
+    assert body["answers"]["visits"] == "2 to 4 times"
     watch.assert_clean()

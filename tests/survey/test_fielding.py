@@ -93,7 +93,7 @@ def test_condition_on_a_later_or_unknown_question(refuse, helpers):
     errors = refuse(text)
     assert len(errors) == 2
     helpers.has(errors, helpers.line_of(text, "show_if:"), "'brands' is a later question")
-    helpers.has(errors, helpers.line_of(text, "show_if:", 2), "no question has this id",
+    helpers.has(errors, helpers.line_of(text, "show_if:", 2), "no question has id 'smokr'",
                 "did you mean 'smoker'?")
 
 
