@@ -15,6 +15,7 @@ from __future__ import annotations
 import argparse
 import secrets
 import shutil
+import signal
 import sys
 import tempfile
 import threading
@@ -208,6 +209,9 @@ def run(args: argparse.Namespace) -> int:
     templates = args.templates or default_templates()
     pyodide = args.pyodide or default_pyodide()
     sources = list(args.surveys)
+    # Uvicorn re-raises SIGTERM once it has stopped; exit through Python so that the temporary
+    # folder (the site and the throwaway database) is removed.
+    signal.signal(signal.SIGTERM, lambda number, frame: sys.exit(128 + number))
     state = PreviewState()
     with tempfile.TemporaryDirectory(prefix="rrsite-preview-") as folder:
         dist = Path(folder) / "dist"
