@@ -30,7 +30,7 @@ from . import schema
 from .errors import Problems, SurveyError, SurveyErrors
 from .model import COLLECTOR_URL, Option, Question, Survey
 from .render import plain_text, render_block, render_inline
-from .source import Heading, Prose, QuestionBlock, read_text, split
+from .source import Heading, PageBreak, Prose, QuestionBlock, read_text, split
 
 #: Keys that only make sense on a randomized question.
 DESIGN_KEYS = (
@@ -89,6 +89,8 @@ def parse_survey(
     for raw in layout.questions:
         known = len(problems.errors)
         question = _question(raw, language, defaults, problems, raw.before)
+        if question is not None and layout.pages:
+            question.page = raw.page
         if len(problems.errors) > known and question is not None:
             defaults.broken.add(question.id)
         if question is None:
@@ -149,6 +151,7 @@ class _RawQuestion:
     block: QuestionBlock
     help: list[Prose] = field(default_factory=list)
     before: list[Prose] = field(default_factory=list)
+    page: int = 1
 
 
 @dataclass
@@ -156,6 +159,8 @@ class _Layout:
     intro: list[Prose]
     questions: list[_RawQuestion]
     outro: list[Prose]
+    #: Page titles ("" when untitled), one per page, when the file has page breaks (``+++``).
+    pages: list[str] = field(default_factory=list)
 
 
 def _layout(parts: list[Any], problems: Problems) -> _Layout:
@@ -165,7 +170,22 @@ def _layout(parts: list[Any], problems: Problems) -> _Layout:
     help_parts: list[Prose] = []
     loose: list[Prose] = []
     intro: list[Prose] | None = None
+    pages: list[str] = [""]
+    breaks: list[PageBreak] = []
     for part in parts:
+        if isinstance(part, PageBreak):
+            if pending is not None:
+                _no_block(pending, problems)
+                pending, help_parts = None, []
+            if not questions:
+                pages[0] = part.title  # before the first question: the first page's title
+            elif questions[-1].page == len(pages):
+                pages.append(part.title)
+                breaks.append(part)
+            else:
+                problems.error(part.line, "a page break right after another one (or an empty "
+                                          "page): put at least one question between two '+++'")
+            continue
         if isinstance(part, Prose):
             (help_parts if pending is not None else loose).append(part)
         elif isinstance(part, Heading):
@@ -180,11 +200,16 @@ def _layout(parts: list[Any], problems: Problems) -> _Layout:
                 continue
             if intro is None:
                 intro, loose = loose, []
-            questions.append(_RawQuestion(pending, part, help_parts, loose))
+            questions.append(_RawQuestion(pending, part, help_parts, loose, len(pages)))
             pending, help_parts, loose = None, [], []
     if pending is not None:
         _no_block(pending, problems)
-    return _Layout(intro or [], questions, loose if intro is not None else [])
+    if questions and questions[-1].page < len(pages):
+        problems.error(breaks[-1].line, "a page break with no question after it: remove the "
+                                        "last '+++' or add a question")
+    paged = len(pages) > 1 or bool(pages[0])
+    return _Layout(intro or [], questions, loose if intro is not None else [],
+                   pages if paged else [])
 
 
 def _no_block(heading: Heading, problems: Problems) -> None:
@@ -697,5 +722,6 @@ def _survey(
         outro_html=_prose_html(layout.outro),
         lines=dict(front.lines),
         consent=front.get("consent"),
+        pages=list(layout.pages),
         consent_html=render_block(front.get("consent")) if front.given("consent") else "",
     )

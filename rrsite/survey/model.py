@@ -56,6 +56,8 @@ class Question:
     chosen_for: dict[str, Any] | None = None
     #: ``{"question": id, "is": [values]}``: shown only when that direct question has one of them.
     show_if: dict[str, Any] | None = None
+    #: Its page (1-based) when the survey is split into pages with ``+++``, else None.
+    page: int | None = None
 
     @property
     def sensitive(self) -> bool:
@@ -83,6 +85,8 @@ class Question:
             entry.update({"min": self.minimum, "max": self.maximum, "integer": self.integer})
         if self.type == "text":
             entry["max_length"] = self.max_length
+        if self.page is not None:
+            entry["page"] = self.page
         if self.show_if is not None:
             entry["show_if"] = {"question": self.show_if["question"],
                                 "is": list(self.show_if["is"])}
@@ -145,6 +149,8 @@ class Survey:
     #: The consent text (Markdown) and its HTML, when the front matter gives ``consent:``.
     consent: str | None = None
     consent_html: str = ""
+    #: Page titles ("" when untitled), one per page, when the file has page breaks (``+++``).
+    pages: list[str] = field(default_factory=list)
 
     def question(self, question_id: str) -> Question:
         """The question with this id."""
@@ -198,4 +204,5 @@ class Survey:
             },
             "questions": [question.manifest() for question in self.questions],
             **({"consent": self.consent} if self.consent is not None else {}),
+            **({"pages": [{"title": title} for title in self.pages]} if self.pages else {}),
         }

@@ -114,6 +114,26 @@ def agree_to_consent(page: Page) -> None:
         agree.click()
 
 
+def go_to_page(page: Page, number: int | None) -> None:
+    """On a survey split into pages (issue 11), use Back/Next until page ``number`` (None: last)."""
+    if not page.locator("#rr-pager").count():
+        return
+    progress = page.locator("#rr-page-progress")
+    target = number or int(progress.get_attribute("max") or 1)
+    for _ in range(50):
+        now = int(page.evaluate("() => document.getElementById('rr-page-progress').value"))
+        if now == target:
+            return
+        page.click("#rr-page-next" if now < target else "#rr-page-back")
+    raise AssertionError(f"could not reach page {target}")
+
+
+def ready_to_submit(page: Page) -> None:
+    """Agree to consent and go to the last page, where the submit button is (issue 11)."""
+    agree_to_consent(page)
+    go_to_page(page, None)
+
+
 def css_string(value: str) -> str:
     """A CSS string literal."""
     return json.dumps(value, ensure_ascii=False)
@@ -124,6 +144,8 @@ def fill(page: Page, manifest: dict[str, Any], plan: Plan) -> None:
     agree_to_consent(page)
     for q in manifest["questions"]:
         qid = q["id"]
+        if qid in plan.truths or qid in plan.direct:
+            go_to_page(page, q.get("page"))
         if qid in plan.truths:
             truth = css_string(plan.truths[qid])
             page.locator(f"#q-{qid} input[data-truth][value={truth}]").check()
@@ -141,6 +163,7 @@ def fill(page: Page, manifest: dict[str, Any], plan: Plan) -> None:
                                  f"[value={css_string(item)}]").check()
             else:
                 page.locator(f"#q-{qid}-input").fill(str(value))
+    go_to_page(page, None)  # the submit button is on the last page
 
 
 def worker(page: Page) -> Worker:

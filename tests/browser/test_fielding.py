@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import json
 
-from browserkit import Site, Watch, open_survey
+from browserkit import Site, Watch, open_survey, wait_ready
 from playwright.sync_api import BrowserContext, Page
-from respondent import agree_to_consent
+from respondent import agree_to_consent, go_to_page
 
 SURVEY = "clinic-visit"
 SUBMISSIONS = "/api/submissions"
@@ -32,7 +32,7 @@ def test_consent_blocks_the_form_and_declining_sends_nothing(
         page.keyboard.press("Tab")
         assert page.evaluate("() => document.getElementById('rr-form').contains("
                              "document.activeElement)") is False
-    page.locator("#q-age input").first.focus()
+    page.locator("#rr-page-next").focus()
     assert page.evaluate("() => document.getElementById('rr-form').contains("
                          "document.activeElement)") is False
     page.click("#rr-consent-decline")
@@ -68,10 +68,13 @@ def test_agreeing_shows_the_form_and_lasts_across_a_reload(
 def answer_and_send(page: Page, watch: Watch, visited: str) -> dict:
     """Answer clinic-visit (2 to 4 visits when asked), send it, and return the body that arrived."""
     before = len(watch.posts(SUBMISSIONS))
+    go_to_page(page, 1)
     page.check(f"#q-visited input[value='{visited}']")
     if visited == "yes":
         page.check("#q-visits input[value='2 to 4 times']")
+    go_to_page(page, 2)
     page.check("#q-shared_medicine input[value='no']")
+    go_to_page(page, 3)
     page.check("#q-age input[value='35-54']")
     page.click("#rr-submit")
     page.wait_for_selector("#rr-review:not([hidden])", timeout=60_000)
@@ -106,4 +109,62 @@ def test_show_if_hides_and_shows_and_hidden_answers_are_not_sent(
     body = answer_and_send(page, watch, "yes")
     assert body["answers"]["visited"] == "yes"
     assert body["answers"]["visits"] == "2 to 4 times"
+    watch.assert_clean()
+
+
+def storage_text(page: Page) -> str:
+    return page.evaluate("""() => JSON.stringify([Object.entries(sessionStorage),
+                                                   Object.entries(localStorage)])""")
+
+
+def test_pages_keep_direct_answers_across_pages_and_a_reload(
+        site: Site, context: BrowserContext, watch: Watch) -> None:
+    page = open_survey(context, site, SURVEY)
+    agree_to_consent(page)
+    label = page.locator("#rr-page-label")
+    assert label.inner_text() == "Page 1 of 3"
+    assert page.locator("#rr-page-back").is_disabled()
+    assert not page.locator("#q-shared_medicine").is_visible()
+    page.check("#q-visited input[value='yes']")
+    page.check("#q-visits input[value='once']")
+    page.click("#rr-page-next")
+    assert label.inner_text() == "Page 2 of 3"
+    assert page.evaluate("() => document.getElementById('rr-page-progress').value") == 2
+    assert not page.locator("#q-visited").is_visible()
+    page.check("#q-shared_medicine input[value='yes']")  # a true sensitive answer
+    page.click("#rr-page-next")
+    page.check("#q-age input[value='18-34']")
+    assert not page.locator("#rr-page-next").is_visible()
+    stored = storage_text(page)
+    assert "shared_medicine" not in stored, "a sensitive answer was stored"
+
+    page.reload()
+    page.wait_for_selector("#rr-page-label")
+    page.wait_for_function("() => document.getElementById('rr-page-label').textContent"
+                           " === 'Page 3 of 3'")
+    assert page.locator("#q-age input[value='18-34']").is_checked()
+    page.click("#rr-page-back")
+    # The true sensitive answer is not kept: it has to be given again.
+    assert not page.locator("#q-shared_medicine input[value='yes']").is_checked()
+    page.click("#rr-page-back")
+    assert page.locator("#q-visited input[value='yes']").is_checked()
+    assert page.locator("#q-visits").is_visible(), "the restored answer shows its follow-up"
+    assert page.locator("#q-visits input[value='once']").is_checked()
+
+    # Submitting with the sensitive question unanswered goes to its page and says why.
+    wait_ready(page)
+    page.click("#rr-submit")
+    page.wait_for_selector("#rr-errors:not([hidden])")
+    assert label.inner_text() == "Page 2 of 3"
+    assert page.locator("#q-shared_medicine-error").is_visible()
+    page.check("#q-shared_medicine input[value='no']")
+    go_to_page(page, 3)
+    page.click("#rr-submit")
+    page.wait_for_selector("#rr-review:not([hidden])", timeout=60_000)
+    page.click("#rr-confirm")
+    page.wait_for_selector("#rr-done:not([hidden])")
+    body = json.loads(watch.posts(SUBMISSIONS)[-1].body or "{}")
+    assert {k: body["answers"][k] for k in ("visited", "visits", "age")} == {
+        "visited": "yes", "visits": "once", "age": "18-34"}
+    assert "rrsite:draft" not in storage_text(page), "the draft outlived the submission"
     watch.assert_clean()

@@ -114,3 +114,66 @@ def test_show_if_needs_both_keys_and_knows_no_others(refuse, helpers):
     line = helpers.line_of(text, "show_if:")
     helpers.has(errors, line, "unknown key 'equals' in show_if")
     helpers.has(errors, line, "show_if is missing 'is'")
+
+
+PAGED = """\
+---
+id: paged
+title: Paged
+---
+Intro.
+
++++ About you
+
+## A?
+
+```question
+id: a
+type: yes-no
+```
+
++++
+
+Prose on page two.
+
+## B?
+
+```question
+id: b
+type: yes-no
+```
+
+~~~
++++ inside a code sample: not a page break
+~~~
+
+## C?
+
+```question
+id: c
+type: yes-no
+```
+"""
+
+
+def test_page_breaks_give_pages_and_titles(load):
+    survey = load(PAGED)
+    manifest = survey.manifest()
+    assert manifest["pages"] == [{"title": "About you"}, {"title": ""}]
+    assert [q.get("page") for q in manifest["questions"]] == [1, 2, 2]
+    assert survey.questions[1].before_html == "<p>Prose on page two.</p>"
+    # Layout only: the version is that of the same questions without pages.
+    flat = PAGED.replace("+++ About you\n", "").replace("+++\n", "")
+    assert "pages" not in load(flat).manifest()
+    assert load(flat).version == survey.version
+
+
+def test_empty_pages_are_refused_with_their_line(refuse, helpers):
+    text = PAGED.replace("+++\n\nProse", "+++\n\n+++ again\n\nProse")
+    error = helpers.only(refuse(text))
+    assert error.line == helpers.line_of(text, "+++ again")
+    assert "right after another one" in error.message
+    text = PAGED + "\n+++ The end\n"
+    error = helpers.only(refuse(text))
+    assert error.line == helpers.line_of(text, "+++ The end")
+    assert "no question after it" in error.message
