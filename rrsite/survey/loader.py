@@ -301,6 +301,13 @@ def _question(
                                                   f"({question.minimum:g})")
     if qtype == "text":
         question.max_length = int(fields.get("max_length"))
+    if fields.get("practice"):
+        if design is None or qtype != "yes-no":
+            problems.error(fields.line_of("practice"), "practice applies to randomized yes-no "
+                           "questions: its practice round runs the question's own design on a "
+                           "neutral yes-no question")
+        else:
+            question.practice = True
     condition = fields.get("show_if")
     if condition is not None and condition.given("question") and condition.given("is"):
         question.show_if = {"question": condition.get("question"), "is": condition.get("is"),

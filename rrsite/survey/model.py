@@ -58,6 +58,8 @@ class Question:
     show_if: dict[str, Any] | None = None
     #: Its page (1-based) when the survey is split into pages with ``+++``, else None.
     page: int | None = None
+    #: A practice round of its device comes first (randomized yes-no questions).
+    practice: bool = False
 
     @property
     def sensitive(self) -> bool:
@@ -87,6 +89,8 @@ class Question:
             entry["max_length"] = self.max_length
         if self.page is not None:
             entry["page"] = self.page
+        if self.practice:
+            entry["practice"] = True
         if self.show_if is not None:
             entry["show_if"] = {"question": self.show_if["question"],
                                 "is": list(self.show_if["is"])}

@@ -624,6 +624,9 @@ QUESTION = Block(
             "question has one of the given answers (`{question: smoker, is: yes}`). A hidden "
             "question is not asked and not sent. A condition on a randomized question is refused: "
             "which questions follow would reveal its true answer."),
+        Key("practice", Flag(), "Randomized yes-no questions: show before it a practice round "
+            "of its device on a neutral question (\"Is it daytime now?\"), repeatable, never "
+            "sent or stored.", default=False),
     ),
 )
 

@@ -23,6 +23,8 @@ export function update() {
     if (!box) continue;
     const shown = answersOf(q.show_if.question).some((value) => q.show_if.is.includes(value));
     if (box.hidden !== !shown) box.hidden = !shown;
+    const practice = document.getElementById(`q-${q.id}-practice`);
+    if (practice) practice.hidden = !shown;
   }
 }
 

@@ -490,6 +490,19 @@ function describeStep(q, step, counters, result, item) {
   return `${what} → ${meaning}${chance ? ` ${t("step_chance", { chance: percent(chance[1]) })}` : ""}`;
 }
 
+// fielding hook (issue 11): practice.js runs a practice round on the same randomizer and words
+// its steps like the review does. Nothing it gets is stored or sent.
+window.rrsitePractice = {
+  async respond(item) {
+    if (!randomizer) randomizer = new Randomizer();
+    await randomizer.ready;
+    const [result] = await randomizer.respond([item]);
+    const counters = {};
+    return { result, steps: result.steps.map((step) => describeStep(item.question, step, counters, result, item)) };
+  },
+  label: optionLabel,
+};
+
 function renderTranscript(results, items) {
   const box = $("rr-transcript");
   box.replaceChildren();

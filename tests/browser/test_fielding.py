@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 
 from browserkit import Site, Watch, open_survey, wait_ready
 from playwright.sync_api import BrowserContext, Page
@@ -167,4 +168,34 @@ def test_pages_keep_direct_answers_across_pages_and_a_reload(
     assert {k: body["answers"][k] for k in ("visited", "visits", "age")} == {
         "visited": "yes", "visits": "once", "age": "18-34"}
     assert "rrsite:draft" not in storage_text(page), "the draft outlived the submission"
+    watch.assert_clean()
+
+
+def test_practice_round_runs_the_device_and_sends_nothing(
+        site: Site, context: BrowserContext, watch: Watch) -> None:
+    page = open_survey(context, site, SURVEY)
+    agree_to_consent(page)
+    go_to_page(page, 2)
+    box = page.locator("#q-shared_medicine-practice")
+    assert box.is_visible()
+    before = len(watch.requests)
+    reports = set()
+    for round_index in range(12):
+        truth = "yes" if round_index % 2 else "no"
+        page.click(f"#q-shared_medicine-practice [data-practice-truth='{truth}']")
+        page.wait_for_function(
+            f"() => document.getElementById('q-shared_medicine-practice').dataset.practised"
+            f" === '{round_index + 1}'")
+        steps = box.locator(".rr-practice-steps li").all_inner_texts()
+        assert steps and all(text.startswith("Coin ") for text in steps), steps
+        result = box.locator(".rr-practice-result").inner_text()
+        assert "nothing was sent" in result
+        match = re.search(r"this would be sent: “(Yes|No)”", result)
+        assert match, result
+        reports.add(match.group(1))
+    assert reports <= {"Yes", "No"}
+    new = watch.requests[before:]
+    assert [r for r in new if r.method != "GET" or "/api/" in r.url] == []
+    assert page.evaluate("() => Object.keys(localStorage)") == []
+    assert not page.locator("#q-shared_medicine input[data-truth]:checked").count()
     watch.assert_clean()

@@ -177,3 +177,17 @@ def test_empty_pages_are_refused_with_their_line(refuse, helpers):
     error = helpers.only(refuse(text))
     assert error.line == helpers.line_of(text, "+++ The end")
     assert "no question after it" in error.message
+
+
+def test_practice_is_for_randomized_yes_no_questions(load, refuse, helpers):
+    text = replace(CONDITIONAL, "randomize: forced-response",
+                   "practice: true\nrandomize: forced-response")
+    by_id = {q["id"]: q for q in load(text).manifest()["questions"]}
+    assert by_id["did"]["practice"] is True
+    assert "practice" not in by_id["smoker"]
+    assert load(text).version == load(CONDITIONAL).version  # a practice round changes no answer
+    text = replace(CONDITIONAL, "id: smoker\ntype: yes-no",
+                   "id: smoker\ntype: yes-no\npractice: true")
+    error = helpers.only(refuse(text))
+    assert error.line == helpers.line_of(text, "practice: true")
+    assert "practice applies to randomized yes-no questions" in error.message
