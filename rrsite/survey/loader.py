@@ -730,5 +730,6 @@ def _survey(
         lines=dict(front.lines),
         consent=front.get("consent"),
         pages=list(layout.pages),
+        shuffle=bool(front.get("shuffle")),
         consent_html=render_block(front.get("consent")) if front.given("consent") else "",
     )

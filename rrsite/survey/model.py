@@ -155,6 +155,8 @@ class Survey:
     consent_html: str = ""
     #: Page titles ("" when untitled), one per page, when the file has page breaks (``+++``).
     pages: list[str] = field(default_factory=list)
+    #: Questions shown in an order drawn on the device, page by page (``shuffle: true``).
+    shuffle: bool = False
 
     def question(self, question_id: str) -> Question:
         """The question with this id."""
@@ -209,4 +211,5 @@ class Survey:
             "questions": [question.manifest() for question in self.questions],
             **({"consent": self.consent} if self.consent is not None else {}),
             **({"pages": [{"title": title} for title in self.pages]} if self.pages else {}),
+            **({"shuffle": True} if self.shuffle else {}),
         }

@@ -544,6 +544,9 @@ FRONT_MATTER = Block(
             "Consent text (Markdown, a YAML block `|` for several paragraphs). The page shows it "
             "first with *I agree* / *I do not agree*; nothing can be answered before agreeing, "
             "and declining sends nothing."),
+        Key("shuffle", Flag(), "Show the questions of each page (of the survey, without pages) "
+            "in an order drawn on the respondent's device; the order is not sent.",
+            default=False),
     ),
 )
 

@@ -199,3 +199,43 @@ def test_practice_round_runs_the_device_and_sends_nothing(
     assert page.evaluate("() => Object.keys(localStorage)") == []
     assert not page.locator("#q-shared_medicine input[data-truth]:checked").count()
     watch.assert_clean()
+
+
+ORDER = """() => Array.from(document.querySelectorAll('#rr-form fieldset.rr-question'))
+                   .map((f) => f.dataset.question)"""
+
+
+def test_question_order_is_drawn_on_the_device_page_by_page(
+        site: Site, context: BrowserContext, watch: Watch) -> None:
+    sid = site.ids["shuffled.md"]
+    page = open_survey(context, site, sid, ready=False)
+    orders = set()
+    for _ in range(8):
+        order = page.evaluate(ORDER)
+        # Each page keeps its own questions; only their order within the page changes.
+        assert sorted(order[:3]) == ["q1", "q2", "q3"] and sorted(order[3:]) == ["q4", "q5", "q6"]
+        orders.add(tuple(order))
+        page.reload()
+        page.wait_for_selector("#rr-consent-agree")
+    assert len(orders) > 1  # 8 loads all alike: chance 36^-7 if the draw is uniform
+
+    # Uniformity: where q1 lands after 36,000 draws. Each of the 3 places has chance 1/3: 12,000
+    # expected, standard deviation sqrt(36000 * 1/3 * 2/3) = 89; a 1% error in a chance (360) is
+    # over 4 standard deviations, and the bound below (5 sd = 447) lets a fair draw pass
+    # except with chance below 1e-6.
+    counts = page.evaluate("""async () => {
+        const src = Array.from(document.scripts).find((s) => s.src.includes('/order.')).src;
+        const { shuffle } = await import(src);
+        const counts = [0, 0, 0];
+        for (let i = 0; i < 36000; i += 1) {
+            shuffle();
+            const ids = Array.from(document.querySelectorAll(
+                '#rr-form fieldset.rr-question[data-page="1"]')).map((f) => f.dataset.question);
+            counts[ids.indexOf('q1')] += 1;
+        }
+        return counts;
+    }""")
+    assert sum(counts) == 36000
+    assert all(abs(count - 12000) < 447 for count in counts), counts
+    assert watch.posts() == []
+    watch.assert_clean()

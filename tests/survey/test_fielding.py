@@ -191,3 +191,10 @@ def test_practice_is_for_randomized_yes_no_questions(load, refuse, helpers):
     error = helpers.only(refuse(text))
     assert error.line == helpers.line_of(text, "practice: true")
     assert "practice applies to randomized yes-no questions" in error.message
+
+
+def test_shuffle_reaches_the_manifest_and_not_the_version(load):
+    shuffled = PAGED.replace("title: Paged\n", "title: Paged\nshuffle: true\n")
+    assert load(shuffled).manifest()["shuffle"] is True
+    assert "shuffle" not in load(PAGED).manifest()
+    assert load(shuffled).version == load(PAGED).version
