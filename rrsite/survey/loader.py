@@ -712,6 +712,10 @@ def _survey(
         parts = " + ".join(f"{q.id} {q.privacy.epsilon:.4g}" for q in finite if q.privacy)
         problems.error(privacy.line_of("budget"), f"the sensitive questions together spend epsilon "
                        f"{total:.6g} ({parts}), more than privacy.budget {budget:g}")
+    if front.get("mode") == "kiosk" and submit.get("to") == "download":
+        problems.error(front.line_of("mode"), "mode: kiosk needs a target that sends (collector, "
+                       "endpoint or netlify): with `submit: {to: download}` each respondent's "
+                       "file would stay on the shared device")
     if survey_id is None or front.get("title") is None:
         return None
     return Survey(
@@ -731,5 +735,6 @@ def _survey(
         consent=front.get("consent"),
         pages=list(layout.pages),
         shuffle=bool(front.get("shuffle")),
+        mode=str(front.get("mode")),
         consent_html=render_block(front.get("consent")) if front.given("consent") else "",
     )

@@ -157,6 +157,8 @@ class Survey:
     pages: list[str] = field(default_factory=list)
     #: Questions shown in an order drawn on the device, page by page (``shuffle: true``).
     shuffle: bool = False
+    #: ``web`` (one respondent per device) or ``kiosk`` (many in turn, an offline queue).
+    mode: str = "web"
 
     def question(self, question_id: str) -> Question:
         """The question with this id."""
@@ -212,4 +214,5 @@ class Survey:
             **({"consent": self.consent} if self.consent is not None else {}),
             **({"pages": [{"title": title} for title in self.pages]} if self.pages else {}),
             **({"shuffle": True} if self.shuffle else {}),
+            **({"mode": self.mode} if self.mode != "web" else {}),
         }

@@ -544,6 +544,10 @@ FRONT_MATTER = Block(
             "Consent text (Markdown, a YAML block `|` for several paragraphs). The page shows it "
             "first with *I agree* / *I do not agree*; nothing can be answered before agreeing, "
             "and declining sends nothing."),
+        Key("mode", OneOf(("web", "kiosk")), "`kiosk`: one device serves many respondents "
+            "in turn: after each one the page clears every answer and stored report, and reports "
+            "that cannot be sent wait in a queue on the device until the connection returns.",
+            default="web"),
         Key("shuffle", Flag(), "Show the questions of each page (of the survey, without pages) "
             "in an order drawn on the respondent's device; the order is not sent.",
             default=False),

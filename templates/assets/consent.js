@@ -59,4 +59,6 @@ if (section && form) {
   document.getElementById("rr-consent-agree").addEventListener("click", () => agree());
   document.getElementById("rr-consent-decline").addEventListener("click", decline);
   if (agreed()) agree({ focus: false });
+  // A new respondent (kiosk mode) is asked again.
+  document.addEventListener("rrsite:reset", askAgain);
 }

@@ -569,6 +569,9 @@ function showReview(record, { restored }) {
 async function confirmAndSend() {
   if (!current) return;
   const { record, request } = current;
+  // fielding hook (issue 11): in kiosk mode kiosk.js queues and sends the report, clears this
+  // respondent from the page and storage, and hands the device to the next respondent.
+  if (window.rrsiteKiosk) { current = null; window.rrsiteKiosk.hand(record, request); return; }
   performance.mark("rr-confirm");
   confirmButton.disabled = true;
   retryBox.hidden = true;

@@ -59,8 +59,13 @@ function readDirect() {
 }
 
 function saveDraft() {
+  const answers = readDirect();
+  if (current === 1 && Object.keys(answers).length === 0) {
+    clearDraft(); // nothing to keep
+    return;
+  }
   try {
-    window.sessionStorage.setItem(DRAFT_KEY, JSON.stringify({ page: current, answers: readDirect() }));
+    window.sessionStorage.setItem(DRAFT_KEY, JSON.stringify({ page: current, answers }));
   } catch {
     // storage refused: answers are kept across pages, not across a reload
   }

@@ -198,3 +198,17 @@ def test_shuffle_reaches_the_manifest_and_not_the_version(load):
     assert load(shuffled).manifest()["shuffle"] is True
     assert "shuffle" not in load(PAGED).manifest()
     assert load(shuffled).version == load(PAGED).version
+
+
+def test_kiosk_mode_reaches_the_manifest_and_needs_a_sending_target(load, refuse, helpers):
+    kiosk = CONDITIONAL.replace("title: Conditional survey\n",
+                                "title: Conditional survey\nmode: kiosk\n")
+    assert load(kiosk).manifest()["mode"] == "kiosk"
+    assert "mode" not in load(CONDITIONAL).manifest()
+    text = kiosk.replace("mode: kiosk\n", "mode: kiosk\nsubmit:\n  to: download\n")
+    error = helpers.only(refuse(text))
+    assert error.line == helpers.line_of(text, "mode: kiosk")
+    assert "mode: kiosk needs a target that sends" in error.message
+    error = helpers.only(refuse(CONDITIONAL.replace("title: Conditional survey\n",
+                                                    "title: Conditional survey\nmode: kiosc\n")))
+    assert "did you mean 'kiosk'?" in error.message
