@@ -106,6 +106,7 @@ def test_show_if_hides_and_shows_and_hidden_answers_are_not_sent(
     page.evaluate("() => { localStorage.clear(); "
                   "document.dispatchEvent(new Event('rrsite:reset')); }")
     page.wait_for_selector("#rr-form:not([hidden])")
+    agree_to_consent(page)  # a new respondent is asked for consent again
     assert not visits.is_visible(), "a new respondent starts with the follow-up hidden again"
     body = answer_and_send(page, watch, "yes")
     assert body["answers"]["visited"] == "yes"
