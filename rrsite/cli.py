@@ -17,6 +17,8 @@ from .errors import RRSiteError
 COMMANDS: dict[str, tuple[str, str]] = {
     "new": ("rrsite.site.new_command", "write a starter survey file"),
     "build": ("rrsite.site.build_command", "build survey files into a static site"),
+    "check": ("rrsite.site.check_command", "report build errors and warnings of survey files"),
+    "preview": ("rrsite.site.preview_command", "build, serve and rebuild on save, with reload"),
     "serve": ("rrsite.collect.serve_command", "serve a built site and collect submissions"),
     "export": ("rrsite.collect.export_command", "export stored submissions to CSV or JSONL"),
     "analyze": ("rrsite.analyze.analyze_command", "de-bias exported submissions into estimates"),

@@ -66,6 +66,8 @@ class QuestionRule:
     max_length: int = DEFAULT_TEXT_MAX_LENGTH
     #: A two-group design (the manifest has ``groups``): the submission must say the group.
     grouped: bool = False
+    #: ``(question id, values)`` of the manifest's ``show_if``: asked only when that answer is one.
+    show_if: tuple[str, tuple[str, ...]] | None = None
 
     def check(self, value: object) -> Answer:
         """The answer as it will be stored, or SubmissionError saying what is wrong with `value`."""
@@ -137,6 +139,12 @@ class SurveyRules:
         stored: dict[str, Answer] = {}
         for rule in self.questions:
             value = answers.get(rule.id)
+            if rule.show_if is not None and not _shown(rule.show_if, stored):
+                if value is not None:
+                    raise SubmissionError(f"must be left out: the question is shown only when "
+                                          f"{rule.show_if[0]} is one of {list(rule.show_if[1])}",
+                                          f"answers.{rule.id}")
+                continue
             if value is None or (rule.type == "text" and value == ""):
                 if rule.required:
                     raise SubmissionError("an answer is required", f"answers.{rule.id}")
@@ -176,6 +184,24 @@ class SurveyRules:
                                           f"groups.{rule.id}")
                 stored[rule.id + GROUP_SUFFIX] = groups[rule.id]
         return stored
+
+
+def _show_if(condition: object, at: str) -> tuple[str, tuple[str, ...]] | None:
+    """The manifest's ``show_if`` (docs/contracts.md), checked."""
+    if condition is None:
+        return None
+    if (not isinstance(condition, dict) or not isinstance(condition.get("question"), str)
+            or not isinstance(condition.get("is"), list)
+            or not all(isinstance(v, str) for v in condition["is"])):
+        raise ManifestError(f"{at}: 'show_if' must be {{\"question\": id, \"is\": [values]}}")
+    return condition["question"], tuple(condition["is"])
+
+
+def _shown(condition: tuple[str, tuple[str, ...]], stored: dict[str, Answer]) -> bool:
+    """Whether a show_if holds for the answers read so far (conditions only look back)."""
+    answer = stored.get(condition[0])
+    chosen = answer if isinstance(answer, list) else [answer]
+    return any(value in condition[1] for value in chosen)
 
 
 def _is_utf8(text: str) -> bool:
@@ -268,6 +294,7 @@ def compile_manifest(manifest: object, where: str = "manifest") -> SurveyRules:
             integer=bool(question.get("integer", False)),
             max_length=max_length,
             grouped=grouped,
+            show_if=_show_if(question.get("show_if"), at),
         ))
     return SurveyRules(survey=survey, version=version, questions=tuple(rules))
 

@@ -463,6 +463,7 @@ def _write_site(plan: Plan, root: Path) -> None:
             "questions": _template_questions(survey, manifest),
             "intro_html": Markup(survey.intro_html),
             "outro_html": Markup(survey.outro_html),
+            "consent_html": Markup(survey.consent_html),  # fielding (issue 11)
             "lang": survey.language,
             "messages": plan.templates.catalogs[survey.language],
             "asset": asset,

@@ -30,7 +30,7 @@ from . import schema
 from .errors import Problems, SurveyError, SurveyErrors
 from .model import COLLECTOR_URL, Option, Question, Survey
 from .render import plain_text, render_block, render_inline
-from .source import Heading, Prose, QuestionBlock, read_text, split
+from .source import Heading, PageBreak, Prose, QuestionBlock, read_text, split
 
 #: Keys that only make sense on a randomized question.
 DESIGN_KEYS = (
@@ -111,6 +111,8 @@ def parse_survey(
     for raw in layout.questions:
         known = len(problems.errors)
         question = _question(raw, language, defaults, problems, raw.before)
+        if question is not None and layout.pages:
+            question.page = raw.page
         if len(problems.errors) > known and question is not None:
             defaults.broken.add(question.id)
         if question is None:
@@ -124,6 +126,7 @@ def parse_survey(
     if not layout.questions and not problems:
         problems.error(source.last_line, "the survey has no questions: add a '## ' heading with "
                                          "the question's text, followed by a ```question block")
+    _check_conditions(questions, problems)
     survey = None
     if front is not None:
         survey = _survey(front, questions, layout, path, file, defaults, problems)
@@ -170,6 +173,7 @@ class _RawQuestion:
     block: QuestionBlock
     help: list[Prose] = field(default_factory=list)
     before: list[Prose] = field(default_factory=list)
+    page: int = 1
 
 
 @dataclass
@@ -177,6 +181,8 @@ class _Layout:
     intro: list[Prose]
     questions: list[_RawQuestion]
     outro: list[Prose]
+    #: Page titles ("" when untitled), one per page, when the file has page breaks (``+++``).
+    pages: list[str] = field(default_factory=list)
 
 
 def _layout(parts: list[Any], problems: Problems) -> _Layout:
@@ -186,7 +192,22 @@ def _layout(parts: list[Any], problems: Problems) -> _Layout:
     help_parts: list[Prose] = []
     loose: list[Prose] = []
     intro: list[Prose] | None = None
+    pages: list[str] = [""]
+    breaks: list[PageBreak] = []
     for part in parts:
+        if isinstance(part, PageBreak):
+            if pending is not None:
+                _no_block(pending, problems)
+                pending, help_parts = None, []
+            if not questions:
+                pages[0] = part.title  # before the first question: the first page's title
+            elif questions[-1].page == len(pages):
+                pages.append(part.title)
+                breaks.append(part)
+            else:
+                problems.error(part.line, "a page break right after another one (or an empty "
+                                          "page): put at least one question between two '+++'")
+            continue
         if isinstance(part, Prose):
             (help_parts if pending is not None else loose).append(part)
         elif isinstance(part, Heading):
@@ -201,11 +222,16 @@ def _layout(parts: list[Any], problems: Problems) -> _Layout:
                 continue
             if intro is None:
                 intro, loose = loose, []
-            questions.append(_RawQuestion(pending, part, help_parts, loose))
+            questions.append(_RawQuestion(pending, part, help_parts, loose, len(pages)))
             pending, help_parts, loose = None, [], []
     if pending is not None:
         _no_block(pending, problems)
-    return _Layout(intro or [], questions, loose if intro is not None else [])
+    if questions and questions[-1].page < len(pages):
+        problems.error(breaks[-1].line, "a page break with no question after it: remove the "
+                                        "last '+++' or add a question")
+    paged = len(pages) > 1 or bool(pages[0])
+    return _Layout(intro or [], questions, loose if intro is not None else [],
+                   pages if paged else [])
 
 
 def _no_block(heading: Heading, problems: Problems) -> None:
@@ -297,6 +323,18 @@ def _question(
                                                   f"({question.minimum:g})")
     if qtype == "text":
         question.max_length = int(fields.get("max_length"))
+    if fields.get("practice"):
+        if design is None or qtype != "yes-no":
+            problems.error(fields.line_of("practice"), "practice applies to randomized yes-no "
+                           "questions: its practice round runs the question's own design on a "
+                           "neutral yes-no question")
+        else:
+            question.practice = True
+    condition = fields.get("show_if")
+    if condition is not None and condition.given("question") and condition.given("is"):
+        question.show_if = {"question": condition.get("question"), "is": condition.get("is"),
+                            "line": fields.line_of("show_if"),
+                            "is_line": condition.line_of("is")}
     if fields.given("innocuous"):
         question.innocuous = fields.get("innocuous")
         question.innocuous_html = render_inline(fields.get("innocuous"))
@@ -565,6 +603,50 @@ def _chosen_design(
 
 
 # --------------------------------------------------------------------------------------------
+# Conditions (show_if)
+
+#: Question types whose answers a condition can name.
+CONDITION_TYPES = ("yes-no", "choice", "multi-choice")
+
+
+def _check_conditions(questions: list[Question], problems: Problems) -> None:
+    """Every show_if names an earlier direct question and some of its answers; lines kept apart."""
+    earlier: dict[str, Question] = {}
+    for question in questions:
+        condition = question.show_if
+        if condition is not None:
+            target_id = condition.pop("question")
+            values = condition.pop("is")
+            line, is_line = condition.pop("line"), condition.pop("is_line")
+            target = earlier.get(target_id)
+            later = {q.id for q in questions} - set(earlier)
+            if target is None:
+                problems.error(line, f"show_if: '{target_id}' is a later question: a condition "
+                               "can only look back" if target_id in later else
+                               f"show_if: no question has id '{target_id}'"
+                               f"{schema.suggest(target_id, earlier)}")
+                question.show_if = None
+            elif target.sensitive:
+                problems.error(line, f"show_if depends on '{target_id}', a randomized question: "
+                               "which questions follow would reveal its true answer, which the "
+                               "randomization exists to hide (the true answer never leaves the "
+                               "device). Condition on a direct question instead")
+                question.show_if = None
+            elif target.type not in CONDITION_TYPES:
+                problems.error(line, f"show_if: '{target_id}' is a {target.type} question; a "
+                               f"condition needs a {', '.join(CONDITION_TYPES)} question")
+                question.show_if = None
+            else:
+                unknown = [value for value in values if value not in target.values]
+                for value in unknown:
+                    problems.error(is_line, f"show_if: '{value}' is not an answer of "
+                                   f"'{target_id}' ({', '.join(target.values)})"
+                                   f"{schema.suggest(value, target.values)}")
+                question.show_if = {"question": target_id, "is": values} if not unknown else None
+        earlier[question.id] = question
+
+
+# --------------------------------------------------------------------------------------------
 # The survey as a whole
 
 
@@ -656,6 +738,10 @@ def _survey(
         parts = " + ".join(f"{q.id} {q.privacy.epsilon:.4g}" for q in finite if q.privacy)
         problems.error(privacy.line_of("budget"), f"the sensitive questions together spend epsilon "
                        f"{total:.6g} ({parts}), more than privacy.budget {budget:g}")
+    if front.get("mode") == "kiosk" and submit.get("to") == "download":
+        problems.error(front.line_of("mode"), "mode: kiosk needs a target that sends (collector, "
+                       "endpoint or netlify): with `submit: {to: download}` each respondent's "
+                       "file would stay on the shared device")
     if survey_id is None or front.get("title") is None:
         return None
     return Survey(
@@ -673,4 +759,9 @@ def _survey(
         outro_html=_prose_html(layout.outro),
         review=front.get("review") or "full",
         lines=dict(front.lines),
+        consent=front.get("consent"),
+        pages=list(layout.pages),
+        shuffle=bool(front.get("shuffle")),
+        mode=str(front.get("mode")),
+        consent_html=render_block(front.get("consent")) if front.given("consent") else "",
     )

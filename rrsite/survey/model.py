@@ -54,6 +54,12 @@ class Question:
     mirrored: str | None = None
     mirrored_html: str = ""
     chosen_for: dict[str, Any] | None = None
+    #: ``{"question": id, "is": [values]}``: shown only when that direct question has one of them.
+    show_if: dict[str, Any] | None = None
+    #: Its page (1-based) when the survey is split into pages with ``+++``, else None.
+    page: int | None = None
+    #: A practice round of its device comes first (randomized yes-no questions).
+    practice: bool = False
 
     @property
     def sensitive(self) -> bool:
@@ -81,6 +87,13 @@ class Question:
             entry.update({"min": self.minimum, "max": self.maximum, "integer": self.integer})
         if self.type == "text":
             entry["max_length"] = self.max_length
+        if self.page is not None:
+            entry["page"] = self.page
+        if self.practice:
+            entry["practice"] = True
+        if self.show_if is not None:
+            entry["show_if"] = {"question": self.show_if["question"],
+                                "is": list(self.show_if["is"])}
         if self.design is not None and self.privacy is not None:
             entry["design"] = self.design.spec()
             if isinstance(self.design, TwoGroupDesign):
@@ -108,7 +121,7 @@ class Question:
 
     def meaning(self) -> dict[str, Any]:
         """What the version hash covers for this question (docs/contracts.md)."""
-        return {
+        meaning = {
             "id": self.id,
             "type": self.type,
             "sensitive": self.sensitive,
@@ -121,6 +134,9 @@ class Question:
             "min": self.minimum,
             "max": self.maximum,
         }
+        if self.show_if is not None:  # only when given, so that older versions do not change
+            meaning["show_if"] = self.show_if
+        return meaning
 
 
 @dataclass
@@ -142,6 +158,15 @@ class Survey:
     review: str = "full"
     lines: dict[str, int] = field(default_factory=dict)
     warnings: list[SurveyError] = field(default_factory=list)
+    #: The consent text (Markdown) and its HTML, when the front matter gives ``consent:``.
+    consent: str | None = None
+    consent_html: str = ""
+    #: Page titles ("" when untitled), one per page, when the file has page breaks (``+++``).
+    pages: list[str] = field(default_factory=list)
+    #: Questions shown in an order drawn on the device, page by page (``shuffle: true``).
+    shuffle: bool = False
+    #: ``web`` (one respondent per device) or ``kiosk`` (many in turn, an offline queue).
+    mode: str = "web"
 
     def question(self, question_id: str) -> Question:
         """The question with this id."""
@@ -194,4 +219,8 @@ class Survey:
                 ],
             },
             "questions": [question.manifest() for question in self.questions],
+            **({"consent": self.consent} if self.consent is not None else {}),
+            **({"pages": [{"title": title} for title in self.pages]} if self.pages else {}),
+            **({"shuffle": True} if self.shuffle else {}),
+            **({"mode": self.mode} if self.mode != "web" else {}),
         }

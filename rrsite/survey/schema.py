@@ -342,6 +342,21 @@ class Priors(Kind):
         return priors
 
 
+@dataclass(frozen=True)
+class Answers(Kind):
+    """One answer value or a list of them (``show_if``'s ``is``)."""
+
+    name: str = "answer or list"
+
+    def read(self, node: yaml.Node, problems: Problems) -> list[str]:
+        """The values as written, at least one."""
+        items = node.value if isinstance(node, yaml.SequenceNode) else [node]
+        values = [Text(max_length=200).read(item, problems) for item in items]
+        if not values:
+            raise Invalid("must name at least one answer")
+        return values
+
+
 # --------------------------------------------------------------------------------------------
 # Declarations
 
@@ -548,6 +563,30 @@ FRONT_MATTER = Block(
         Key("priors", Priors(), "Prior guesses of the true rate of yes-no sensitive questions, by "
             "id (`{violated: 0.2}`): they choose among optimal designs when delta > 0, and the "
             "analyzer's planning uses them."),
+        # fielding (issue 11) ------------------------------------------------------------------
+        Key("consent", Text(markdown=True, max_length=20000),
+            "Consent text (Markdown, a YAML block `|` for several paragraphs). The page shows it "
+            "first with *I agree* / *I do not agree*; nothing can be answered before agreeing, "
+            "and declining sends nothing."),
+        Key("mode", OneOf(("web", "kiosk")), "`kiosk`: one device serves many respondents "
+            "in turn: after each one the page clears every answer and stored report, and reports "
+            "that cannot be sent wait in a queue on the device until the connection returns.",
+            default="web"),
+        Key("shuffle", Flag(), "Show the questions of each page (of the survey, without pages) "
+            "in an order drawn on the respondent's device; the order is not sent.",
+            default=False),
+    ),
+)
+
+SHOW_IF = Block(
+    name="show_if",
+    title="show_if",
+    keys=(
+        Key("question", Name(r"[A-Za-z][A-Za-z0-9_-]{0,63}", _ID_RULE),
+            "The id of an earlier **direct** (not randomized) yes-no, choice or multi-choice "
+            "question.", required=True),
+        Key("is", Answers(), "The answer, or a list of answers, that shows this question "
+            "(multi-choice: any of them chosen).", required=True),
     ),
 )
 
@@ -633,10 +672,18 @@ QUESTION = Block(
         Key("accept_no_epsilon", Flag(), "Accept a design under which some report reveals the "
             "true answer (no finite epsilon, e.g. `forced-yes`: a \"no\" is never deniable).",
             default=False),
+        # fielding (issue 11) ------------------------------------------------------------------
+        Key("show_if", Nested(SHOW_IF), "Show this question only when an earlier direct "
+            "question has one of the given answers (`{question: smoker, is: yes}`). A hidden "
+            "question is not asked and not sent. A condition on a randomized question is refused: "
+            "which questions follow would reveal its true answer."),
+        Key("practice", Flag(), "Randomized yes-no questions: show before it a practice round "
+            "of its device on a neutral question (\"Is it daytime now?\"), repeatable, never "
+            "sent or stored.", default=False),
     ),
 )
 
-BLOCKS: tuple[Block, ...] = (FRONT_MATTER, PRIVACY, SUBMIT, QUESTION, OPTION)
+BLOCKS: tuple[Block, ...] = (FRONT_MATTER, PRIVACY, SUBMIT, QUESTION, SHOW_IF, OPTION)
 
 
 def _cell(text: str) -> str:
@@ -664,6 +711,7 @@ def reference_markdown(blocks: Sequence[Block] = BLOCKS) -> str:
         "submit": "`submit:` in the front matter",
         "question": "Question block (YAML in a ```` ```question ```` fence under a `##` heading)",
         "option": "An option given as a mapping (in `options:`)",
+        "show_if": "`show_if:` in a question block",
     }
     parts = []
     for block in blocks:

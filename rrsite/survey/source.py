@@ -15,6 +15,8 @@ from .errors import Problems
 
 _FENCE = re.compile(r"^( {0,3})(`{3,}|~{3,})(.*)$")
 _HEADING2 = re.compile(r"^ {0,3}##(?:[ \t]+(.*?))?(?:[ \t]+#+)?[ \t]*$")
+#: A page break (issue 11): a line ``+++``, optionally followed by the next page's title.
+_PAGE_BREAK = re.compile(r"^ {0,3}\+\+\+(?:[ \t]+(.*?))?[ \t]*$")
 _FRONT_OPEN = "---"
 _FRONT_CLOSE = ("---", "...")
 
@@ -54,7 +56,15 @@ class QuestionBlock:
         return yaml_lines([""] * self.line + self.body)
 
 
-Part = Prose | Heading | QuestionBlock
+@dataclass
+class PageBreak:
+    """A line ``+++ [title]``: the questions after it are on a new page."""
+
+    line: int
+    title: str
+
+
+Part = Prose | Heading | QuestionBlock | PageBreak
 
 #: Characters YAML counts as line breaks that Markdown and this module do not.
 _YAML_ONLY_BREAKS = str.maketrans({"\x85": " ", "\u2028": " ", "\u2029": " "})
@@ -131,6 +141,14 @@ def split(text: str, problems: Problems) -> Source:
             stop = len(lines) if end is None else end + 1
             prose.lines.extend(lines[index:stop])
             index = stop
+            continue
+        page_break = _PAGE_BREAK.match(line)
+        if page_break:
+            if prose.lines:
+                parts.append(prose)
+            parts.append(PageBreak(index + 1, (page_break.group(1) or "").strip()))
+            prose = Prose(index + 2)
+            index += 1
             continue
         heading = _HEADING2.match(line)
         if heading:

@@ -329,6 +329,8 @@ function readForm() {
   const items = [];
   const direct = {};
   for (const q of questions) {
+    // fielding hook (issue 11): a question hidden by its show_if (conditions.js) is neither checked nor sent.
+    if (questionElement(q).hidden) continue;
     const error = (message) => errors.push({ q, message });
     if (q.sensitive && editing) continue;
     if (isCombined(q)) {
@@ -716,6 +718,19 @@ function describeStep(q, step, counters, result, item) {
   return `${what} → ${meaning}${rule ? ` ${rule}` : ""}`;
 }
 
+// fielding hook (issue 11): practice.js runs a practice round on the same randomizer and words
+// its steps like the review does. Nothing it gets is stored or sent.
+window.rrsitePractice = {
+  async respond(item) {
+    if (!randomizer) randomizer = new Randomizer();
+    await randomizer.ready;
+    const [result] = await randomizer.respond([item]);
+    const counters = {};
+    return { result, steps: result.steps.map((step) => describeStep(item.question, step, counters, result, item)) };
+  },
+  label: optionLabel,
+};
+
 function renderTranscript(results, items) {
   const box = $("rr-transcript");
   box.replaceChildren();
@@ -816,6 +831,9 @@ function showReview(record, { restored, edited = false }) {
 async function confirmAndSend() {
   if (!current) return;
   const { record, request } = current;
+  // fielding hook (issue 11): in kiosk mode kiosk.js queues and sends the report, clears this
+  // respondent from the page and storage, and hands the device to the next respondent.
+  if (window.rrsiteKiosk) { current = null; window.rrsiteKiosk.hand(record, request); return; }
   performance.mark("rr-confirm");
   confirmButton.disabled = true;
   retryBox.hidden = true;

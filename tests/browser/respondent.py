@@ -76,6 +76,8 @@ def plan_answers(manifest: dict[str, Any], round_index: int) -> Plan:
     plan = Plan()
     for q in manifest["questions"]:
         values = q.get("values") or []
+        if not shown(q, plan.direct):
+            continue  # fielding (issue 11): hidden by its show_if, so not answered
         if q["sensitive"] and q["design"]["name"] in COMBINED:
             plan.reports[q["id"]] = q["reports"][round_index % len(q["reports"])]
             continue
@@ -106,6 +108,43 @@ def plan_answers(manifest: dict[str, Any], round_index: int) -> Plan:
     return plan
 
 
+def shown(q: dict[str, Any], direct: dict[str, Any]) -> bool:
+    """Whether a question's show_if (issue 11) holds for the direct answers planned so far."""
+    condition = q.get("show_if")
+    if not condition:
+        return True
+    answer = direct.get(condition["question"])
+    chosen = answer if isinstance(answer, list) else [answer]
+    return any(value in condition["is"] for value in chosen)
+
+
+def agree_to_consent(page: Page) -> None:
+    """Press "I agree" when the survey asks for consent first (issue 11)."""
+    agree = page.locator("#rr-consent-agree")
+    if agree.count() and agree.is_visible():
+        agree.click()
+
+
+def go_to_page(page: Page, number: int | None) -> None:
+    """On a survey split into pages (issue 11), use Back/Next until page ``number`` (None: last)."""
+    if not page.locator("#rr-pager").count():
+        return
+    progress = page.locator("#rr-page-progress")
+    target = number or int(progress.get_attribute("max") or 1)
+    for _ in range(50):
+        now = int(page.evaluate("() => document.getElementById('rr-page-progress').value"))
+        if now == target:
+            return
+        page.click("#rr-page-next" if now < target else "#rr-page-back")
+    raise AssertionError(f"could not reach page {target}")
+
+
+def ready_to_submit(page: Page) -> None:
+    """Agree to consent and go to the last page, where the submit button is (issue 11)."""
+    agree_to_consent(page)
+    go_to_page(page, None)
+
+
 def css_string(value: str) -> str:
     """A CSS string literal."""
     return json.dumps(value, ensure_ascii=False)
@@ -113,8 +152,11 @@ def css_string(value: str) -> str:
 
 def fill(page: Page, manifest: dict[str, Any], plan: Plan) -> None:
     """Answer the form as a respondent would (clicks and typing)."""
+    agree_to_consent(page)
     for q in manifest["questions"]:
         qid = q["id"]
+        if qid in plan.truths or qid in plan.direct:
+            go_to_page(page, q.get("page"))
         if qid in plan.truths:
             truth = css_string(plan.truths[qid])
             page.locator(f"#q-{qid} input[data-truth][value={truth}]").check()
@@ -135,6 +177,7 @@ def fill(page: Page, manifest: dict[str, Any], plan: Plan) -> None:
                                  f"[value={css_string(item)}]").check()
             else:
                 page.locator(f"#q-{qid}-input").fill(str(value))
+    go_to_page(page, None)  # the submit button is on the last page
 
 
 def worker(page: Page) -> Worker:

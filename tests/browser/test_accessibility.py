@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 from browserkit import Site, Watch, axe_source, open_survey
 from playwright.sync_api import Browser, BrowserContext, Page, Route
+from respondent import ready_to_submit
 
 PHONE = {"width": 360, "height": 740}
 
@@ -69,6 +70,7 @@ def test_axe_on_every_form(site: Site, context: BrowserContext, watch: Watch) ->
         page.goto(site.page_url(sid))
         page.wait_for_selector("#rr-submit:not([disabled])")
         assert axe_violations(page) == [], sid
+        ready_to_submit(page)  # issue 11: past the consent text, to the page with the button
         page.click("#rr-submit")  # nothing answered: the errors are shown
         page.wait_for_selector("#rr-errors:not([hidden])", timeout=60_000)
         assert page.evaluate("() => document.activeElement.id") == "rr-errors"

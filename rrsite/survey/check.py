@@ -1,0 +1,118 @@
+"""`rrsite check`'s warnings: what builds, yet a reviewer or an ethics board would question.
+
+- a privacy budget spent (almost) by one question while other sensitive questions share the rest;
+- a yes-no design much less efficient than the optimal design at the same epsilon (named);
+- direct questions whose combination of answers could single people out at the expected number of
+  respondents (and free-text answers, which can name anyone);
+- a survey without consent text.
+
+Each warning is a :class:`SurveyError` with the line it is about.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+
+from ..core import optimal_design
+from ..core.designs import BinaryDesign
+from ..core.optimal import variance
+from .errors import SurveyError
+from .model import Question, Survey
+
+#: A question spending more than this share of the budget, beside other sensitive ones, is flagged.
+ONE_QUESTION_SHARE = 0.75
+#: A design needing this many times the respondents of the optimal one is flagged.
+EFFICIENCY_RATIO = 1.25
+#: Fewer expected respondents than this per combination of direct answers can single people out.
+MIN_PER_COMBINATION = 5.0
+#: Respondents `rrsite check` assumes when not told.
+DEFAULT_RESPONDENTS = 200
+
+Warn = Callable[[int, str], None]
+
+
+def check_survey(survey: Survey, respondents: int = DEFAULT_RESPONDENTS) -> list[SurveyError]:
+    """Every warning for one survey that loaded (errors are the loader's), in line order."""
+    warnings: list[SurveyError] = []
+
+    def warn(line: int, message: str) -> None:
+        warnings.append(SurveyError(survey.file, line, message))
+
+    if survey.consent is None:
+        warn(1, "no consent text: add `consent:` to the front matter (Markdown). The page then "
+                "shows it first and nothing can be answered before the respondent agrees")
+    _budget(survey, warn)
+    for question in survey.sensitive_questions:
+        _efficiency(question, warn)
+    _combinations(survey, respondents, warn)
+    return sorted(warnings, key=lambda warning: warning.line)
+
+
+def _budget(survey: Survey, warn: Warn) -> None:
+    finite = [q for q in survey.sensitive_questions
+              if q.privacy is not None and math.isfinite(q.privacy.epsilon)]
+    if survey.budget is None or len(finite) < 2:
+        return
+    for question in finite:
+        assert question.privacy is not None
+        share = question.privacy.epsilon / survey.budget
+        if share > ONE_QUESTION_SHARE:
+            others = [q.id for q in finite if q is not question]
+            warn(question.line, f"'{question.id}' alone spends {share:.0%} of the budget "
+                 f"(epsilon {question.privacy.epsilon:.4g} of {survey.budget:.4g}); the other "
+                 f"sensitive questions ({', '.join(others)}) share the rest. Is that the "
+                 "split you meant?")
+
+
+def _efficiency(question: Question, warn: Warn) -> None:
+    design, privacy = question.design, question.privacy
+    if not isinstance(design, BinaryDesign) or privacy is None or question.chosen_for:
+        return
+    if not math.isfinite(privacy.epsilon):
+        return
+    prior = 0.5 if question.prior is None else question.prior
+    best = optimal_design(privacy.epsilon, privacy.delta, prior)
+    ratio = variance(design, prior) / variance(best.design, prior)
+    if ratio > EFFICIENCY_RATIO:
+        optimal = best.design
+        warn(question.line, f"design {design.name} needs {ratio:.2f} times the respondents of "
+             f"the optimal design at the same epsilon {privacy.epsilon:.4g} (prior {prior:g}): "
+             f"{best.labels[0]}, p00 = {optimal.p00:.4g}, p11 = {optimal.p11:.4g}. Write "
+             f"`epsilon: {privacy.epsilon:.6g}` instead of `randomize:` to use it")
+
+
+def _answers(question: Question) -> float:
+    """How many different answers a direct question can get (inf for free ones)."""
+    if question.type in ("yes-no", "choice"):
+        return float(len(question.values))
+    if question.type == "multi-choice":
+        return float(2 ** len(question.values))
+    if question.type == "number" and question.integer and question.minimum is not None and (
+        question.maximum is not None
+    ):
+        return float(math.floor(question.maximum) - math.ceil(question.minimum) + 1)
+    return math.inf
+
+
+def _combinations(survey: Survey, respondents: int, warn: Warn) -> None:
+    direct = [q for q in survey.questions if not q.sensitive]
+    counted = [q for q in direct if math.isfinite(_answers(q))]
+    for question in direct:
+        if question.type == "text":
+            warn(question.line, f"'{question.id}' is free text: an answer can name or describe a "
+                 "person, whatever the randomized answers hide. Read them before publishing")
+        elif question not in counted:
+            warn(question.line, f"'{question.id}' takes any number: exact values can single "
+                 "people out. Give it min, max and `integer: true`, or ask in ranges")
+    if len(counted) < 2 and not (counted and _answers(counted[0]) > respondents):
+        return
+    cells = math.prod(_answers(q) for q in counted)
+    per_cell = respondents / cells
+    if per_cell < MIN_PER_COMBINATION:
+        sizes = " x ".join(f"{_answers(q):g}" for q in counted)
+        warn(counted[-1].line, f"the direct questions {', '.join(q.id for q in counted)} have "
+             f"{sizes} = {cells:g} combinations of answers: at the expected {respondents} "
+             f"respondents that is {per_cell:.2g} per combination (fewer than "
+             f"{MIN_PER_COMBINATION:g}), so a combination can single a person out, and their "
+             "randomized reports with them. Ask in coarser groups, or drop a question")

@@ -1,0 +1,110 @@
+"""`rrsite check`'s warnings, each against a figure computed here independently."""
+
+from __future__ import annotations
+
+import math
+import subprocess
+import sys
+from pathlib import Path
+
+from rrsite.survey.check import check_survey
+
+HEAD = """\
+---
+id: checked
+title: Checked
+privacy:
+  budget: {budget}
+{consent}---
+"""
+
+CONSENT = "consent: You agree.\n"
+
+
+def survey_text(body: str, budget: str = "3", consent: bool = True) -> str:
+    return HEAD.format(budget=budget, consent=CONSENT if consent else "") + body
+
+
+def question(qid: str, yaml: str) -> str:
+    return f"## Question {qid}?\n\n```question\nid: {qid}\n{yaml}\n```\n\n"
+
+
+def messages(load, text: str, respondents: int = 200) -> list[str]:
+    return [w.message for w in check_survey(load(text), respondents)]
+
+
+def test_missing_consent_is_flagged_at_line_1(load):
+    text = survey_text(question("a", "type: yes-no"), consent=False)
+    warnings = check_survey(load(text))
+    assert [(w.line, "no consent text" in w.message) for w in warnings] == [(1, True)]
+    assert messages(load, survey_text(question("a", "type: yes-no"))) == []
+
+
+def test_an_inefficient_design_names_the_optimal_one(load):
+    # p00 = 0.9, p11 = 0.6: epsilon = max(ln(0.9/0.4), ln(0.6/0.1)) = ln 6. At prior 1/2:
+    # lambda = 0.35, Var = 0.35 * 0.65 / 0.5^2 = 0.91. The optimal design at ln 6 (delta 0) is
+    # symmetric, p = 6/7: lambda = 1/2, Var = 0.25 / (5/7)^2 = 0.49. Ratio 0.91 / 0.49.
+    text = survey_text(question("a", "type: yes-no\nrandomize: matrix\np00: 0.9\np11: 0.6"))
+    [warning] = check_survey(load(text))
+    ratio = (0.35 * 0.65 / 0.25) / (0.25 / (5 / 7) ** 2)
+    assert f"needs {ratio:.2f} times the respondents" in warning.message
+    assert f"epsilon {math.log(6):.4g}" in warning.message
+    assert "p00 = 0.8571, p11 = 0.8571" in warning.message
+    assert warning.line == text.splitlines().index("id: a") + 1
+
+
+def test_an_efficient_design_is_not_flagged(load):
+    # The fair two-coin design is the optimal one at ln 3 (p = 3/4 = e^eps / (1 + e^eps)).
+    text = survey_text(question("a", "type: yes-no\nrandomize: forced-response\ntruth: 1/2"))
+    assert messages(load, text) == []
+
+
+def test_one_question_spending_most_of_the_budget(load):
+    # ln 3 + ln 1.2 of a budget of 1.3: the first spends 1.0986 / 1.3 = 85 % of it.
+    body = (question("a", "type: yes-no\nepsilon: ln(3)")
+            + question("b", "type: yes-no\nepsilon: ln(1.2)"))
+    found = messages(load, survey_text(body, budget="1.3"))
+    assert len(found) == 1
+    assert f"'a' alone spends {math.log(3) / 1.3:.0%} of the budget" in found[0]
+    assert "(b)" in found[0]
+    assert messages(load, survey_text(body, budget="3")) == []  # 37 % of 3: fine
+
+
+def test_combinations_of_direct_answers(load):
+    body = (question("year", "type: choice\noptions: [a, b, c, d]")
+            + question("courses", "type: number\nmin: 0\nmax: 12\ninteger: true")
+            + question("sports", "type: multi-choice\noptions: [x, y]"))
+    # 4 x 13 x 2^2 = 208 combinations; 1000 respondents: 4.8 each (< 5); 1100: 5.3 each.
+    found = messages(load, survey_text(body), respondents=1000)
+    assert len(found) == 1
+    assert "4 x 13 x 4 = 208 combinations" in found[0]
+    assert f"{1000 / 208:.2g} per combination" in found[0]
+    assert messages(load, survey_text(body), respondents=1100) == []
+
+
+def test_free_answers_are_flagged(load):
+    body = question("note", "type: text") + question("age", "type: number")
+    found = messages(load, survey_text(body))
+    assert len(found) == 2
+    assert "'note' is free text" in found[0] and "'age' takes any number" in found[1]
+
+
+def run_check(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "rrsite", "check", *args],
+                          capture_output=True, text=True, timeout=300)
+
+
+def test_the_command_prints_errors_and_warnings_with_exit_codes(tmp_path: Path):
+    good = tmp_path / "good.md"
+    good.write_text(survey_text(question("a", "type: yes-no"), consent=False), encoding="utf-8")
+    done = run_check(str(good))
+    assert done.returncode == 0, done.stderr
+    assert f"{good}:1: warning: no consent text" in done.stdout
+    assert run_check(str(good), "--strict").returncode == 1
+    bad = tmp_path / "bad.md"
+    bad.write_text(survey_text(question("a", "type: yes-no\nshow_if: {question: zz, is: x}")),
+                   encoding="utf-8")
+    done = run_check(str(good), str(bad))
+    assert done.returncode == 2
+    line = bad.read_text().splitlines().index("show_if: {question: zz, is: x}") + 1
+    assert f"{bad}:{line}: show_if: no question has id 'zz'" in done.stderr
