@@ -4,6 +4,10 @@ CSV: `survey,version,respondent,submitted_at,<question ids…>`; the question co
 the exported surveys' stored manifests (every version), in manifest order, the first-seen survey
 first; an absent answer is an empty cell, a multi-choice list its JSON text, a number its JSON text.
 JSONL: one `{"survey", "version", "respondent", "submitted_at", "answers"}` object per line.
+
+CSV text cells that a spreadsheet would run as a formula get a leading apostrophe
+(rrsite/spreadsheet.py) unless `keep_formulas` is set; numbers and JSON lists are never changed,
+and JSONL is written as stored.
 """
 
 from __future__ import annotations
@@ -14,11 +18,12 @@ import json
 import os
 import sqlite3
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any, TextIO
 
 from ..errors import RRSiteError
+from ..spreadsheet import neutralise
 from .store import connect
 
 BASE_COLUMNS = ("survey", "version", "respondent", "submitted_at")
@@ -81,8 +86,13 @@ class Export:
             yield {"survey": survey, "version": version, "respondent": respondent,
                    "submitted_at": submitted_at, "answers": json.loads(answers)}
 
-    def write_csv(self, out: TextIO) -> int:
-        """Write the CSV; the number of rows."""
+    def write_csv(self, out: TextIO, *, keep_formulas: bool = False) -> int:
+        """Write the CSV; the number of rows.
+
+        Text cells that look like spreadsheet formulas get a leading apostrophe unless
+        `keep_formulas` is set.
+        """
+        text: Callable[[str], str] = _same if keep_formulas else neutralise
         ids = self.question_ids()
         writer = csv.writer(out, lineterminator="\n")
         writer.writerow([*BASE_COLUMNS, *ids])
@@ -92,8 +102,8 @@ class Export:
             extra = [qid for qid in answers if qid not in ids]
             if extra:  # cannot happen with manifests recorded by the collector
                 raise RRSiteError(f"{self.db}: answers to {extra} have no manifest column")
-            writer.writerow([*(record[name] for name in BASE_COLUMNS),
-                             *(_cell(answers.get(qid)) for qid in ids)])
+            writer.writerow([*(text(record[name]) for name in BASE_COLUMNS),
+                             *(_cell(answers.get(qid), text) for qid in ids)])
             count += 1
         return count
 
@@ -106,16 +116,23 @@ class Export:
         return count
 
 
-def _cell(value: Any) -> str:
+def _same(text: str) -> str:
+    return text
+
+
+def _cell(value: Any, text: Callable[[str], str]) -> str:
     if value is None:
         return ""
     if isinstance(value, str):
-        return value
+        return text(value)
     return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
 
 
-def export(db: Path, output: str, *, survey: str | None = None, fmt: str | None = None) -> int:
+def export(db: Path, output: str, *, survey: str | None = None, fmt: str | None = None,
+           keep_formulas: bool = False) -> int:
     """Write the export to `output` (a path, or `-` for standard output); the number of rows.
+
+    CSV text cells that look like formulas are neutralised unless `keep_formulas` is set.
 
     The file is written beside its target and renamed into place, so a failure leaves any
     previous export untouched.
@@ -127,7 +144,8 @@ def export(db: Path, output: str, *, survey: str | None = None, fmt: str | None 
     try:
         if output == "-":
             buffer = io.StringIO()
-            count = source.write_csv(buffer) if fmt == "csv" else source.write_jsonl(buffer)
+            count = (source.write_csv(buffer, keep_formulas=keep_formulas) if fmt == "csv"
+                     else source.write_jsonl(buffer))
             import sys
 
             sys.stdout.write(buffer.getvalue())
@@ -138,7 +156,8 @@ def export(db: Path, output: str, *, survey: str | None = None, fmt: str | None 
         handle, temporary = tempfile.mkstemp(prefix=f".{target.name}.", dir=target.parent)
         try:
             with open(handle, "w", encoding="utf-8", newline="") as out:
-                count = source.write_csv(out) if fmt == "csv" else source.write_jsonl(out)
+                count = (source.write_csv(out, keep_formulas=keep_formulas) if fmt == "csv"
+                         else source.write_jsonl(out))
             os.replace(temporary, target)
         except BaseException:
             os.unlink(temporary)

@@ -23,11 +23,16 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         "--format)")
     parser.add_argument("--format", choices=FORMATS,
                         help="csv or jsonl (default: from the output file's extension)")
+    parser.add_argument("--keep-formulas", action="store_true",
+                        help="write CSV text cells exactly as sent, even ones a spreadsheet would "
+                        "run as a formula (by default a cell starting with = + - @, tab or "
+                        "carriage return gets a leading apostrophe; rrsite analyze removes it)")
 
 
 def run(args: argparse.Namespace) -> int:
     """Write the export and say how many submissions it holds."""
-    count = export(args.db, args.output, survey=args.survey, fmt=args.format)
+    count = export(args.db, args.output, survey=args.survey, fmt=args.format,
+                   keep_formulas=args.keep_formulas)
     if args.output != "-":
         print(f"rrsite export: {count} submission{'s' if count != 1 else ''} -> {args.output}",
               file=sys.stderr)
