@@ -51,6 +51,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="serve only /api/ (the pages are hosted elsewhere)")
     parser.add_argument("--max-body", type=int, default=64 * 1024, metavar="BYTES",
                         help="largest accepted submission body (default 65536)")
+    parser.add_argument("--rate-limit", type=int, metavar="N",
+                        help="accept at most N submissions a minute from one client address "
+                        "(a burst of N, then one every 60/N s; 429 + Retry-After beyond). Kept "
+                        "in memory only, never stored or logged; default: no limit")
+    parser.add_argument("--cap", action="append", default=[], metavar="ID=N",
+                        help="accept at most N submissions for survey ID (new respondents get "
+                        "429 beyond; resends are still answered); repeat for several surveys")
 
 
 def _check(args: argparse.Namespace) -> None:
@@ -66,11 +73,29 @@ def _check(args: argparse.Namespace) -> None:
     if db.is_relative_to(dist.resolve()):
         raise UsageError(f"--db {args.db} is inside {dist}: the database would be served to "
                          "anyone; keep it outside the site folder")
+    if args.rate_limit is not None and args.rate_limit < 1:
+        raise UsageError(f"--rate-limit must be at least 1 submission a minute, got "
+                         f"{args.rate_limit}")
+    args.caps = parse_caps(args.cap)
     for origin in args.allow_origin:
         if origin != "*" and not ORIGIN_RE.fullmatch(origin):
             hint = " (no trailing slash or path)" if origin.rstrip("/") != origin else ""
             raise UsageError(f"--allow-origin {origin!r} is not an origin like "
                              f"https://example.org{hint}")
+
+
+def parse_caps(items: list[str]) -> dict[str, int]:
+    """`--cap ID=N` options as {survey id: N}; UsageError with the bad option."""
+    caps: dict[str, int] = {}
+    for item in items:
+        survey, sep, number = item.rpartition("=")
+        if not sep or not survey or not number.isdigit() or int(number) < 1:
+            raise UsageError(f"--cap {item!r}: write SURVEY_ID=N with N a positive whole "
+                             "number, e.g. --cap honor-code=500")
+        if survey in caps:
+            raise UsageError(f"--cap: survey {survey!r} is given twice")
+        caps[survey] = int(number)
+    return caps
 
 
 def listen(host: str, port: int) -> socket.socket:
@@ -98,10 +123,11 @@ def run(args: argparse.Namespace) -> int:
     from .server import create_app
     from .store import Store
 
-    store = Store(args.db)
+    store = Store(args.db, caps=args.caps)
     try:
         app = create_app(args.dist, store, allow_origins=args.allow_origin,
-                         api_only=args.api_only, max_body=args.max_body)
+                         api_only=args.api_only, max_body=args.max_body,
+                         rate_limit=args.rate_limit)
     except BaseException:
         store.close()
         raise

@@ -1,9 +1,11 @@
 """The collector's ASGI application: the built site, `POST /api/submissions`, `GET /api/health`.
 
 Privacy: handlers read only the request's path, method, Content-Type, Content-Length,
-Accept-Encoding, If-None-Match, Origin and body; nothing about the client (address, user agent,
-cookies) is read, stored or logged, and request bodies are never logged. Uvicorn's access log is
-turned off by `rrsite serve`.
+Accept-Encoding, If-None-Match, Origin and body; nothing about the client (user agent, cookies) is
+read, stored or logged, and request bodies are never logged. Uvicorn's access log is turned off by
+`rrsite serve`. The client address is read only with a rate limit (`--rate-limit`), and then only
+to take a token from its in-memory bucket (rrsite/collect/limits.py: keyed-hashed, never stored or
+logged).
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ from starlette.requests import ClientDisconnect, Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
+from .limits import RateLimit
 from .manifests import (
     SURVEY_ID_RE,
     ManifestError,
@@ -35,8 +38,10 @@ from .manifests import (
     read_manifest,
 )
 from .static import HeaderRules, SiteHeadersMiddleware, StaticSite
-from .store import CONFLICT, STORED, Store, StoreUnavailable
+from .store import CONFLICT, FULL, STORED, Store, StoreUnavailable
 
+#: Retry-After (seconds) sent when a survey has reached its cap of submissions.
+FULL_RETRY_AFTER = 3600
 #: Default limit on a submission body (bytes).
 MAX_BODY = 64 * 1024
 #: A body over the limit is read and discarded up to this size so the client sees the 413.
@@ -55,10 +60,12 @@ def _error(status: int, error: str, field: str | None = None,
 class Collector:
     """Validates submissions against every manifest version seen and hands them to the store."""
 
-    def __init__(self, dist: Path, store: Store, *, max_body: int = MAX_BODY) -> None:
+    def __init__(self, dist: Path, store: Store, *, max_body: int = MAX_BODY,
+                 rate_limit: RateLimit | None = None) -> None:
         self.dist = dist
         self.store = store
         self.max_body = max_body
+        self.rate_limit = rate_limit
         self.rules: dict[tuple[str, str], SurveyRules] = {}
         self.titles: dict[str, str] = {}
         self._manifest_stamps: dict[str, tuple[int, int] | None] = {}
@@ -123,6 +130,11 @@ class Collector:
 
     async def submit(self, request: Request) -> Response:
         """`POST /api/submissions`: validate, store durably, then answer."""
+        if self.rate_limit is not None:
+            wait = self.rate_limit.check(request.client.host if request.client else "")
+            if wait:
+                return _error(429, "too many submissions from this address; retry in "
+                              f"{wait} s", None, {"retry-after": str(wait)})
         content_type = request.headers.get("content-type", "")
         media, _, params = content_type.partition(";")
         charset = params.strip().lower().replace(" ", "")
@@ -162,6 +174,10 @@ class Collector:
             return _error(503, str(error), None, {"retry-after": "1"})
         if outcome == STORED:
             return JSONResponse({"status": "stored"}, status_code=201, headers=API_HEADERS)
+        if outcome == FULL:
+            cap = self.store.caps.get(rules.survey)
+            return _error(429, f"survey {rules.survey!r} has reached its limit of {cap} "
+                          "submissions", "survey", {"retry-after": str(FULL_RETRY_AFTER)})
         if outcome == CONFLICT:
             return _error(409, "this respondent token already sent different answers",
                           "respondent")
@@ -197,12 +213,16 @@ async def _api_method(request: Request, allow: str) -> Response:
 
 
 def create_app(dist: Path, store: Store, *, allow_origins: Sequence[str] = (),
-               api_only: bool = False, max_body: int = MAX_BODY) -> Starlette:
+               api_only: bool = False, max_body: int = MAX_BODY,
+               rate_limit: int | None = None) -> Starlette:
     """The collector app for DIST and a Store; the store's writer runs during the app's lifespan.
+
+    `rate_limit`: submissions a minute per client address (in memory only), None for no limit.
 
     ManifestError if a manifest in DIST is unusable.
     """
-    collector = Collector(dist, store, max_body=max_body)
+    collector = Collector(dist, store, max_body=max_body,
+                          rate_limit=RateLimit(rate_limit) if rate_limit else None)
     header_rules = HeaderRules(dist / "_headers")
     site = StaticSite(dist, header_rules, collector.surveys)
 

@@ -54,7 +54,7 @@ CREATE TABLE IF NOT EXISTS submissions (
     UNIQUE (survey, respondent)
 );
 """
-STORED, DUPLICATE, CONFLICT = "stored", "duplicate", "conflict"
+STORED, DUPLICATE, CONFLICT, FULL = "stored", "duplicate", "conflict", "full"
 #: Submissions waiting for the writer beyond which new ones are refused (503, retry later).
 MAX_QUEUE = 20_000
 
@@ -117,17 +117,35 @@ class _Job:
 
 
 
-def _submission_writer(survey: str, version: str, respondent: str,
-                       answers: dict[str, Any]) -> Callable[[sqlite3.Connection], str]:
-    """The writer-thread job storing one submission: STORED, DUPLICATE or CONFLICT."""
+def _submission_writer(survey: str, version: str, respondent: str, answers: dict[str, Any],
+                       cap: int | None = None,
+                       counts: dict[str, int] | None = None) -> Callable[[sqlite3.Connection], str]:
+    """The writer-thread job storing one submission: STORED, DUPLICATE, CONFLICT or FULL.
+
+    With a `cap`, a new respondent is refused (FULL) once the survey holds `cap` submissions;
+    `counts` caches each capped survey's total for the writer (exact: it is the only writer).
+    """
     answers_text = canonical_json(answers)
 
     def write(connection: sqlite3.Connection) -> str:
+        if cap is not None and counts is not None:
+            if survey not in counts:
+                counts[survey] = connection.execute(
+                    "SELECT count(*) FROM submissions WHERE survey = ?", (survey,)).fetchone()[0]
+            if counts[survey] >= cap:
+                row = connection.execute(
+                    "SELECT version, answers FROM submissions WHERE survey = ? AND respondent = ?",
+                    (survey, respondent)).fetchone()
+                if row is None:
+                    return FULL
+                return DUPLICATE if row == (version, answers_text) else CONFLICT
         cursor = connection.execute(
             "INSERT INTO submissions (survey, version, respondent, submitted_at, answers) "
             "VALUES (?, ?, ?, ?, ?) ON CONFLICT (survey, respondent) DO NOTHING",
             (survey, version, respondent, minute_now(), answers_text))
         if cursor.rowcount:
+            if counts is not None and survey in counts:
+                counts[survey] += 1
             return STORED
         row = connection.execute(
             "SELECT version, answers FROM submissions WHERE survey = ? AND respondent = ?",
@@ -139,9 +157,13 @@ def _submission_writer(survey: str, version: str, respondent: str,
 class Store:
     """The SQLite store behind `rrsite serve`; `start()` its writer, `await submit(...)`."""
 
-    def __init__(self, path: Path, *, max_batch: int = 512) -> None:
+    def __init__(self, path: Path, *, max_batch: int = 512,
+                 caps: dict[str, int] | None = None) -> None:
         self.path = path
         self.max_batch = max_batch
+        #: Per-survey limits on the number of submissions (new respondents get FULL beyond).
+        self.caps = dict(caps or {})
+        self._counts: dict[str, int] = {}  # the writer's running totals of capped surveys
         self._connection = connect(path, create=True)
         try:
             mode = self._connection.execute("PRAGMA journal_mode = WAL").fetchone()[0]
@@ -209,13 +231,15 @@ class Store:
 
         Raises StoreUnavailable if the write could not be committed.
         """
-        write = _submission_writer(survey, version, respondent, answers)
+        write = _submission_writer(survey, version, respondent, answers,
+                                   self.caps.get(survey), self._counts)
         return str(await self._submit_job(write))
 
     def submit_sync(self, survey: str, version: str, respondent: str,
                     answers: dict[str, Any]) -> str:
         """`submit` for a caller without an event loop (benchmarks, tools); blocks until durable."""
-        write = _submission_writer(survey, version, respondent, answers)
+        write = _submission_writer(survey, version, respondent, answers,
+                                   self.caps.get(survey), self._counts)
         job = _Job(run=write, loop=None, future=None)
         self._put(job)
         job.done.wait()
@@ -297,6 +321,7 @@ class Store:
                 pass
             for job in batch:
                 job.error = StoreUnavailable(f"the database could not store it ({error})")
+            self._counts.clear()  # the rolled-back inserts were counted: count again
         for job in batch:
             self._wake(job)
 
