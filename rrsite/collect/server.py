@@ -38,10 +38,28 @@ from .manifests import (
     read_manifest,
 )
 from .static import HeaderRules, SiteHeadersMiddleware, StaticSite
-from .store import CONFLICT, FULL, STORED, Store, StoreUnavailable
+from .store import (
+    BAD_CODE,
+    CONFLICT,
+    FULL,
+    NO_CODE,
+    STORED,
+    USED_CODE,
+    Store,
+    StoreUnavailable,
+)
 
 #: Retry-After (seconds) sent when a survey has reached its cap of submissions.
 FULL_RETRY_AFTER = 3600
+#: Answers (403) for invitation-only surveys.
+INVITATION_ERRORS = {
+    NO_CODE: "this survey accepts answers only through a personal invitation link; open the "
+             "link you were sent",
+    BAD_CODE: "this invitation code is not valid for this survey; open the link exactly as you "
+              "were sent it",
+    USED_CODE: "this invitation code has already been used: each invitation accepts one set of "
+               "answers",
+}
 #: Default limit on a submission body (bytes).
 MAX_BODY = 64 * 1024
 #: A body over the limit is read and discarded up to this size so the client sees the 413.
@@ -169,11 +187,13 @@ class Collector:
             return JSONResponse(error.body(), status_code=error.status, headers=API_HEADERS)
         try:
             outcome = await self.store.submit(rules.survey, rules.version, data["respondent"],
-                                              answers)
+                                              answers, data.get("invitation"))
         except StoreUnavailable as error:
             return _error(503, str(error), None, {"retry-after": "1"})
         if outcome == STORED:
             return JSONResponse({"status": "stored"}, status_code=201, headers=API_HEADERS)
+        if outcome in INVITATION_ERRORS:
+            return _error(403, INVITATION_ERRORS[outcome], "invitation")
         if outcome == FULL:
             cap = self.store.caps.get(rules.survey)
             return _error(429, f"survey {rules.survey!r} has reached its limit of {cap} "
