@@ -44,4 +44,6 @@ npm ci --silent --no-audit --no-fund
 
 if [ "$want_browser" = "--browser" ]; then
   [ -x /usr/bin/chromium ] || need_apt chromium
+  # collector (issue 12): a PostgreSQL server for tests/collect (initdb into a temporary folder)
+  ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || need_apt postgresql
 fi

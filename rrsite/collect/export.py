@@ -12,19 +12,21 @@ and JSONL is written as stored.
 
 from __future__ import annotations
 
+import asyncio
 import csv
 import io
 import json
 import os
 import sqlite3
 import tempfile
-from collections.abc import Callable, Iterator
+import threading
+from collections.abc import Callable, Coroutine, Iterator
 from pathlib import Path
 from typing import Any, TextIO
 
 from ..errors import RRSiteError
 from ..spreadsheet import neutralise
-from .store import connect
+from .store import connect, is_postgres, shown
 
 BASE_COLUMNS = ("survey", "version", "respondent", "submitted_at")
 FORMATS = ("csv", "jsonl")
@@ -38,6 +40,8 @@ def format_for(path: str) -> str | None:
 
 class Export:
     """The stored submissions of a database, optionally of one survey, in arrival order."""
+
+    manifests: list[dict[str, Any]]
 
     def __init__(self, db: Path, survey: str | None = None) -> None:
         self.db = db
@@ -53,8 +57,7 @@ class Export:
             raise RRSiteError(f"{db}: cannot read the database: {error}") from error
         if survey is not None and survey not in surveys:
             self.connection.close()
-            listed = ", ".join(sorted(surveys)) or "none"
-            raise RRSiteError(f"{db}: no survey {survey!r} in this database (surveys: {listed})")
+            _no_survey(db, survey, surveys)
 
     def close(self) -> None:
         """Close the database."""
@@ -116,6 +119,81 @@ class Export:
         return count
 
 
+def _no_survey(db: object, survey: str, surveys: list[str]) -> None:
+    listed = ", ".join(sorted(surveys)) or "none"
+    raise RRSiteError(f"{db}: no survey {survey!r} in this database (surveys: {listed})")
+
+
+class PgExport(Export):
+    """The same export from a PostgreSQL store.
+
+    One read-only REPEATABLE READ snapshot, read in chunks of rows (keyset on the id), so memory
+    does not grow with the number of submissions.
+    """
+
+    CHUNK = 10_000
+
+    def __init__(self, dsn: str, survey: str | None = None) -> None:  # noqa: D107
+        import asyncpg
+
+        from .pgstore import UNAVAILABLE
+
+        self.db = shown(dsn)  # type: ignore[assignment]
+        self.survey = survey
+        # a loop in a thread of its own: the caller may be inside a running event loop
+        self._loop = asyncio.new_event_loop()
+        self._thread = threading.Thread(target=self._loop.run_forever, daemon=True,
+                                        name="rrsite-export")
+        self._thread.start()
+        self._connection: Any = None
+        try:
+            self._connection = self._call(asyncpg.connect(dsn, timeout=10))
+            transaction = self._connection.transaction(isolation="repeatable_read",
+                                                       readonly=True)
+            self._call(transaction.start())
+            self.manifests = [json.loads(row[0]) for row in self._fetch(
+                "SELECT manifest FROM manifests ORDER BY seq")]
+            surveys = [row[0] for row in self._fetch(
+                "SELECT survey FROM manifests UNION SELECT survey FROM submissions")]
+        except (*UNAVAILABLE, asyncpg.UndefinedTableError) as error:
+            self.close()
+            raise RRSiteError(f"{self.db}: cannot read the database: {error}") from error
+        if survey is not None and survey not in surveys:
+            self.close()
+            _no_survey(self.db, survey, surveys)
+
+    def _call(self, work: Coroutine[Any, Any, Any]) -> Any:
+        return asyncio.run_coroutine_threadsafe(work, self._loop).result()
+
+    def _fetch(self, query: str, *args: Any) -> list[Any]:
+        return list(self._call(self._connection.fetch(query, *args)))
+
+    def close(self) -> None:
+        """End the snapshot and close the connection."""
+        if self._connection is not None:
+            self._call(self._connection.close())
+            self._connection = None
+        self._loop.call_soon_threadsafe(self._loop.stop)
+        self._thread.join(timeout=10)
+        self._loop.close()
+
+    def rows(self) -> Iterator[dict[str, Any]]:
+        """Each submission as a record, in arrival order (id), a chunk at a time."""
+        last = 0
+        where = " AND survey = $2" if self.survey is not None else ""
+        args: tuple[str, ...] = (self.survey,) if self.survey is not None else ()
+        while True:
+            chunk = self._fetch(
+                "SELECT id, survey, version, respondent, submitted_at, answers FROM submissions "
+                f"WHERE id > $1{where} ORDER BY id LIMIT {self.CHUNK}", last, *args)
+            for row in chunk:
+                yield {"survey": row[1], "version": row[2], "respondent": row[3],
+                       "submitted_at": row[4], "answers": json.loads(row[5])}
+            if len(chunk) < self.CHUNK:
+                return
+            last = chunk[-1][0]
+
+
 def _same(text: str) -> str:
     return text
 
@@ -128,7 +206,7 @@ def _cell(value: Any, text: Callable[[str], str]) -> str:
     return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
 
 
-def export(db: Path, output: str, *, survey: str | None = None, fmt: str | None = None,
+def export(db: Path | str, output: str, *, survey: str | None = None, fmt: str | None = None,
            keep_formulas: bool = False) -> int:
     """Write the export to `output` (a path, or `-` for standard output); the number of rows.
 
@@ -140,7 +218,7 @@ def export(db: Path, output: str, *, survey: str | None = None, fmt: str | None 
     fmt = fmt or format_for(output)
     if fmt not in FORMATS:
         raise RRSiteError(f"-o {output}: name the file .csv or .jsonl (or give --format)")
-    source = Export(db, survey)
+    source = PgExport(str(db), survey) if is_postgres(db) else Export(Path(db), survey)
     try:
         if output == "-":
             buffer = io.StringIO()

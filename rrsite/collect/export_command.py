@@ -9,14 +9,15 @@ from __future__ import annotations
 
 import argparse
 import sys
-from pathlib import Path
 
 from .export import FORMATS, export
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Options of `rrsite export`."""
-    parser.add_argument("--db", type=Path, required=True, help="the collector's SQLite file")
+    parser.add_argument("--db", required=True,
+                        help="the collector's SQLite file, or its PostgreSQL database "
+                        "(postgresql://user@host/dbname)")
     parser.add_argument("--survey", metavar="ID", help="only this survey (default: all)")
     parser.add_argument("-o", "--output", required=True, metavar="FILE",
                         help="FILE.csv or FILE.jsonl (`-` writes to standard output; give "

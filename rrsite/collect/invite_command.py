@@ -30,9 +30,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="the survey page's address, e.g. https://surveys.example.org/honor/")
     parser.add_argument("-o", "--output", required=True, type=Path, metavar="FILE.csv",
                         help="where to write the codes and links (must not exist yet)")
-    parser.add_argument("--db", type=Path, default=Path("rrsite.db"),
+    parser.add_argument("--db", default="rrsite.db",
                         help="the collector's SQLite database (created if missing; default "
-                        "rrsite.db)")
+                        "rrsite.db) or PostgreSQL database (postgresql://...)")
 
 
 def new_codes(count: int) -> list[str]:
@@ -54,10 +54,10 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError(f"--url {url!r}: give the page's address, http(s)://... without a '#'")
     if not args.output.parent.is_dir():
         raise UsageError(f"-o {args.output}: the folder {args.output.parent} does not exist")
-    from .store import Store
+    from .store import open_store
 
     codes = new_codes(args.n)
-    store = Store(args.db)  # StoreError (path and reason) before anything is written
+    store = open_store(args.db)  # StoreError (path and reason) before anything is written
     try:
         try:
             handle = open(args.output, "x", encoding="utf-8", newline="")
@@ -77,6 +77,6 @@ def run(args: argparse.Namespace) -> int:
     finally:
         store.close()
     print(f"rrsite invite: {added} codes for survey {args.survey!r} -> {args.output} (database "
-          f"{args.db}); the survey now accepts only submissions with an unused code",
+          f"{store.path}); the survey now accepts only submissions with an unused code",
           file=sys.stderr)
     return 0

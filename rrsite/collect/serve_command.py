@@ -42,8 +42,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="address to listen on (default 127.0.0.1; 0.0.0.0 for all)")
     parser.add_argument("--port", type=int, default=8000,
                         help="port to listen on (default 8000; 0 picks a free one)")
-    parser.add_argument("--db", type=Path, default=Path("rrsite.db"),
-                        help="SQLite database file, created on first start (default rrsite.db)")
+    parser.add_argument("--db", default="rrsite.db",
+                        help="SQLite database file, created on first start (default rrsite.db), "
+                        "or a PostgreSQL database shared by several processes: "
+                        "postgresql://user:password@host/dbname (schema created on first start)")
     parser.add_argument("--allow-origin", action="append", default=[], metavar="ORIGIN",
                         help="an origin whose pages may post submissions (CORS), e.g. "
                         "https://lab.github.io; repeat for several")
@@ -69,8 +71,9 @@ def _check(args: argparse.Namespace) -> None:
         raise UsageError(f"--port must be between 0 and 65535, got {args.port}")
     if args.max_body < 1024:
         raise UsageError(f"--max-body must be at least 1024 bytes, got {args.max_body}")
-    db = args.db.resolve()
-    if db.is_relative_to(dist.resolve()):
+    if args.db.startswith(("postgresql://", "postgres://")):
+        pass  # not a file: nothing to serve by mistake
+    elif Path(args.db).resolve().is_relative_to(dist.resolve()):
         raise UsageError(f"--db {args.db} is inside {dist}: the database would be served to "
                          "anyone; keep it outside the site folder")
     if args.rate_limit is not None and args.rate_limit < 1:
@@ -121,9 +124,10 @@ def run(args: argparse.Namespace) -> int:
     import uvicorn
 
     from .server import create_app
-    from .store import Store
+    from .store import open_store
+    from .store import shown as shown_db
 
-    store = Store(args.db, caps=args.caps)
+    store = open_store(args.db, caps=args.caps)
     try:
         app = create_app(args.dist, store, allow_origins=args.allow_origin,
                          api_only=args.api_only, max_body=args.max_body,
@@ -135,7 +139,8 @@ def run(args: argparse.Namespace) -> int:
     host, port = sock.getsockname()[:2]
     shown = f"[{host}]" if ":" in host else host
     collector = app.state.collector
-    print(f"rrsite serve: listening on http://{shown}:{port}/ (database {args.db})", flush=True)
+    print(f"rrsite serve: listening on http://{shown}:{port}/ (database {shown_db(args.db)})",
+          flush=True)
     if not args.api_only:
         for survey, _ in collector.surveys():
             print(f"rrsite serve:   http://{shown}:{port}/{survey}/", flush=True)

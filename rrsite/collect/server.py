@@ -10,15 +10,12 @@ logged).
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import logging
-import sqlite3
 from collections.abc import AsyncIterator, Sequence
 from pathlib import Path
 from typing import Any
 
-import anyio
 from starlette.applications import Starlette
 from starlette.middleware import Middleware
 from starlette.middleware.cors import CORSMiddleware
@@ -45,8 +42,8 @@ from .store import (
     NO_CODE,
     STORED,
     USED_CODE,
-    Store,
     StoreUnavailable,
+    SubmissionStore,
 )
 
 #: Retry-After (seconds) sent when a survey has reached its cap of submissions.
@@ -78,7 +75,7 @@ def _error(status: int, error: str, field: str | None = None,
 class Collector:
     """Validates submissions against every manifest version seen and hands them to the store."""
 
-    def __init__(self, dist: Path, store: Store, *, max_body: int = MAX_BODY,
+    def __init__(self, dist: Path, store: SubmissionStore, *, max_body: int = MAX_BODY,
                  rate_limit: RateLimit | None = None) -> None:
         self.dist = dist
         self.store = store
@@ -206,11 +203,11 @@ class Collector:
     async def health(self, request: Request) -> Response:
         """`GET /api/health`: the store's state read from the database."""
         try:
-            state = await anyio.to_thread.run_sync(self.store.health)
-        except sqlite3.Error as error:
-            return JSONResponse({"status": "error", "db": f"{type(error).__name__}: {error}"},
-                                status_code=503, headers=API_HEADERS)
-        ok = state["writer"] == "running" and state["journal_mode"] == "wal"
+            state = await self.store.state()
+        except StoreUnavailable as error:
+            return JSONResponse({"status": "error", "db": str(error)},
+                                status_code=503, headers={**API_HEADERS, "retry-after": "1"})
+        ok = bool(state.pop("ok"))
         body = {"status": "ok" if ok else "error",
                 "db": "ok" if state["last_error"] is None else state["last_error"], **state}
         return JSONResponse(body, status_code=200 if ok else 503, headers=API_HEADERS)
@@ -232,7 +229,7 @@ async def _api_method(request: Request, allow: str) -> Response:
     return _error(405, f"{request.method} is not allowed here", None, {"allow": allow})
 
 
-def create_app(dist: Path, store: Store, *, allow_origins: Sequence[str] = (),
+def create_app(dist: Path, store: SubmissionStore, *, allow_origins: Sequence[str] = (),
                api_only: bool = False, max_body: int = MAX_BODY,
                rate_limit: int | None = None) -> Starlette:
     """The collector app for DIST and a Store; the store's writer runs during the app's lifespan.
@@ -279,11 +276,11 @@ def create_app(dist: Path, store: Store, *, allow_origins: Sequence[str] = (),
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
-        store.start()
+        await store.open()
         try:
             yield
         finally:
-            await asyncio.to_thread(store.close)
+            await store.aclose()
 
     app = Starlette(routes=routes, middleware=middleware, lifespan=lifespan)
     app.state.collector = collector

@@ -31,7 +31,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from ..errors import RRSiteError
 
@@ -74,6 +74,20 @@ class StoreError(RRSiteError):
 
 class StoreUnavailable(Exception):
     """A write failed (disk full, I/O error, locked by another program): answer 503, retry later."""
+
+
+def is_postgres(db: str | Path) -> bool:
+    """True if a --db value names a PostgreSQL database (a postgresql:// or postgres:// URL)."""
+    return str(db).startswith(("postgresql://", "postgres://"))
+
+
+def shown(db: str | Path) -> str:
+    """A --db value for messages: a URL without its password."""
+    head, sep, rest = str(db).partition("://")
+    credentials, at, place = rest.rpartition("@")
+    if not sep or not at or ":" not in credentials:
+        return str(db)
+    return f"{head}{sep}{credentials.split(':', 1)[0]}:***@{place}"
 
 
 def minute_now() -> str:
@@ -399,7 +413,24 @@ class Store:
         except RuntimeError:  # the loop is closed: nobody is waiting any more
             pass
 
+    async def open(self) -> None:
+        """Start the writer (the interface `PgStore` shares: called in the app's lifespan)."""
+        self.start()
+
+    async def aclose(self) -> None:
+        """Finish the queued jobs and close, off the event loop."""
+        await asyncio.to_thread(self.close)
+
     # -- reading ------------------------------------------------------------------------------
+
+    async def state(self) -> dict[str, Any]:
+        """`health()` read in a worker thread, with `ok`; StoreUnavailable if unreadable."""
+        try:
+            state = await asyncio.to_thread(self.health)
+        except sqlite3.Error as error:
+            raise StoreUnavailable(f"{type(error).__name__}: {error}") from error
+        state["ok"] = state["writer"] == "running" and state["journal_mode"] == "wal"
+        return {"store": "sqlite", **state}
 
     def health(self) -> dict[str, Any]:
         """The store's state, read from the database (runs in a worker thread)."""
@@ -425,6 +456,50 @@ class Store:
                 for survey, survey_versions in versions.items()
             ],
         }
+
+
+class SubmissionStore(Protocol):
+    """What the collector needs of a store: `Store` (SQLite) and `PgStore` (PostgreSQL)."""
+
+    path: Any
+    caps: dict[str, int]
+
+    def register_manifests(self, manifests: Iterable[dict[str, Any]]) -> int:
+        """Record manifests at start-up; the number that were new."""
+
+    def stored_manifests(self) -> list[dict[str, Any]]:
+        """Every manifest version recorded, in the order first seen."""
+
+    async def register(self, manifest: dict[str, Any]) -> bool:
+        """Record a manifest version seen while running."""
+
+    def add_invitations(self, survey: str, codes: Iterable[str]) -> int:
+        """Record invitation codes' hashes for a survey; how many were new."""
+
+    async def open(self) -> None:
+        """Get ready to store (in the app's lifespan, on its event loop)."""
+
+    async def aclose(self) -> None:
+        """Finish and release everything."""
+
+    def close(self) -> None:
+        """Release what is held outside an event loop (after `aclose`, or if never opened)."""
+
+    async def submit(self, survey: str, version: str, respondent: str,
+                     answers: dict[str, Any], invitation: str | None = None) -> str:
+        """Store one submission; STORED, DUPLICATE, CONFLICT, FULL or an invitation outcome."""
+
+    async def state(self) -> dict[str, Any]:
+        """What `GET /api/health` shows, with `ok`; StoreUnavailable if unreadable."""
+
+
+def open_store(db: str | Path, *, caps: dict[str, int] | None = None) -> SubmissionStore:
+    """The store a --db value names: a postgresql:// URL, else a SQLite file (created if new)."""
+    if is_postgres(db):
+        from .pgstore import PgStore
+
+        return PgStore(str(db), caps=caps)
+    return Store(Path(db), caps=caps)
 
 
 class _reader:

@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from rrsite.cli import main
+from rrsite.spreadsheet import restore
 
 ROOT = Path(__file__).resolve().parents[2]
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
@@ -90,7 +91,7 @@ def test_answer_in_chromium_and_export(built, tmp_path, kit, playwright):
         rows = list(reader)
     assert len(rows) == 1
     row = rows[0]
-    assert row["respondent"] == shown["respondent"]
+    assert restore(row["respondent"]) == shown["respondent"]
     for qid, value in shown["answers"].items():
         assert row[qid] == (value if isinstance(value, str)
                             else json.dumps(value, separators=(",", ":"))), qid
