@@ -11,6 +11,7 @@ import secrets
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 import warnings
 from collections.abc import Iterator
@@ -151,7 +152,9 @@ class Server:
     def start(self, timeout: float = 20.0) -> Server:
         env = {**os.environ, "PYTHONUNBUFFERED": "1"}
         self.closed = False
-        self.stderr_path = self.db.with_name(f"{self.db.name}.{time.monotonic_ns()}.stderr")
+        logs = self.db.parent if isinstance(self.db, Path) else Path(tempfile.gettempdir())
+        name = self.db.name if isinstance(self.db, Path) else "postgres"
+        self.stderr_path = logs / f"{name}.{time.monotonic_ns()}.stderr"
         self.stderr = open(self.stderr_path, "w")  # a file: a full pipe would block the server
         self.process = subprocess.Popen(
             [sys.executable, "-m", "rrsite", "serve", str(self.dist), "--port", "0",
