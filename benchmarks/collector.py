@@ -16,6 +16,11 @@ asyncio (cheap enough per request that it is not the bottleneck). In the same ru
    group commit that the collector uses, the same writer committing every submission on its own,
    and a connection per request with busy_timeout.
 
+4. PostgreSQL (unless --no-postgres): the same closed-loop submissions with one `rrsite serve
+   --db postgresql://...` process, and with two processes on the same database, each driven by
+   half the connections at the same time. The database is a throwaway PostgreSQL server
+   (tests/collect/pgserver.py: initdb in a temporary folder, Unix socket), or --postgres URL.
+
 Prints throughput, p50/p99 latency and the ratio submissions/trivial; checks afterwards that the
 database holds exactly the acknowledged submissions.
 """
@@ -36,6 +41,7 @@ import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
@@ -150,14 +156,15 @@ def show(row: dict) -> None:
           f"({row['requests']:,})")
 
 
-def start_server(work: Path) -> tuple[subprocess.Popen[str], int]:
+def start_server(work: Path, db: str | None = None) -> tuple[subprocess.Popen[str], int]:
     dist = work / "dist"
-    (dist / "bench").mkdir(parents=True)
-    (dist / "bench" / "survey.json").write_text(json.dumps(MANIFEST))
-    (dist / "bench" / "index.html").write_text("<!doctype html><title>bench</title>\n")
+    if not dist.is_dir():
+        (dist / "bench").mkdir(parents=True)
+        (dist / "bench" / "survey.json").write_text(json.dumps(MANIFEST))
+        (dist / "bench" / "index.html").write_text("<!doctype html><title>bench</title>\n")
     process = subprocess.Popen(
         [sys.executable, "-m", "rrsite", "serve", str(dist), "--port", "0",
-         "--db", str(work / "bench.db")],
+         "--db", db or str(work / "bench.db")],
         stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, cwd=ROOT,
         env={**os.environ, "PYTHONUNBUFFERED": "1"})
     assert process.stdout is not None
@@ -225,12 +232,76 @@ def store_alone(work: Path, threads: int, seconds: float) -> list[dict]:
     return rows
 
 
+async def together(ports: list[int], connections: int, seconds: float
+                   ) -> list[tuple[list[float], dict[int, int]]]:
+    """Closed loops on several servers at the same time, `connections` each."""
+    return list(await asyncio.gather(*(drive(port, post_request, connections, seconds)
+                                       for port in ports)))
+
+
+def postgres_rows(work: Path, dsn: str, connections: int, seconds: float) -> list[dict]:
+    """Closed-loop submissions through one, then two `rrsite serve` processes on one database."""
+    rows = []
+    acknowledged = 0
+    for count in (1, 2):
+        servers = [start_server(work, dsn) for _ in range(count)]
+        try:
+            for _, port in servers:  # warm up each process's pool
+                acknowledged += asyncio.run(drive(port, post_request, 2, 0.3))[1].get(201, 0)
+
+            ports = [port for _, port in servers]
+            results = asyncio.run(together(ports, connections // count, seconds))
+        finally:
+            for process, _ in servers:
+                process.terminate()
+                process.wait(timeout=30)
+        latencies = [value for result in results for value in result[0]]
+        statuses: dict[int, int] = {}
+        for _, counted in results:
+            for status, number in counted.items():
+                statuses[status] = statuses.get(status, 0) + number
+        if set(statuses) != {201}:
+            raise SystemExit(f"PostgreSQL, {count} process(es): unexpected statuses {statuses}")
+        acknowledged += statuses[201]
+        row = summary(f"durable submission, PostgreSQL, {count} process{'es' if count > 1 else ''}",
+                      latencies, seconds)
+        rows.append(row)
+        show(row)
+    stored = int(subprocess.run(
+        [sys.executable, "-c", "import asyncio, asyncpg, sys\n"
+         "async def main():\n"
+         "    c = await asyncpg.connect(sys.argv[1])\n"
+         "    print(await c.fetchval('SELECT count(*) FROM submissions'))\n"
+         "    await c.close()\n"
+         "asyncio.run(main())", dsn], check=True, capture_output=True, text=True).stdout)
+    print(f"  PostgreSQL: acknowledged {acknowledged:,} (warm-up included), in the database "
+          f"{stored:,}")
+    if stored != acknowledged:
+        raise SystemExit("the database does not hold exactly the acknowledged submissions")
+    return rows
+
+
+def throwaway_postgres() -> object:
+    """A PostgreSQL server in a temporary folder (tests/collect/pgserver.py)."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location(
+        "rrsite_bench_pgserver", ROOT / "tests" / "collect" / "pgserver.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module.PgServer().start()
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--seconds", type=float, default=5.0, help="per measurement (default 5)")
     parser.add_argument("--connections", type=int, default=32,
                         help="concurrent keep-alive connections (default 32)")
     parser.add_argument("--json", action="store_true", help="also print the figures as JSON")
+    parser.add_argument("--postgres", metavar="URL",
+                        help="an empty PostgreSQL database to use (default: a throwaway server)")
+    parser.add_argument("--no-postgres", action="store_true", help="skip the PostgreSQL part")
     args = parser.parse_args()
 
     print(f"rrsite collector benchmark: {os.cpu_count()} CPUs, SQLite {sqlite3.sqlite_version}, "
@@ -286,6 +357,24 @@ def main() -> int:
         for row in store_rows:
             show(row)
         results = {"http": rows, "ratio": ratio, "store": store_rows, "target_met": target}
+        if not args.no_postgres:
+            print(f"PostgreSQL ({args.connections} connections in all, beside the baseline "
+                  f"above):")
+            server: Any = None
+            if args.postgres:
+                dsn = args.postgres
+            else:
+                server = throwaway_postgres()
+                dsn = server.create_database()
+            try:
+                pg_rows = postgres_rows(work, dsn, args.connections, args.seconds)
+            finally:
+                if server is not None:
+                    server.remove()
+            for row in pg_rows:
+                print(f"  ratio {row['name']}/trivial: "
+                      f"{row['per_second'] / rows[0]['per_second']:.2f}")
+            results["postgresql"] = pg_rows
     if args.json:
         print(json.dumps(results, indent=2))
     return 0

@@ -21,6 +21,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "preview": ("rrsite.site.preview_command", "build, serve and rebuild on save, with reload"),
     "serve": ("rrsite.collect.serve_command", "serve a built site and collect submissions"),
     "export": ("rrsite.collect.export_command", "export stored submissions to CSV or JSONL"),
+    "invite": ("rrsite.collect.invite_command", "personal invitation links, each accepted once"),
     "analyze": ("rrsite.analyze.analyze_command", "de-bias exported submissions into estimates"),
     "plan": (
         "rrsite.analyze.plan_command",

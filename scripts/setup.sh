@@ -49,4 +49,6 @@ if [ "$want_browser" = "--browser" ]; then
   [ -x /usr/bin/firefox-esr ] || need_apt firefox-esr
   [ -x /usr/bin/WebKitWebDriver ] || need_apt webkit2gtk-driver
   command -v Xvfb >/dev/null || need_apt xvfb
+  # collector (issue 12): a PostgreSQL server for tests/collect (initdb into a temporary folder)
+  ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || need_apt postgresql
 fi

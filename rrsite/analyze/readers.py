@@ -8,6 +8,11 @@ cut only after a newline outside quotes, so a quoted field spanning lines is nev
 Each block becomes a ``Batch``: the line numbers of its well-formed rows and their columns.
 Malformed rows (wrong number of columns, a line that is not a JSON object, a record without its
 fields) are handed to the ``Rejections`` here; everything else is judged by the tally.
+
+Cells `rrsite export` neutralised against spreadsheet formulas (a leading apostrophe before
+``= + - @``, tab or carriage return, rrsite/spreadsheet.py) are read back to their original text:
+a block holding a field that starts with an apostrophe goes through the csv module, which restores
+them.
 """
 
 from __future__ import annotations
@@ -27,6 +32,7 @@ from typing import IO, Any, cast
 import numpy as np
 
 from ..errors import RRSiteError
+from ..spreadsheet import restore
 from .catalog import Catalog
 from .columns import Block, ByteColumn, Column, ListColumn
 from .rejections import Rejections
@@ -324,7 +330,8 @@ def _parse_block(
     ``line`` is the line number before the block's first line.
     """
     if (b'"' in block or b"\0" in block
-            or (b"\r" in block and block.count(b"\r") != block.count(b"\r\n"))):
+            or (b"\r" in block and block.count(b"\r") != block.count(b"\r\n"))
+            or b",'" in block or b"\n'" in block or block.startswith(b"'")):
         batch = _parse_block_csv_module(block, line, layout, label, rejections, info)
         return batch, block.count(b"\n")
     return _parse_block_numpy(block, line, layout, label, rejections, info)
@@ -412,7 +419,10 @@ def _parse_block_numpy(
 def _parse_block_csv_module(
     block: bytes, line: int, layout: Layout, label: str, rejections: Rejections, info: FileInfo
 ) -> Batch | None:
-    """A block with quotes (or lone carriage returns): Python's csv module, row by row."""
+    """A block with quotes, lone carriage returns or neutralised formula cells: the csv module.
+
+    Every cell goes through `restore`, so a neutralised cell reads as the text that was sent.
+    """
     text = block.decode("utf-8", errors="replace")
     reader = csv.reader(io.StringIO(text, newline=""))
     rows: list[list[str]] = []
@@ -431,7 +441,7 @@ def _parse_block_csv_module(
                     f"{len(record)} columns where the header has {layout.width}",
                 )
                 continue
-            rows.append(record)
+            rows.append([restore(cell) if cell[:1] == "'" else cell for cell in record])
             numbers.append(start)
     except csv.Error as error:
         info.rows += 1

@@ -6,23 +6,30 @@ first; an absent answer is an empty cell, a multi-choice list its JSON text, a n
 JSONL: one `{"survey", "version", "respondent", "submitted_at", "answers"}` object per line.
 A two-group question's group (stored as `<id>.group`) is the CSV column `<id>.group` right after
 the question's, and the JSONL object's `"groups"` (only when the submission has groups).
+
+CSV text cells that a spreadsheet would run as a formula get a leading apostrophe
+(rrsite/spreadsheet.py) unless `keep_formulas` is set; numbers and JSON lists are never changed,
+and JSONL is written as stored.
 """
 
 from __future__ import annotations
 
+import asyncio
 import csv
 import io
 import json
 import os
 import sqlite3
 import tempfile
-from collections.abc import Iterator
+import threading
+from collections.abc import Callable, Coroutine, Iterator
 from pathlib import Path
 from typing import Any, TextIO
 
 from ..errors import RRSiteError
+from ..spreadsheet import neutralise
 from .manifests import GROUP_SUFFIX
-from .store import connect
+from .store import connect, is_postgres, shown
 
 BASE_COLUMNS = ("survey", "version", "respondent", "submitted_at")
 FORMATS = ("csv", "jsonl")
@@ -36,6 +43,8 @@ def format_for(path: str) -> str | None:
 
 class Export:
     """The stored submissions of a database, optionally of one survey, in arrival order."""
+
+    manifests: list[dict[str, Any]]
 
     def __init__(self, db: Path, survey: str | None = None) -> None:
         self.db = db
@@ -51,8 +60,7 @@ class Export:
             raise RRSiteError(f"{db}: cannot read the database: {error}") from error
         if survey is not None and survey not in surveys:
             self.connection.close()
-            listed = ", ".join(sorted(surveys)) or "none"
-            raise RRSiteError(f"{db}: no survey {survey!r} in this database (surveys: {listed})")
+            _no_survey(db, survey, surveys)
 
     def close(self) -> None:
         """Close the database."""
@@ -83,18 +91,15 @@ class Export:
             params = (self.survey,)
         for survey, version, respondent, submitted_at, answers in self.connection.execute(
                 query + " ORDER BY id", params):
-            stored = json.loads(answers)
-            record = {"survey": survey, "version": version, "respondent": respondent,
-                      "submitted_at": submitted_at,
-                      "answers": {k: v for k, v in stored.items() if not k.endswith(GROUP_SUFFIX)}}
-            groups = {k[: -len(GROUP_SUFFIX)]: v for k, v in stored.items()
-                      if k.endswith(GROUP_SUFFIX)}
-            if groups:
-                record["groups"] = groups
-            yield record
+            yield _record(survey, version, respondent, submitted_at, answers)
 
-    def write_csv(self, out: TextIO) -> int:
-        """Write the CSV; the number of rows."""
+    def write_csv(self, out: TextIO, *, keep_formulas: bool = False) -> int:
+        """Write the CSV; the number of rows.
+
+        Text cells that look like spreadsheet formulas get a leading apostrophe unless
+        `keep_formulas` is set.
+        """
+        text: Callable[[str], str] = _same if keep_formulas else neutralise
         ids = self.question_ids()
         writer = csv.writer(out, lineterminator="\n")
         writer.writerow([*BASE_COLUMNS, *ids])
@@ -105,8 +110,8 @@ class Export:
             extra = [qid for qid in answers if qid not in ids]
             if extra:  # cannot happen with manifests recorded by the collector
                 raise RRSiteError(f"{self.db}: answers to {extra} have no manifest column")
-            writer.writerow([*(record[name] for name in BASE_COLUMNS),
-                             *(_cell(answers.get(qid)) for qid in ids)])
+            writer.writerow([*(text(record[name]) for name in BASE_COLUMNS),
+                             *(_cell(answers.get(qid), text) for qid in ids)])
             count += 1
         return count
 
@@ -119,16 +124,115 @@ class Export:
         return count
 
 
-def _cell(value: Any) -> str:
+def _no_survey(db: object, survey: str, surveys: list[str]) -> None:
+    listed = ", ".join(sorted(surveys)) or "none"
+    raise RRSiteError(f"{db}: no survey {survey!r} in this database (surveys: {listed})")
+
+
+class PgExport(Export):
+    """The same export from a PostgreSQL store.
+
+    One read-only REPEATABLE READ snapshot, read in chunks of rows (keyset on the id), so memory
+    does not grow with the number of submissions.
+    """
+
+    CHUNK = 10_000
+
+    def __init__(self, dsn: str, survey: str | None = None) -> None:  # noqa: D107
+        import asyncpg
+
+        from .pgstore import UNAVAILABLE
+
+        self.db = shown(dsn)  # type: ignore[assignment]
+        self.survey = survey
+        # a loop in a thread of its own: the caller may be inside a running event loop
+        self._loop = asyncio.new_event_loop()
+        self._thread = threading.Thread(target=self._loop.run_forever, daemon=True,
+                                        name="rrsite-export")
+        self._thread.start()
+        self._connection: Any = None
+        try:
+            self._connection = self._call(asyncpg.connect(dsn, timeout=10))
+            transaction = self._connection.transaction(isolation="repeatable_read",
+                                                       readonly=True)
+            self._call(transaction.start())
+            self.manifests = [json.loads(row[0]) for row in self._fetch(
+                "SELECT manifest FROM manifests ORDER BY seq")]
+            surveys = [row[0] for row in self._fetch(
+                "SELECT survey FROM manifests UNION SELECT survey FROM submissions")]
+        except (*UNAVAILABLE, asyncpg.UndefinedTableError) as error:
+            self.close()
+            raise RRSiteError(f"{self.db}: cannot read the database: {error}") from error
+        if survey is not None and survey not in surveys:
+            self.close()
+            _no_survey(self.db, survey, surveys)
+
+    def _call(self, work: Coroutine[Any, Any, Any]) -> Any:
+        return asyncio.run_coroutine_threadsafe(work, self._loop).result()
+
+    def _fetch(self, query: str, *args: Any) -> list[Any]:
+        return list(self._call(self._connection.fetch(query, *args)))
+
+    def close(self) -> None:
+        """End the snapshot and close the connection."""
+        if self._connection is not None:
+            self._call(self._connection.close())
+            self._connection = None
+        self._loop.call_soon_threadsafe(self._loop.stop)
+        self._thread.join(timeout=10)
+        self._loop.close()
+
+    def rows(self) -> Iterator[dict[str, Any]]:
+        """Each submission as a record, in arrival order (id), a chunk at a time."""
+        last = 0
+        where = " AND survey = $2" if self.survey is not None else ""
+        args: tuple[str, ...] = (self.survey,) if self.survey is not None else ()
+        while True:
+            chunk = self._fetch(
+                "SELECT id, survey, version, respondent, submitted_at, answers FROM submissions "
+                f"WHERE id > $1{where} ORDER BY id LIMIT {self.CHUNK}", last, *args)
+            for row in chunk:
+                yield _record(row[1], row[2], row[3], row[4], row[5])
+            if len(chunk) < self.CHUNK:
+                return
+            last = chunk[-1][0]
+
+
+def _record(survey: str, version: str, respondent: str, submitted_at: str,
+            answers: str) -> dict[str, Any]:
+    """A stored row as the export's record.
+
+    A two-group question's stored `<id>.group` answer goes to `groups` (present only when the
+    submission has groups).
+    """
+    stored = json.loads(answers)
+    record: dict[str, Any] = {
+        "survey": survey, "version": version, "respondent": respondent,
+        "submitted_at": submitted_at,
+        "answers": {k: v for k, v in stored.items() if not k.endswith(GROUP_SUFFIX)}}
+    groups = {k[: -len(GROUP_SUFFIX)]: v for k, v in stored.items() if k.endswith(GROUP_SUFFIX)}
+    if groups:
+        record["groups"] = groups
+    return record
+
+
+def _same(text: str) -> str:
+    return text
+
+
+def _cell(value: Any, text: Callable[[str], str]) -> str:
     if value is None:
         return ""
     if isinstance(value, str):
-        return value
+        return text(value)
     return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
 
 
-def export(db: Path, output: str, *, survey: str | None = None, fmt: str | None = None) -> int:
+def export(db: Path | str, output: str, *, survey: str | None = None, fmt: str | None = None,
+           keep_formulas: bool = False) -> int:
     """Write the export to `output` (a path, or `-` for standard output); the number of rows.
+
+    CSV text cells that look like formulas are neutralised unless `keep_formulas` is set.
 
     The file is written beside its target and renamed into place, so a failure leaves any
     previous export untouched.
@@ -136,11 +240,12 @@ def export(db: Path, output: str, *, survey: str | None = None, fmt: str | None 
     fmt = fmt or format_for(output)
     if fmt not in FORMATS:
         raise RRSiteError(f"-o {output}: name the file .csv or .jsonl (or give --format)")
-    source = Export(db, survey)
+    source = PgExport(str(db), survey) if is_postgres(db) else Export(Path(db), survey)
     try:
         if output == "-":
             buffer = io.StringIO()
-            count = source.write_csv(buffer) if fmt == "csv" else source.write_jsonl(buffer)
+            count = (source.write_csv(buffer, keep_formulas=keep_formulas) if fmt == "csv"
+                     else source.write_jsonl(buffer))
             import sys
 
             sys.stdout.write(buffer.getvalue())
@@ -151,7 +256,8 @@ def export(db: Path, output: str, *, survey: str | None = None, fmt: str | None 
         handle, temporary = tempfile.mkstemp(prefix=f".{target.name}.", dir=target.parent)
         try:
             with open(handle, "w", encoding="utf-8", newline="") as out:
-                count = source.write_csv(out) if fmt == "csv" else source.write_jsonl(out)
+                count = (source.write_csv(out, keep_formulas=keep_formulas) if fmt == "csv"
+                         else source.write_jsonl(out))
             os.replace(temporary, target)
         except BaseException:
             os.unlink(temporary)

@@ -26,10 +26,13 @@ SURVEY_ID_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,127}")
 VERSION_RE = re.compile(r"[0-9a-f]{8,64}")
 QUESTION_TYPES = ("yes-no", "choice", "multi-choice", "number", "text")
 DEFAULT_TEXT_MAX_LENGTH = 500
-SUBMISSION_FIELDS = ("survey", "version", "respondent", "answers", "groups")
+SUBMISSION_FIELDS = ("survey", "version", "respondent", "answers", "groups",
+                     "invitation")
 #: The stored answers keep a two-group question's group under ``<question id>`` + this suffix
 #: (question ids have no dots), which the export splits off again (docs/contracts.md).
 GROUP_SUFFIX = ".group"
+#: An invitation code as `rrsite invite` writes it (docs/contracts.md).
+INVITATION_RE = re.compile(r"[A-Za-z0-9_-]{16,64}")
 
 Answer = str | int | float | list[str]
 
@@ -358,4 +361,9 @@ def parse_submission(body: bytes) -> dict[str, Any]:
     if not RESPONDENT_RE.fullmatch(data["respondent"]):
         raise SubmissionError(
             "must be 22 to 64 characters of A-Z, a-z, 0-9, '_' and '-'", "respondent", 400)
+    invitation = data.get("invitation")
+    if invitation is not None and not (isinstance(invitation, str)
+                                       and INVITATION_RE.fullmatch(invitation)):
+        raise SubmissionError("an invitation code is 16 to 64 characters of A-Z, a-z, 0-9, '_' "
+                              "and '-'", "invitation", 400)
     return data

@@ -42,8 +42,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="address to listen on (default 127.0.0.1; 0.0.0.0 for all)")
     parser.add_argument("--port", type=int, default=8000,
                         help="port to listen on (default 8000; 0 picks a free one)")
-    parser.add_argument("--db", type=Path, default=Path("rrsite.db"),
-                        help="SQLite database file, created on first start (default rrsite.db)")
+    parser.add_argument("--db", default="rrsite.db",
+                        help="SQLite database file, created on first start (default rrsite.db), "
+                        "or a PostgreSQL database shared by several processes: "
+                        "postgresql://user:password@host/dbname (schema created on first start)")
     parser.add_argument("--allow-origin", action="append", default=[], metavar="ORIGIN",
                         help="an origin whose pages may post submissions (CORS), e.g. "
                         "https://lab.github.io; repeat for several")
@@ -51,6 +53,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="serve only /api/ (the pages are hosted elsewhere)")
     parser.add_argument("--max-body", type=int, default=64 * 1024, metavar="BYTES",
                         help="largest accepted submission body (default 65536)")
+    parser.add_argument("--rate-limit", type=int, metavar="N",
+                        help="accept at most N submissions a minute from one client address "
+                        "(a burst of N, then one every 60/N s; 429 + Retry-After beyond). Kept "
+                        "in memory only, never stored or logged; default: no limit")
+    parser.add_argument("--cap", action="append", default=[], metavar="ID=N",
+                        help="accept at most N submissions for survey ID (new respondents get "
+                        "429 beyond; resends are still answered); repeat for several surveys")
 
 
 def _check(args: argparse.Namespace) -> None:
@@ -62,15 +71,34 @@ def _check(args: argparse.Namespace) -> None:
         raise UsageError(f"--port must be between 0 and 65535, got {args.port}")
     if args.max_body < 1024:
         raise UsageError(f"--max-body must be at least 1024 bytes, got {args.max_body}")
-    db = args.db.resolve()
-    if db.is_relative_to(dist.resolve()):
+    if args.db.startswith(("postgresql://", "postgres://")):
+        pass  # not a file: nothing to serve by mistake
+    elif Path(args.db).resolve().is_relative_to(dist.resolve()):
         raise UsageError(f"--db {args.db} is inside {dist}: the database would be served to "
                          "anyone; keep it outside the site folder")
+    if args.rate_limit is not None and args.rate_limit < 1:
+        raise UsageError(f"--rate-limit must be at least 1 submission a minute, got "
+                         f"{args.rate_limit}")
+    args.caps = parse_caps(args.cap)
     for origin in args.allow_origin:
         if origin != "*" and not ORIGIN_RE.fullmatch(origin):
             hint = " (no trailing slash or path)" if origin.rstrip("/") != origin else ""
             raise UsageError(f"--allow-origin {origin!r} is not an origin like "
                              f"https://example.org{hint}")
+
+
+def parse_caps(items: list[str]) -> dict[str, int]:
+    """`--cap ID=N` options as {survey id: N}; UsageError with the bad option."""
+    caps: dict[str, int] = {}
+    for item in items:
+        survey, sep, number = item.rpartition("=")
+        if not sep or not survey or not number.isdigit() or int(number) < 1:
+            raise UsageError(f"--cap {item!r}: write SURVEY_ID=N with N a positive whole "
+                             "number, e.g. --cap honor-code=500")
+        if survey in caps:
+            raise UsageError(f"--cap: survey {survey!r} is given twice")
+        caps[survey] = int(number)
+    return caps
 
 
 def listen(host: str, port: int) -> socket.socket:
@@ -96,12 +124,14 @@ def run(args: argparse.Namespace) -> int:
     import uvicorn
 
     from .server import create_app
-    from .store import Store
+    from .store import open_store
+    from .store import shown as shown_db
 
-    store = Store(args.db)
+    store = open_store(args.db, caps=args.caps)
     try:
         app = create_app(args.dist, store, allow_origins=args.allow_origin,
-                         api_only=args.api_only, max_body=args.max_body)
+                         api_only=args.api_only, max_body=args.max_body,
+                         rate_limit=args.rate_limit)
     except BaseException:
         store.close()
         raise
@@ -109,7 +139,8 @@ def run(args: argparse.Namespace) -> int:
     host, port = sock.getsockname()[:2]
     shown = f"[{host}]" if ":" in host else host
     collector = app.state.collector
-    print(f"rrsite serve: listening on http://{shown}:{port}/ (database {args.db})", flush=True)
+    print(f"rrsite serve: listening on http://{shown}:{port}/ (database {shown_db(args.db)})",
+          flush=True)
     if not args.api_only:
         for survey, _ in collector.surveys():
             print(f"rrsite serve:   http://{shown}:{port}/{survey}/", flush=True)

@@ -1,22 +1,21 @@
 """The collector's ASGI application: the built site, `POST /api/submissions`, `GET /api/health`.
 
 Privacy: handlers read only the request's path, method, Content-Type, Content-Length,
-Accept-Encoding, If-None-Match, Origin and body; nothing about the client (address, user agent,
-cookies) is read, stored or logged, and request bodies are never logged. Uvicorn's access log is
-turned off by `rrsite serve`.
+Accept-Encoding, If-None-Match, Origin and body; nothing about the client (user agent, cookies) is
+read, stored or logged, and request bodies are never logged. Uvicorn's access log is turned off by
+`rrsite serve`. The client address is read only with a rate limit (`--rate-limit`), and then only
+to take a token from its in-memory bucket (rrsite/collect/limits.py: keyed-hashed, never stored or
+logged).
 """
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import logging
-import sqlite3
 from collections.abc import AsyncIterator, Sequence
 from pathlib import Path
 from typing import Any
 
-import anyio
 from starlette.applications import Starlette
 from starlette.middleware import Middleware
 from starlette.middleware.cors import CORSMiddleware
@@ -24,6 +23,7 @@ from starlette.requests import ClientDisconnect, Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
+from .limits import RateLimit
 from .manifests import (
     SURVEY_ID_RE,
     ManifestError,
@@ -35,8 +35,28 @@ from .manifests import (
     read_manifest,
 )
 from .static import HeaderRules, SiteHeadersMiddleware, StaticSite
-from .store import CONFLICT, STORED, Store, StoreUnavailable
+from .store import (
+    BAD_CODE,
+    CONFLICT,
+    FULL,
+    NO_CODE,
+    STORED,
+    USED_CODE,
+    StoreUnavailable,
+    SubmissionStore,
+)
 
+#: Retry-After (seconds) sent when a survey has reached its cap of submissions.
+FULL_RETRY_AFTER = 3600
+#: Answers (403) for invitation-only surveys.
+INVITATION_ERRORS = {
+    NO_CODE: "this survey accepts answers only through a personal invitation link; open the "
+             "link you were sent",
+    BAD_CODE: "this invitation code is not valid for this survey; open the link exactly as you "
+              "were sent it",
+    USED_CODE: "this invitation code has already been used: each invitation accepts one set of "
+               "answers",
+}
 #: Default limit on a submission body (bytes).
 MAX_BODY = 64 * 1024
 #: A body over the limit is read and discarded up to this size so the client sees the 413.
@@ -55,10 +75,12 @@ def _error(status: int, error: str, field: str | None = None,
 class Collector:
     """Validates submissions against every manifest version seen and hands them to the store."""
 
-    def __init__(self, dist: Path, store: Store, *, max_body: int = MAX_BODY) -> None:
+    def __init__(self, dist: Path, store: SubmissionStore, *, max_body: int = MAX_BODY,
+                 rate_limit: RateLimit | None = None) -> None:
         self.dist = dist
         self.store = store
         self.max_body = max_body
+        self.rate_limit = rate_limit
         self.rules: dict[tuple[str, str], SurveyRules] = {}
         self.titles: dict[str, str] = {}
         self._manifest_stamps: dict[str, tuple[int, int] | None] = {}
@@ -123,6 +145,11 @@ class Collector:
 
     async def submit(self, request: Request) -> Response:
         """`POST /api/submissions`: validate, store durably, then answer."""
+        if self.rate_limit is not None:
+            wait = self.rate_limit.check(request.client.host if request.client else "")
+            if wait:
+                return _error(429, "too many submissions from this address; retry in "
+                              f"{wait} s", None, {"retry-after": str(wait)})
         content_type = request.headers.get("content-type", "")
         media, _, params = content_type.partition(";")
         charset = params.strip().lower().replace(" ", "")
@@ -158,11 +185,17 @@ class Collector:
             return JSONResponse(error.body(), status_code=error.status, headers=API_HEADERS)
         try:
             outcome = await self.store.submit(rules.survey, rules.version, data["respondent"],
-                                              answers)
+                                              answers, data.get("invitation"))
         except StoreUnavailable as error:
             return _error(503, str(error), None, {"retry-after": "1"})
         if outcome == STORED:
             return JSONResponse({"status": "stored"}, status_code=201, headers=API_HEADERS)
+        if outcome in INVITATION_ERRORS:
+            return _error(403, INVITATION_ERRORS[outcome], "invitation")
+        if outcome == FULL:
+            cap = self.store.caps.get(rules.survey)
+            return _error(429, f"survey {rules.survey!r} has reached its limit of {cap} "
+                          "submissions", "survey", {"retry-after": str(FULL_RETRY_AFTER)})
         if outcome == CONFLICT:
             return _error(409, "this respondent token already sent different answers",
                           "respondent")
@@ -171,11 +204,11 @@ class Collector:
     async def health(self, request: Request) -> Response:
         """`GET /api/health`: the store's state read from the database."""
         try:
-            state = await anyio.to_thread.run_sync(self.store.health)
-        except sqlite3.Error as error:
-            return JSONResponse({"status": "error", "db": f"{type(error).__name__}: {error}"},
-                                status_code=503, headers=API_HEADERS)
-        ok = state["writer"] == "running" and state["journal_mode"] == "wal"
+            state = await self.store.state()
+        except StoreUnavailable as error:
+            return JSONResponse({"status": "error", "db": str(error)},
+                                status_code=503, headers={**API_HEADERS, "retry-after": "1"})
+        ok = bool(state.pop("ok"))
         body = {"status": "ok" if ok else "error",
                 "db": "ok" if state["last_error"] is None else state["last_error"], **state}
         return JSONResponse(body, status_code=200 if ok else 503, headers=API_HEADERS)
@@ -197,13 +230,17 @@ async def _api_method(request: Request, allow: str) -> Response:
     return _error(405, f"{request.method} is not allowed here", None, {"allow": allow})
 
 
-def create_app(dist: Path, store: Store, *, allow_origins: Sequence[str] = (),
-               api_only: bool = False, max_body: int = MAX_BODY) -> Starlette:
+def create_app(dist: Path, store: SubmissionStore, *, allow_origins: Sequence[str] = (),
+               api_only: bool = False, max_body: int = MAX_BODY,
+               rate_limit: int | None = None) -> Starlette:
     """The collector app for DIST and a Store; the store's writer runs during the app's lifespan.
+
+    `rate_limit`: submissions a minute per client address (in memory only), None for no limit.
 
     ManifestError if a manifest in DIST is unusable.
     """
-    collector = Collector(dist, store, max_body=max_body)
+    collector = Collector(dist, store, max_body=max_body,
+                          rate_limit=RateLimit(rate_limit) if rate_limit else None)
     header_rules = HeaderRules(dist / "_headers")
     site = StaticSite(dist, header_rules, collector.surveys)
 
@@ -240,11 +277,11 @@ def create_app(dist: Path, store: Store, *, allow_origins: Sequence[str] = (),
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
-        store.start()
+        await store.open()
         try:
             yield
         finally:
-            await asyncio.to_thread(store.close)
+            await store.aclose()
 
     app = Starlette(routes=routes, middleware=middleware, lifespan=lifespan)
     app.state.collector = collector

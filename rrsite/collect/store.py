@@ -22,6 +22,7 @@ Nothing about the request (no address, no user agent, no headers) ever reaches t
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import json
 import queue
 import sqlite3
@@ -30,12 +31,12 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from ..errors import RRSiteError
 
-#: PRAGMA user_version of the schema this code writes.
-SCHEMA_VERSION = 1
+#: PRAGMA user_version of the schema this code writes (2: the invitations table).
+SCHEMA_VERSION = 2
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS manifests (
     survey     TEXT NOT NULL,
@@ -53,8 +54,16 @@ CREATE TABLE IF NOT EXISTS submissions (
     answers      TEXT NOT NULL,
     UNIQUE (survey, respondent)
 );
+CREATE TABLE IF NOT EXISTS invitations (
+    survey     TEXT NOT NULL,
+    code_hash  TEXT NOT NULL,
+    used       INTEGER NOT NULL DEFAULT 0,
+    PRIMARY KEY (survey, code_hash)
+) WITHOUT ROWID;
 """
-STORED, DUPLICATE, CONFLICT = "stored", "duplicate", "conflict"
+STORED, DUPLICATE, CONFLICT, FULL = "stored", "duplicate", "conflict", "full"
+#: Outcomes for invitation-only surveys: no code sent, a code not issued, a code already used.
+NO_CODE, BAD_CODE, USED_CODE = "no-code", "bad-code", "used-code"
 #: Submissions waiting for the writer beyond which new ones are refused (503, retry later).
 MAX_QUEUE = 20_000
 
@@ -67,9 +76,28 @@ class StoreUnavailable(Exception):
     """A write failed (disk full, I/O error, locked by another program): answer 503, retry later."""
 
 
+def is_postgres(db: str | Path) -> bool:
+    """True if a --db value names a PostgreSQL database (a postgresql:// or postgres:// URL)."""
+    return str(db).startswith(("postgresql://", "postgres://"))
+
+
+def shown(db: str | Path) -> str:
+    """A --db value for messages: a URL without its password."""
+    head, sep, rest = str(db).partition("://")
+    credentials, at, place = rest.rpartition("@")
+    if not sep or not at or ":" not in credentials:
+        return str(db)
+    return f"{head}{sep}{credentials.split(':', 1)[0]}:***@{place}"
+
+
 def minute_now() -> str:
     """The current time, UTC, truncated to the minute: ``2026-11-22T13:05Z``."""
     return datetime.now(UTC).strftime("%Y-%m-%dT%H:%MZ")
+
+
+def code_hash(code: str) -> str:
+    """What the database keeps of an invitation code: its SHA-256, hex (the code is not stored)."""
+    return hashlib.sha256(code.encode("utf-8")).hexdigest()
 
 
 def canonical_json(value: Any) -> str:
@@ -117,31 +145,75 @@ class _Job:
 
 
 
-def _submission_writer(survey: str, version: str, respondent: str,
-                       answers: dict[str, Any]) -> Callable[[sqlite3.Connection], str]:
-    """The writer-thread job storing one submission: STORED, DUPLICATE or CONFLICT."""
+def _submission_writer(survey: str, version: str, respondent: str, answers: dict[str, Any],
+                       cap: int | None = None, counts: dict[str, int] | None = None,
+                       invitation: str | None = None) -> Callable[[sqlite3.Connection], str]:
+    """The writer-thread job storing one submission.
+
+    STORED, DUPLICATE or CONFLICT; FULL when a `cap` is set and the survey already holds `cap`
+    submissions (`counts` caches each capped survey's total: exact, the writer is the only one);
+    NO_CODE, BAD_CODE or USED_CODE when the survey has invitation codes (or a code is sent) and
+    the code is missing, was never issued, or was used. A resend of a stored submission is
+    recognised before any of these, so retrying stays safe. The code's use is marked in the
+    same transaction as the insert, in a table that holds nothing joining the two.
+    """
     answers_text = canonical_json(answers)
 
+    def existing(connection: sqlite3.Connection) -> str | None:
+        row = connection.execute(
+            "SELECT version, answers FROM submissions WHERE survey = ? AND respondent = ?",
+            (survey, respondent)).fetchone()
+        if row is None:
+            return None
+        return DUPLICATE if row == (version, answers_text) else CONFLICT
+
     def write(connection: sqlite3.Connection) -> str:
+        invited = invitation is not None or connection.execute(
+            "SELECT 1 FROM invitations WHERE survey = ? LIMIT 1", (survey,)).fetchone()
+        if invited or cap is not None:
+            previous = existing(connection)
+            if previous is not None:
+                return previous
+        if cap is not None and counts is not None:
+            if survey not in counts:
+                counts[survey] = connection.execute(
+                    "SELECT count(*) FROM submissions WHERE survey = ?", (survey,)).fetchone()[0]
+            if counts[survey] >= cap:
+                return FULL
+        if invited:
+            if invitation is None:
+                return NO_CODE
+            hashed = code_hash(invitation)
+            cursor = connection.execute(
+                "UPDATE invitations SET used = 1 WHERE survey = ? AND code_hash = ? AND used = 0",
+                (survey, hashed))
+            if not cursor.rowcount:
+                known = connection.execute(
+                    "SELECT 1 FROM invitations WHERE survey = ? AND code_hash = ?",
+                    (survey, hashed)).fetchone()
+                return USED_CODE if known else BAD_CODE
         cursor = connection.execute(
             "INSERT INTO submissions (survey, version, respondent, submitted_at, answers) "
             "VALUES (?, ?, ?, ?, ?) ON CONFLICT (survey, respondent) DO NOTHING",
             (survey, version, respondent, minute_now(), answers_text))
         if cursor.rowcount:
+            if counts is not None and survey in counts:
+                counts[survey] += 1
             return STORED
-        row = connection.execute(
-            "SELECT version, answers FROM submissions WHERE survey = ? AND respondent = ?",
-            (survey, respondent)).fetchone()
-        return DUPLICATE if row == (version, answers_text) else CONFLICT
+        return existing(connection) or CONFLICT
 
     return write
 
 class Store:
     """The SQLite store behind `rrsite serve`; `start()` its writer, `await submit(...)`."""
 
-    def __init__(self, path: Path, *, max_batch: int = 512) -> None:
+    def __init__(self, path: Path, *, max_batch: int = 512,
+                 caps: dict[str, int] | None = None) -> None:
         self.path = path
         self.max_batch = max_batch
+        #: Per-survey limits on the number of submissions (new respondents get FULL beyond).
+        self.caps = dict(caps or {})
+        self._counts: dict[str, int] = {}  # the writer's running totals of capped surveys
         self._connection = connect(path, create=True)
         try:
             mode = self._connection.execute("PRAGMA journal_mode = WAL").fetchone()[0]
@@ -191,6 +263,24 @@ class Store:
             raise StoreError(f"{self.path}: cannot record the manifests: {error}") from error
         return new
 
+    def add_invitations(self, survey: str, codes: Iterable[str]) -> int:
+        """Record invitation codes (their hashes) for a survey, in one transaction; how many.
+
+        From then on the survey accepts only submissions carrying an unused code.
+        """
+        try:
+            self._connection.execute("BEGIN IMMEDIATE")
+            added = 0
+            for code in codes:
+                added += self._connection.execute(
+                    "INSERT INTO invitations (survey, code_hash) VALUES (?, ?) "
+                    "ON CONFLICT DO NOTHING", (survey, code_hash(code))).rowcount
+            self._connection.execute("COMMIT")
+        except sqlite3.Error as error:
+            self._connection.execute("ROLLBACK")
+            raise StoreError(f"{self.path}: cannot record the invitation codes: {error}") from error
+        return added
+
     def stored_manifests(self) -> list[dict[str, Any]]:
         """Every manifest version recorded, in the order first seen."""
         with _reader(self.path) as connection:
@@ -204,18 +294,20 @@ class Store:
     # -- submissions --------------------------------------------------------------------------
 
     async def submit(self, survey: str, version: str, respondent: str,
-                     answers: dict[str, Any]) -> str:
-        """Store one validated submission; STORED, DUPLICATE or CONFLICT once it is durable.
+                     answers: dict[str, Any], invitation: str | None = None) -> str:
+        """Store one validated submission; its outcome (`_submission_writer`) once durable.
 
         Raises StoreUnavailable if the write could not be committed.
         """
-        write = _submission_writer(survey, version, respondent, answers)
+        write = _submission_writer(survey, version, respondent, answers,
+                                   self.caps.get(survey), self._counts, invitation)
         return str(await self._submit_job(write))
 
     def submit_sync(self, survey: str, version: str, respondent: str,
-                    answers: dict[str, Any]) -> str:
+                    answers: dict[str, Any], invitation: str | None = None) -> str:
         """`submit` for a caller without an event loop (benchmarks, tools); blocks until durable."""
-        write = _submission_writer(survey, version, respondent, answers)
+        write = _submission_writer(survey, version, respondent, answers,
+                                   self.caps.get(survey), self._counts, invitation)
         job = _Job(run=write, loop=None, future=None)
         self._put(job)
         job.done.wait()
@@ -297,6 +389,7 @@ class Store:
                 pass
             for job in batch:
                 job.error = StoreUnavailable(f"the database could not store it ({error})")
+            self._counts.clear()  # the rolled-back inserts were counted: count again
         for job in batch:
             self._wake(job)
 
@@ -320,7 +413,24 @@ class Store:
         except RuntimeError:  # the loop is closed: nobody is waiting any more
             pass
 
+    async def open(self) -> None:
+        """Start the writer (the interface `PgStore` shares: called in the app's lifespan)."""
+        self.start()
+
+    async def aclose(self) -> None:
+        """Finish the queued jobs and close, off the event loop."""
+        await asyncio.to_thread(self.close)
+
     # -- reading ------------------------------------------------------------------------------
+
+    async def state(self) -> dict[str, Any]:
+        """`health()` read in a worker thread, with `ok`; StoreUnavailable if unreadable."""
+        try:
+            state = await asyncio.to_thread(self.health)
+        except sqlite3.Error as error:
+            raise StoreUnavailable(f"{type(error).__name__}: {error}") from error
+        state["ok"] = state["writer"] == "running" and state["journal_mode"] == "wal"
+        return {"store": "sqlite", **state}
 
     def health(self) -> dict[str, Any]:
         """The store's state, read from the database (runs in a worker thread)."""
@@ -346,6 +456,50 @@ class Store:
                 for survey, survey_versions in versions.items()
             ],
         }
+
+
+class SubmissionStore(Protocol):
+    """What the collector needs of a store: `Store` (SQLite) and `PgStore` (PostgreSQL)."""
+
+    path: Any
+    caps: dict[str, int]
+
+    def register_manifests(self, manifests: Iterable[dict[str, Any]]) -> int:
+        """Record manifests at start-up; the number that were new."""
+
+    def stored_manifests(self) -> list[dict[str, Any]]:
+        """Every manifest version recorded, in the order first seen."""
+
+    async def register(self, manifest: dict[str, Any]) -> bool:
+        """Record a manifest version seen while running."""
+
+    def add_invitations(self, survey: str, codes: Iterable[str]) -> int:
+        """Record invitation codes' hashes for a survey; how many were new."""
+
+    async def open(self) -> None:
+        """Get ready to store (in the app's lifespan, on its event loop)."""
+
+    async def aclose(self) -> None:
+        """Finish and release everything."""
+
+    def close(self) -> None:
+        """Release what is held outside an event loop (after `aclose`, or if never opened)."""
+
+    async def submit(self, survey: str, version: str, respondent: str,
+                     answers: dict[str, Any], invitation: str | None = None) -> str:
+        """Store one submission; STORED, DUPLICATE, CONFLICT, FULL or an invitation outcome."""
+
+    async def state(self) -> dict[str, Any]:
+        """What `GET /api/health` shows, with `ok`; StoreUnavailable if unreadable."""
+
+
+def open_store(db: str | Path, *, caps: dict[str, int] | None = None) -> SubmissionStore:
+    """The store a --db value names: a postgresql:// URL, else a SQLite file (created if new)."""
+    if is_postgres(db):
+        from .pgstore import PgStore
+
+        return PgStore(str(db), caps=caps)
+    return Store(Path(db), caps=caps)
 
 
 class _reader:

@@ -20,6 +20,9 @@ const target = (config.submit && config.submit.to) || "collector";
 const STORAGE_KEY = `rrsite:${config.survey}:${config.version}`;
 const STARTUP_TIMEOUT_S = 120;
 const SEND_ATTEMPTS = 3;
+// [collector hook, issue 12] invitation code of a personal link (`rrsite invite`): read from the
+// fragment (#invitation=CODE), which is never sent to a server; sent as the body's `invitation`.
+const invitationCode = new URLSearchParams(window.location.hash.slice(1)).get("invitation");
 
 const form = $("rr-form");
 const submitButton = $("rr-submit");
@@ -990,7 +993,8 @@ async function randomizeAndStore() {
   const record = {
     format: 1,
     body: { survey: config.survey, version: config.version, respondent: newRespondentToken(), answers,
-      ...(Object.keys(groups).length ? { groups } : {}) },
+      ...(Object.keys(groups).length ? { groups } : {}),
+      ...(invitationCode ? { invitation: invitationCode } : {}) }, // [collector hook, issue 12]
     randomized_at: new Date().toISOString(),
     sent_at: null,
   };

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import gzip
+import importlib.util
 import json
 import os
 import re
@@ -10,6 +11,7 @@ import secrets
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 import warnings
 from collections.abc import Iterator
@@ -25,6 +27,14 @@ from starlette.testclient import TestClient  # noqa: E402
 
 from rrsite.collect.server import create_app  # noqa: E402
 from rrsite.collect.store import Store  # noqa: E402
+
+# tests/collect/pgserver.py, loaded by path (the tests run with --import-mode=importlib)
+_spec = importlib.util.spec_from_file_location("rrsite_tests_pgserver",
+                                               Path(__file__).with_name("pgserver.py"))
+assert _spec is not None and _spec.loader is not None
+_pgserver = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(_pgserver)
+PgServer = _pgserver.PgServer
 
 VERSION = "0123456789abcdef"
 CSP = ("default-src 'none'; script-src 'self' 'wasm-unsafe-eval'; connect-src 'self'; "
@@ -142,7 +152,9 @@ class Server:
     def start(self, timeout: float = 20.0) -> Server:
         env = {**os.environ, "PYTHONUNBUFFERED": "1"}
         self.closed = False
-        self.stderr_path = self.db.with_name(f"{self.db.name}.{time.monotonic_ns()}.stderr")
+        logs = self.db.parent if isinstance(self.db, Path) else Path(tempfile.gettempdir())
+        name = self.db.name if isinstance(self.db, Path) else "postgres"
+        self.stderr_path = logs / f"{name}.{time.monotonic_ns()}.stderr"
         self.stderr = open(self.stderr_path, "w")  # a file: a full pipe would block the server
         self.process = subprocess.Popen(
             [sys.executable, "-m", "rrsite", "serve", str(self.dist), "--port", "0",
@@ -223,6 +235,7 @@ class Kit:
     body = staticmethod(body)
     make_client = staticmethod(make_client)
     Server = Server
+    PgServer = PgServer
 
 
 @pytest.fixture(scope="session")
@@ -230,3 +243,19 @@ def kit() -> Kit:
     return Kit()
 
 
+
+
+@pytest.fixture(scope="session")
+def postgres() -> Iterator[Any]:
+    """A real PostgreSQL server for the session (tests/collect/pgserver.py)."""
+    server = PgServer().start()
+    try:
+        yield server
+    finally:
+        server.remove()
+
+
+@pytest.fixture
+def pg_db(postgres: Any) -> str:
+    """The URL of a new, empty PostgreSQL database."""
+    return str(postgres.create_database())

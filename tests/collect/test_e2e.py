@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from rrsite.cli import main
+from rrsite.spreadsheet import restore
 
 ROOT = Path(__file__).resolve().parents[2]
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
@@ -90,7 +91,7 @@ def test_answer_in_chromium_and_export(built, tmp_path, kit, playwright):
         rows = list(reader)
     assert len(rows) == 1
     row = rows[0]
-    assert row["respondent"] == shown["respondent"]
+    assert restore(row["respondent"]) == shown["respondent"]
     for qid, value in shown["answers"].items():
         assert row[qid] == (value if isinstance(value, str)
                             else json.dumps(value, separators=(",", ":"))), qid
@@ -133,3 +134,41 @@ def test_a_returning_respondent_downloads_nothing_of_pyodide_again(
     second = [(url, status) for url, status in visits[1] if "/_rr/" in url]
     assert {url for url, _ in second} >= {url for url in first if "pyodide" in url}
     assert [(url, status) for url, status in second if status != 200] == []
+
+
+def test_invitation_link_in_chromium(built, tmp_path, kit, playwright):
+    """A personal link's code (in the fragment) reaches the collector with the submission, is
+    accepted once, and is never in any URL the browser requested."""
+    dist = built
+    manifest = json.loads((dist / "honor-code" / "survey.json").read_text())
+    db = tmp_path / "collector.db"
+    codes = tmp_path / "codes.csv"
+    with kit.Server(dist, db) as server:
+        assert main(["invite", "--survey", "honor-code", "-n", "2", "--url",
+                     server.url + "/honor-code/", "-o", str(codes), "--db", str(db)]) == 0
+        with open(codes, newline="") as handle:
+            first = next(csv.DictReader(handle))
+        browser = playwright.chromium.launch(executable_path="/usr/bin/chromium",
+                                             args=CHROMIUM_ARGS)
+        requested: list[str] = []
+        posted: list[tuple[int, dict]] = []
+        try:
+            for attempt in range(2):  # the same link twice, in fresh browser contexts
+                page = browser.new_context().new_page()
+                page.on("request", lambda r: requested.append(r.url))
+                page.on("response", lambda r: posted.append(
+                    (r.status, json.loads(r.request.post_data or "{}")))
+                    if r.url.endswith("/api/submissions") else None)
+                page.goto(first["link"])
+                for question in manifest["questions"]:
+                    answer(page, question)
+                page.locator("#rr-submit").click()
+                page.locator("#rr-review").wait_for(state="visible", timeout=60_000)
+                page.locator("#rr-confirm").click()
+                done = "#rr-done" if attempt == 0 else "#rr-send-error"
+                page.locator(done).wait_for(state="visible", timeout=30_000)
+        finally:
+            browser.close()
+    assert [status for status, _ in posted] == [201, 403]
+    assert all(body["invitation"] == first["code"] for _, body in posted)
+    assert not any(first["code"] in url.split("#")[0] for url in requested)

@@ -1,0 +1,107 @@
+"""Spreadsheet formula neutralisation: the export's apostrophe, `--keep-formulas`, and the
+analyzer reading neutralised cells back to what the respondent sent."""
+
+from __future__ import annotations
+
+import csv
+import itertools
+import json
+from pathlib import Path
+
+import pytest
+
+from rrsite.analyze import analyze
+from rrsite.cli import main
+from rrsite.spreadsheet import neutralise, restore
+
+JSON = {"content-type": "application/json"}
+STARTERS = "=+-@\t\r"
+#: Groups whose values a spreadsheet would run as formulas, plus a harmless one.
+GROUPS = ["=1+1", "-2", "+3", "@SUM(A1)", "\tx", "'=quoted", "plain"]
+
+
+def test_rule_by_brute_force():
+    """Every string over a small alphabet: written safely, read back exactly, others untouched."""
+    alphabet = ["'", "=", "-", "@", "\t", "\r", "+", "a", " ", '"']
+    seen: dict[str, str] = {}
+    for length in range(5):
+        for letters in itertools.product(alphabet, repeat=length):
+            text = "".join(letters)
+            cell = neutralise(text)
+            assert cell[:1] not in STARTERS or cell == "", repr(text)  # never runs as a formula
+            assert restore(cell) == text, repr(text)
+            assert seen.setdefault(cell, text) == text, "two texts written as the same cell"
+            if text.lstrip("'")[:1] not in set(STARTERS) or text.lstrip("'") == "":
+                assert cell == text, repr(text)  # nothing formula-like: written as sent
+            else:
+                assert cell == "'" + text
+
+
+def read_rows(path: Path) -> list[dict[str, str]]:
+    with open(path, newline="", encoding="utf-8") as handle:
+        return list(csv.DictReader(handle))
+
+
+@pytest.fixture
+def hostile(tmp_path, kit) -> tuple[Path, list[dict], dict]:
+    """A database holding formula-like text answers, choice values and a token starting '-'."""
+    questions = [q for q in kit.QUESTIONS if q["id"] != "year"] + [
+        {"id": "year", "text": "Group", "type": "choice", "sensitive": False, "required": True,
+         "values": GROUPS, "options": [{"value": v, "label": v} for v in GROUPS]}]
+    manifest = kit.manifest(questions=questions)
+    dist = kit.write_dist(tmp_path / "dist", [manifest])
+    db = tmp_path / "c.db"
+    sent: list[dict] = []
+    with kit.make_client(dist, db) as client:
+        for i in range(140):
+            group = GROUPS[i % len(GROUPS)]
+            respondent = ("-" if i % 3 == 0 else "") + kit.token()
+            body = kit.body(respondent=respondent, violated="yes" if i % 4 else "no",
+                            year=group, comment=group + " said", hours=-0.0 if i == 0 else 1)
+            response = client.post("/api/submissions", content=json.dumps(body), headers=JSON)
+            assert response.status_code == 201, response.text
+            sent.append(body)
+    return db, sent, manifest
+
+
+def test_export_neutralises_text_cells(hostile, tmp_path):
+    db, sent, _ = hostile
+    out = tmp_path / "safe.csv"
+    assert main(["export", "--db", str(db), "-o", str(out)]) == 0
+    rows = read_rows(out)
+    assert len(rows) == len(sent)
+    for row, body in zip(rows, sent, strict=True):
+        for column, value in row.items():
+            if column != "hours":  # a JSON number: "-0.0" is a number to a spreadsheet too
+                assert value[:1] not in STARTERS or value == "", value
+        year = body["answers"]["year"]
+        expected = year if year == "plain" else "'" + year
+        assert row["year"] == expected
+        assert row["comment"] == ("'" if year != "plain" else "") + year + " said"
+        token = body["respondent"]
+        assert row["respondent"] == ("'" + token if token[0] == "-" else token)
+        assert row["hours"] == json.dumps(body["answers"]["hours"])  # numbers: never changed
+    raw = tmp_path / "raw.csv"
+    assert main(["export", "--db", str(db), "-o", str(raw), "--keep-formulas"]) == 0
+    for row, body in zip(read_rows(raw), sent, strict=True):
+        assert row["year"] == body["answers"]["year"]
+        assert row["comment"] == body["answers"]["comment"]
+        assert row["respondent"] == body["respondent"]
+    jsonl = tmp_path / "all.jsonl"
+    assert main(["export", "--db", str(db), "-o", str(jsonl)]) == 0
+    records = [json.loads(line) for line in jsonl.read_text(encoding="utf-8").splitlines()]
+    assert [r["answers"]["year"] for r in records] == [b["answers"]["year"] for b in sent]
+
+
+def test_analyze_reads_neutralised_cells_back(hostile, tmp_path):
+    db, sent, manifest = hostile
+    out = tmp_path / "safe.csv"
+    assert main(["export", "--db", str(db), "-o", str(out)]) == 0
+    assert "'=1+1" in out.read_text(encoding="utf-8")
+    result = analyze(out, manifests=[manifest], by="year", progress=False)
+    violated = result.question("violated")
+    assert violated.estimate.n == len(sent)  # no row rejected, no token misread as a duplicate
+    for group in GROUPS:
+        mine = [b["answers"]["violated"] for b in sent if b["answers"]["year"] == group]
+        assert violated.groups[group].counts == {"no": mine.count("no"),
+                                                 "yes": mine.count("yes")}, group
