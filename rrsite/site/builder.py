@@ -27,6 +27,7 @@ import rrsite
 from ..errors import RRSiteError
 from ..survey import Survey, SurveyError, SurveyErrors, endpoint_origin, load_survey
 from ..survey.bundle import core_zip
+from ..survey.devices import mismatch as device_mismatch
 from . import headers, stdlib
 from .assets import (
     AssetError,
@@ -287,6 +288,13 @@ def plan_build(sources: Sequence[Path], templates: Path, pyodide: Path, *,
                 warnings.append(SurveyError(survey.file, question.line, "the prose above this "
                                             "question's heading is not shown: the template does "
                                             "not use before_html"))
+        for question in survey.sensitive_questions:
+            if question.design is not None:
+                problem = device_mismatch(question.text_html + " " + question.help_html,
+                                          question.design)
+                if problem:
+                    warnings.append(SurveyError(survey.file, question.line,
+                                                f"question '{question.id}': {problem}"))
     runtime = load_runtime(pyodide, full_stdlib=full_stdlib, cache=cache)
     stdlib_zip = str(pyodide / "python_stdlib.zip")
     warnings.extend(SurveyError(stdlib_zip, 1, note) for note in runtime.notes)
