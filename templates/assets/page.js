@@ -809,7 +809,7 @@ function showReview(record, { restored, edited = false }) {
   $("rr-done").hidden = true;
   $("rr-review-title").textContent = restored ? t("stored_title") : t("review_title");
   const intro = restored
-    ? [t("stored_intro", { date: formatDate(record.randomized_at) }), record.sent_at ? t(target === "download" ? "stored_saved" : "stored_sent", { date: formatDate(record.sent_at) }) : ""]
+    ? [t(target === "download" ? "stored_intro_download" : "stored_intro", { date: formatDate(record.randomized_at) }), record.sent_at ? t(target === "download" ? "stored_saved" : "stored_sent", { date: formatDate(record.sent_at) }) : ""]
     : [t("review_intro")];
   $("rr-review-intro").textContent = intro.filter(Boolean).join(" ");
   if (restored || edited) {

@@ -85,6 +85,8 @@ def test_download_never_claims_it_was_sent(site: Site, context: BrowserContext,
     intro = review_intro(page)
     assert "sent on" not in intro and "counted once" not in intro, intro
     assert "nothing was sent" in intro, intro
+    # The opening line too: the same answers are saved again, never "sent".
+    assert "answers are sent" not in intro and "the same answers are saved" in intro, intro
     assert watch.posts() == []
     watch.assert_clean()
 
