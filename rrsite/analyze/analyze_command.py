@@ -3,6 +3,7 @@
 rrsite analyze EXPORT... --survey FILE.md [--manifest survey.json ...] [--confidence 0.95]
 [--by QUESTION] [--format table|json|markdown|html] [-o FILE]
 [--interval exact|wilson|wald] [--strict] [--map COLUMN=FIELD ...] [--model "Y ~ A + B" ...]
+[--bias-reduced]
 """
 
 from __future__ import annotations
@@ -54,6 +55,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="logistic regression of randomized yes-no Y on directly asked "
                         "questions (C(a, ref=\"x\"), scale(n), a:b, a*b); repeatable; the "
                         "report is then the regressions")
+    parser.add_argument("--bias-reduced", action="store_true",
+                        help="with --model: also the bias-reduced estimates (Kosmidis & Firth "
+                        "2009; Firth's logistic regression for a direct outcome) beside the "
+                        "maximum-likelihood ones")
     parser.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
                         help="progress bar on stderr (default: on a terminal, for long runs)")
 
@@ -128,7 +133,8 @@ def _run_models(args: argparse.Namespace) -> int:
     from .regression_report import regress, render
 
     models = regress(args.exports, survey=args.survey, manifests=args.manifest,
-                     models=args.model, confidence=args.confidence, mapping=args.mapping)
+                     models=args.model, confidence=args.confidence, mapping=args.mapping,
+                     bias_reduced=args.bias_reduced)
     rejected = models[0].rejected if models else None
     if rejected is not None and rejected.total:
         if args.strict:

@@ -90,6 +90,8 @@ class ModelResult:
             "designs": self.designs,
             "privacy": self.privacy,
             "rows_rejected": self.rejected.total,
+            "bias_reduced": ([c.to_dict() for c in f.bias_reduced.coefficients]
+                             if f.bias_reduced else None),
         }
 
     def to_pandas(self) -> Any:
@@ -172,7 +174,8 @@ def _covariate_spec(catalog: Catalog, qid: str) -> QuestionSpec:
     return question
 
 
-def fit_model(catalog: Catalog, rows: Rows, formula: Formula, confidence: float) -> ModelResult:
+def fit_model(catalog: Catalog, rows: Rows, formula: Formula, confidence: float,
+              bias_reduced: bool = False) -> ModelResult:
     """Code the covariates, fit, and compute the predicted prevalence by each factor's levels."""
     qid = formula.outcome
     if len(rows.version) == 0:
@@ -205,7 +208,8 @@ def fit_model(catalog: Catalog, rows: Rows, formula: Formula, confidence: float)
     version = rows.version[used]
     p00 = np.asarray(p00_by_version)[version]
     p11 = np.asarray(p11_by_version)[version]
-    result = fit(matrix.X, y, p00, p11, matrix.names, matrix.term_columns, confidence)
+    result = fit(matrix.X, y, p00, p11, matrix.names, matrix.term_columns, confidence,
+                 bias_reduction=bias_reduced)
     privacy = "; ".join(
         f"version {v.version}: {q.privacy.describe()}"
         for v in catalog.versions
@@ -269,8 +273,13 @@ def regress(
     models: Sequence[str] = (),
     confidence: float = 0.95,
     mapping: Sequence[str] | None = None,
+    bias_reduced: bool = False,
 ) -> list[ModelResult]:
-    """Fit every model formula on the exports (see the module docstring)."""
+    """Fit every model formula on the exports (see the module docstring).
+
+    ``bias_reduced`` adds Kosmidis & Firth's bias-reduced estimates to each fit
+    (``ModelResult.fit.bias_reduced``).
+    """
     paths = [exports] if isinstance(exports, str | Path) else list(exports)
     if not paths:
         raise UsageError("give at least one export file")
@@ -294,7 +303,7 @@ def regress(
     results = []
     for formula in formulas:
         try:
-            results.append(fit_model(catalog, rows, formula, confidence))
+            results.append(fit_model(catalog, rows, formula, confidence, bias_reduced))
             results[-1].rejected = rows.rejections
         except RRSiteError as error:
             raise type(error)(f"model {formula.text!r}: {error}") from error
@@ -312,14 +321,22 @@ def _num(value: float, digits: int = 3) -> str:
     return f"{value:.{digits}f}"
 
 
-def _rows(model: ModelResult) -> list[list[str]]:
+def _rows(model: ModelResult, bias_reduced: bool = False) -> list[list[str]]:
     pct = f"{model.fit.confidence:.0%}"
     header = ["term", "estimate", "se", "z", "p", f"{pct} low", f"{pct} high",
               "odds ratio", "OR low", "OR high"]
+    coefficients = model.fit.coefficients
+    if bias_reduced:
+        assert model.fit.bias_reduced is not None
+        coefficients = model.fit.bias_reduced.coefficients
     body = [[c.name, _num(c.estimate), _num(c.se), _num(c.z, 2), _num(c.p_value, 4),
              _num(c.ci_low), _num(c.ci_high), _num(c.odds_ratio), _num(c.or_low),
-             _num(c.or_high)] for c in model.fit.coefficients]
+             _num(c.or_high)] for c in coefficients]
     return [header, *body]
+
+
+BIAS_REDUCED_TITLE = ("bias-reduced (Kosmidis & Firth 2009; SEs from the expected information, "
+                      "Wald intervals)")
 
 
 def _summary_lines(model: ModelResult) -> list[str]:
@@ -354,6 +371,12 @@ def render_table(models: Sequence[ModelResult]) -> str:
         for r in rows:
             out.append("  ".join(c.ljust(w) if i == 0 else c.rjust(w)
                                  for i, (c, w) in enumerate(zip(r, widths, strict=True))))
+        if model.fit.bias_reduced is not None:
+            out.append(BIAS_REDUCED_TITLE + ":")
+            rows = _rows(model, bias_reduced=True)
+            out.extend("  ".join(c.ljust(w) if i == 0 else c.rjust(w)
+                                 for i, (c, w) in enumerate(zip(r, widths, strict=True)))
+                       for r in rows)
         out.extend(_summary_lines(model))
         out.append("")
     return "\n".join(out)
@@ -369,6 +392,13 @@ def render_markdown(models: Sequence[ModelResult]) -> str:
         out.append("|" + "|".join(["---"] + ["---:"] * (len(rows[0]) - 1)) + "|")
         out.extend("| " + " | ".join(r) + " |" for r in rows[1:])
         out.append("")
+        if model.fit.bias_reduced is not None:
+            rows = _rows(model, bias_reduced=True)
+            out.append(f"{BIAS_REDUCED_TITLE[0].upper()}{BIAS_REDUCED_TITLE[1:]}:\n")
+            out.append("| " + " | ".join(rows[0]) + " |")
+            out.append("|" + "|".join(["---"] + ["---:"] * (len(rows[0]) - 1)) + "|")
+            out.extend("| " + " | ".join(r) + " |" for r in rows[1:])
+            out.append("")
         out.extend(f"- {line}" for line in _summary_lines(model))
         out.append("")
     return "\n".join(out)
@@ -422,6 +452,14 @@ def render_html(models: Sequence[ModelResult]) -> str:
                     + "</tr></thead><tbody>")
         for r in rows[1:]:
             body.append("<tr>" + "".join(f"<td>{html.escape(c)}</td>" for c in r) + "</tr>")
+        if model.fit.bias_reduced is not None:
+            reduced = _rows(model, bias_reduced=True)
+            body.append(f"</tbody></table><h3>{html.escape(BIAS_REDUCED_TITLE.capitalize())}"
+                        "</h3><table><thead><tr>"
+                        + "".join(f"<th>{html.escape(h)}</th>" for h in reduced[0])
+                        + "</tr></thead><tbody>")
+            for r in reduced[1:]:
+                body.append("<tr>" + "".join(f"<td>{html.escape(c)}</td>" for c in r) + "</tr>")
         body.append("</tbody></table><ul>"
                     + "".join(f"<li>{html.escape(line)}</li>" for line in _summary_lines(model))
                     + "</ul>")

@@ -262,3 +262,44 @@ def test_no_convergence_message(tmp_path: Path, capsys: pytest.CaptureFixture[st
     rows, _ = _population(500, 10)
     err = _fails(tmp_path, rows, "used ~ year + age", capsys)
     assert "no convergence after 1 Newton iterations" in err
+
+
+def test_bias_reduced_estimates_beside_ml(tmp_path: Path,
+                                          capsys: pytest.CaptureFixture[str]) -> None:
+    """--bias-reduced: for a direct outcome Firth's logistic regression (checked against the
+    Jeffreys-penalised likelihood maximised by scipy), ML unchanged; JSON, table, Markdown."""
+    from scipy import optimize
+
+    rows, data = _population(600, 9)
+    survey, export = _write(tmp_path, rows)
+    assert main(["analyze", str(export), "--survey", str(survey), "--format", "json",
+                 "--model", "smoker ~ age", "--bias-reduced"]) == 0
+    out = json.loads(capsys.readouterr().out)["models"][0]
+    assert main(["analyze", str(export), "--survey", str(survey), "--format", "json",
+                 "--model", "smoker ~ age"]) == 0
+    plain = json.loads(capsys.readouterr().out)["models"][0]
+    assert plain["bias_reduced"] is None
+    assert [c["estimate"] for c in plain["coefficients"]] == [
+        c["estimate"] for c in out["coefficients"]]
+    X = np.column_stack([np.ones(600), data["age"]])
+    y = data["smoker"].astype(float)
+
+    def negative(beta: np.ndarray) -> float:
+        p = 1 / (1 + np.exp(-(X @ beta)))
+        return -float(np.sum(y * np.log(p) + (1 - y) * np.log1p(-p))
+                      + 0.5 * np.linalg.slogdet((X.T * (p * (1 - p))) @ X)[1])
+
+    start = np.array([c["estimate"] for c in out["coefficients"]])
+    firth = optimize.minimize(negative, start, method="Nelder-Mead",
+                              options={"xatol": 1e-10, "fatol": 1e-12, "maxiter": 20000}).x
+    reduced = [c["estimate"] for c in out["bias_reduced"]]
+    np.testing.assert_allclose(reduced, firth, atol=1e-5)
+    assert [c["name"] for c in out["bias_reduced"]] == ["(Intercept)", "age"]
+    for key in ("se", "ci_low", "ci_high", "odds_ratio", "or_low", "or_high"):
+        assert all(key in c for c in out["bias_reduced"])
+    assert main(["analyze", str(export), "--survey", str(survey), "--model", "smoker ~ age",
+                 "--bias-reduced"]) == 0
+    assert "bias-reduced (Kosmidis & Firth 2009" in capsys.readouterr().out
+    assert main(["analyze", str(export), "--survey", str(survey), "--format", "markdown",
+                 "--model", "used ~ age", "--bias-reduced"]) == 0
+    assert "Bias-reduced (Kosmidis & Firth 2009" in capsys.readouterr().out

@@ -109,33 +109,104 @@ def test_versions_pooled_row_by_row() -> None:
     ("forced response eps 1", FR_EPS1), ("Warner / optimal eps 1", WARNER_EPS1),
 ])
 def test_recovery_and_coverage(label: str, design: tuple[float, float]) -> None:
-    """1,000 surveys of N = 2,000, three covariates: unbiased and 95% Wald intervals cover."""
+    """2,000 surveys of N = 2,000, three covariates: unbiased and 95% Wald intervals cover.
+
+    The issue's criterion (each mean within 2 Monte-Carlo SEs of the truth, coverage 93.5% to
+    96.5%) is met by the bias-reduced estimates (up to multiplicity, below); the
+    maximum-likelihood ones (RRlog's) cover as well but carry the O(1/N) bias away from zero, a
+    few percent of the binary covariate's coefficient at epsilon 1: checked to be that small.
+    """
     rng = np.random.default_rng(2026)
-    reps, n = 1000, 2000
+    reps, n = 2000, 2000           # the issue asks for at least 1,000; 2,000 halve the MC noise
     p00, p11 = design
-    estimates = np.empty((reps, 4))
+    ml, reduced = np.empty((reps, 4)), np.empty((reps, 4))
+    covered_ml = np.zeros((reps, 4), dtype=bool)
     covered = np.zeros((reps, 4), dtype=bool)
     for r in range(reps):
         X = _covariates(rng, n)
         y = _reports(rng, X, p00, p11)
-        result = fit(X, y, p00, p11, NAMES)
-        estimates[r] = result.beta
+        result = fit(X, y, p00, p11, NAMES, bias_reduction=True)
+        assert result.bias_reduced is not None
+        ml[r], reduced[r] = result.beta, result.bias_reduced.beta
+        covered_ml[r] = [c.ci_low <= t <= c.ci_high
+                         for c, t in zip(result.coefficients, TRUTH, strict=True)]
         covered[r] = [c.ci_low <= t <= c.ci_high
-                      for c, t in zip(result.coefficients, TRUTH, strict=True)]
-    mean = estimates.mean(axis=0)
-    mc_se = estimates.std(axis=0, ddof=1) / math.sqrt(reps)
-    coverage = covered.mean(axis=0)
+                      for c, t in zip(result.bias_reduced.coefficients, TRUTH, strict=True)]
     print(f"\n{label}: p00={p00:.4f} p11={p11:.4f}, {reps} surveys of {n}")
-    print(f"{'coefficient':<12} {'truth':>7} {'mean':>8} {'MC se':>7} {'coverage':>8}")
-    for name, t, m, s, c in zip(NAMES, TRUTH, mean, mc_se, coverage, strict=True):
-        print(f"{name:<12} {t:7.3f} {m:8.4f} {s:7.4f} {c:8.3f}")
-    # KNOWN SHORTFALL (reported on issue 10): the ML estimator's O(1/N) small-sample bias away
-    # from zero is real at epsilon 1 (effective sample a few hundred); the binary covariate's
-    # mean is 5-8% too large, beyond the issue's 2 Monte-Carlo SEs. Checked here: within 2 MC
-    # SEs or 10% of the truth. A bias correction (Firth) would be needed for the strict criterion.
-    bias = np.abs(mean - TRUTH)
-    assert np.all((bias <= 2 * mc_se) | (bias <= 0.10 * np.abs(TRUTH))), (mean, mc_se)
-    assert np.all((coverage >= 0.935) & (coverage <= 0.965)), coverage
+    print(f"{'coefficient':<12} {'truth':>7} {'ML mean':>8} {'(MCse)':>7} {'BR mean':>8} "
+          f"{'(MCse)':>7} {'ML cov':>7} {'BR cov':>7}")
+    stats_ = {}
+    for label_, values in (("ml", ml), ("br", reduced)):
+        stats_[label_] = (values.mean(axis=0), values.std(axis=0, ddof=1) / math.sqrt(reps))
+    for j, name in enumerate(NAMES):
+        print(f"{name:<12} {TRUTH[j]:7.3f} {stats_['ml'][0][j]:8.4f} {stats_['ml'][1][j]:7.4f} "
+              f"{stats_['br'][0][j]:8.4f} {stats_['br'][1][j]:7.4f} "
+              f"{covered_ml[:, j].mean():7.3f} {covered[:, j].mean():7.3f}")
+    # Eight means (two designs x four coefficients) each within 2 MC SEs fail together by chance
+    # alone about a third of the time even for an unbiased estimator; the bound is Bonferroni's
+    # for the eight at a 5% family-wise level (z = 2.73). The ML estimator misses it (its female
+    # coefficient sits 3.3 MC SEs off with forced response): see the next test for the contrast.
+    mean, mc_se = stats_["br"]
+    assert np.all(np.abs(mean - TRUTH) <= 2.73 * mc_se), (mean, mc_se)
+    assert np.all((covered.mean(axis=0) >= 0.935) & (covered.mean(axis=0) <= 0.965))
+    ml_mean, ml_se = stats_["ml"]
+    assert np.all(np.abs(ml_mean - TRUTH) <= np.maximum(2 * ml_se, 0.10 * np.abs(TRUTH)))
+    assert np.all((covered_ml.mean(axis=0) >= 0.935) & (covered_ml.mean(axis=0) <= 0.965))
+
+
+def _penalised_firth(X: np.ndarray, y: np.ndarray, start: np.ndarray) -> np.ndarray:
+    """Firth's logistic regression as Jeffreys-penalised likelihood (Firth 1993), maximised
+    numerically: independent of the adjusted-score iteration it checks."""
+    from scipy import optimize
+
+    def negative(beta: np.ndarray) -> float:
+        p = 1.0 / (1.0 + np.exp(-(X @ beta)))
+        info = (X.T * (p * (1 - p))) @ X
+        return -float(np.sum(y * np.log(p) + (1 - y) * np.log1p(-p))
+                      + 0.5 * np.linalg.slogdet(info)[1])
+
+    found = optimize.minimize(negative, start, method="BFGS", options={"gtol": 1e-11})
+    return np.asarray(found.x)
+
+
+def test_bias_reduction_with_the_identity_design_is_firth_logistic_regression() -> None:
+    rng = np.random.default_rng(44)
+    X = _covariates(rng, 150)
+    y = (rng.random(150) < 1 / (1 + np.exp(-X @ TRUTH))).astype(float)
+    result = fit(X, y, 1.0, 1.0, NAMES, bias_reduction=True)
+    assert result.bias_reduced is not None
+    firth = _penalised_firth(X, y, result.beta)
+    np.testing.assert_allclose(result.bias_reduced.beta, firth, atol=1e-6)
+    # Firth shrinks towards zero relative to ML here, and ML itself is unchanged by the option.
+    assert np.all(np.abs(result.bias_reduced.beta[1:]) < np.abs(result.beta[1:]))
+    plain = fit(X, y, 1.0, 1.0, NAMES)
+    np.testing.assert_array_equal(plain.beta, result.beta)
+
+
+def test_bias_reduction_removes_the_small_sample_bias_of_forced_response() -> None:
+    """N = 500 with forced response 3/4: the ML bias is several Monte-Carlo SEs, the
+    bias-reduced estimator's within 2.5 (2,000 surveys)."""
+    rng = np.random.default_rng(7)
+    reps, n = 2000, 500
+    ml, reduced = np.full((reps, 4), np.nan), np.full((reps, 4), np.nan)
+    for r in range(reps):
+        X = _covariates(rng, n)
+        try:
+            result = fit(X, _reports(rng, X, 0.75, 0.75), 0.75, 0.75, NAMES,
+                         bias_reduction=True)
+        except RegressionError:     # ML separates in a few of these small surveys
+            continue
+        assert result.bias_reduced is not None
+        ml[r], reduced[r] = result.beta, result.bias_reduced.beta
+    fitted = ~np.isnan(ml[:, 0])
+    assert fitted.mean() > 0.99
+    ml, reduced = ml[fitted], reduced[fitted]
+    reps = len(ml)
+
+    def z(values: np.ndarray) -> np.ndarray:
+        return (values.mean(axis=0) - TRUTH) / (values.std(axis=0, ddof=1) / math.sqrt(reps))
+    assert np.max(np.abs(z(ml))) > 4, z(ml)          # the bias this removes is really there
+    assert np.all(np.abs(z(reduced)) < 2.5), z(reduced)
 
 
 def test_separation_is_named() -> None:
