@@ -20,8 +20,10 @@ EXAMPLES = [f.name for f in survey_files() if f.parent.name == "surveys" and
 # Claims a randomized-response page cannot keep (the report equals the truth with some chance).
 FALSE_CLAIMS = re.compile(r"never (be )?sent|never leaves?|nunca se env|nunca salga|nunca salen",
                           re.IGNORECASE)
-# The start of every generated explanation, in each catalog.
-GENERATED = re.compile(r"^(After you answer|Después de que respondas)")
+# The start of every generated explanation, in each catalog (crosswise and triangular: nothing is
+# drawn, the respondent combines two statements).
+GENERATED = re.compile(r"^(After you answer|Después de que respondas|Your answer is never asked "
+                       r"for|Nunca se te pregunta tu respuesta)")
 
 
 @pytest.mark.parametrize("source", EXAMPLES)

@@ -49,6 +49,11 @@ FILL = """((plan) => {
     return element;
   };
   const value = (v) => JSON.stringify(String(v));
+  const agree = document.querySelector("#rr-consent-agree");  // consent first (issue 11)
+  if (agree && !agree.closest("[hidden]")) agree.click();
+  for (const [qid, report] of Object.entries(plan.reports)) {  // crosswise, triangular
+    one(`#q-${qid} input[data-report][value=${value(report)}]`).click();
+  }
   for (const [qid, truth] of Object.entries(plan.truths)) {
     one(`#q-${qid} input[data-truth][value=${value(truth)}]`).click();
   }
@@ -71,6 +76,11 @@ FILL = """((plan) => {
       input.dispatchEvent(new Event("change", { bubbles: true }));
     }
   }
+  // A survey in pages (issue 11): Next until the last page, where the submit button is.
+  const progress = document.querySelector("#rr-page-progress");
+  for (let i = 0; progress && i < 50 && Number(progress.value) < Number(progress.max); i++) {
+    one("#rr-page-next").click();
+  }
   return true;
 })(%s)"""
 
@@ -81,8 +91,8 @@ def visible(selector: str) -> str:
 
 def fill(driver: Driver, manifest: dict[str, Any], plan: Plan) -> None:
     types = {q["id"]: q["type"] for q in manifest["questions"]}
-    data = {"truths": plan.truths, "innocuous": plan.innocuous, "direct": plan.direct,
-            "types": types}
+    data = {"truths": plan.truths, "innocuous": plan.innocuous, "reports": plan.reports,
+            "direct": plan.direct, "types": types}
     assert driver.eval(FILL % json.dumps(data, ensure_ascii=False)) is True
 
 
@@ -158,7 +168,12 @@ def test_answer_and_audit(file: str, engine: Driver, engine_site: EngineSite) ->
             assert post.body == shown, "the page sent something other than what it showed"
         body = parse_body(target, post.body)
 
-    assert set(body) == {"survey", "version", "respondent", "answers"}
+    grouped = {q["id"] for q in sensitive if "groups" in q}  # two-group designs (issue 9)
+    grouped_body = grouped and target != "netlify"  # Netlify: `<id>.group` form fields
+    assert set(body) == {"survey", "version", "respondent", "answers"} | (
+        {"groups"} if grouped_body else set())
+    if grouped_body:
+        assert set(body["groups"]) == grouped and set(body["groups"].values()) <= {1, 2}
     assert body["survey"] == manifest["id"] and body["version"] == manifest["version"]
     answers = body["answers"]
     for q in sensitive:
@@ -171,6 +186,8 @@ def test_answer_and_audit(file: str, engine: Driver, engine_site: EngineSite) ->
     seen = "\n".join(f"{r.path}\n{r.body}" for r in recorder.since(start))
     legit = json.dumps(body, ensure_ascii=False) + manifest["id"] + page_url
     for q in sensitive:
+        if q["id"] not in plan.truths:
+            continue  # crosswise/triangular: no truth ever enters the page
         truth = plan.truths[q["id"]]
         if answers[q["id"]] != truth and truth not in legit and len(truth) >= 4:
             assert truth not in seen, f"true answer of {q['id']} sent"

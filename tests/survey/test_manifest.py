@@ -89,10 +89,20 @@ def test_every_example_matrix_equals_core_and_aligns_with_values(path):
             assert "design" not in entry and "matrix" not in entry
             continue
         design = design_from_spec(entry["design"])
-        assert entry["matrix"] == as_lists(design.matrix)
-        k = len(entry["values"])
-        assert len(entry["matrix"]) == k and all(len(row) == k for row in entry["matrix"])
-        assert all(math.fsum(row) == pytest.approx(1.0) for row in entry["matrix"])
+        if "groups" in entry:  # a two-group design: one matrix per group, no single one
+            assert "matrix" not in entry
+            matrices = [group["matrix"] for group in entry["groups"]]
+            assert matrices == [as_lists(m) for m in design.group_matrices()]
+            assert [group["id"] for group in entry["groups"]] == [1, 2]
+            assert math.fsum(g["probability"] for g in entry["groups"]) == pytest.approx(1.0)
+        else:
+            assert entry["matrix"] == as_lists(design.matrix)
+            matrices = [entry["matrix"]]
+        k = len(entry["values"])  # rows: true answers; columns: reports (values unless named)
+        columns = len(entry.get("reports") or entry["values"])
+        for matrix in matrices:
+            assert len(matrix) == k and all(len(row) == columns for row in matrix)
+            assert all(math.fsum(row) == pytest.approx(1.0) for row in matrix)
         privacy = privacy_of(design)
         if entry["epsilon"] is None:
             assert math.isinf(privacy.epsilon)
