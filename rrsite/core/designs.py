@@ -340,8 +340,31 @@ class ForcedYes(BinaryDesign):
         return Outcome(truth if branch == 0 else 1, (step,))
 
 
+class _OneChance(BinaryDesign):
+    """A 2x2 design that keeps the true answer's index with one chance ``p``: p00 = p11 = p.
+
+    Warner's matrix, and the crosswise model's (report 0 "different", 1 "same").
+    """
+
+    p: float
+
+    @property
+    def p00(self) -> float:
+        """P(report 0 | true 0) = p (crosswise: P(different | no))."""
+        return self.p
+
+    @property
+    def p11(self) -> float:
+        """P(report 1 | true 1) = p (crosswise: P(same | yes))."""
+        return self.p
+
+    def params(self) -> dict[str, Any]:
+        """``{"p": p}``."""
+        return {"p": self.p}
+
+
 @dataclass(frozen=True)
-class Warner(BinaryDesign):
+class Warner(_OneChance):
     """Warner's mirrored question (1965; seed 002).
 
     With probability ``p`` the respondent is shown "I have A", else "I do not have A", and says
@@ -361,20 +384,6 @@ class Warner(BinaryDesign):
                 f"p must be above 0.5 (below is the same design with the statements swapped), "
                 f"got {self.p!r}"
             )
-
-    @property
-    def p00(self) -> float:
-        """P."""
-        return self.p
-
-    @property
-    def p11(self) -> float:
-        """P."""
-        return self.p
-
-    def params(self) -> dict[str, Any]:
-        """P."""
-        return {"p": self.p}
 
     def rrreg(self) -> dict[str, Any]:
         """RRreg ``Warner`` with the same p."""
@@ -660,7 +669,7 @@ def _two(name: str, value: object) -> tuple[float, float]:
 
 
 @dataclass(frozen=True)
-class Crosswise(BinaryDesign):
+class Crosswise(_OneChance):
     """The crosswise model (Yu, Tian & Tang 2008, Metrika 67(3), 251-263).
 
     The page shows the sensitive statement and an innocuous one whose yes-rate ``p`` is known
@@ -681,20 +690,6 @@ class Crosswise(BinaryDesign):
         object.__setattr__(self, "p", check_probability("p", self.p))
         if abs(self.p - 0.5) <= TOLERANCE:
             raise DesignError("p must not be 0.5: the report would be independent of the truth")
-
-    @property
-    def p00(self) -> float:
-        """P(different | no) = p."""
-        return self.p
-
-    @property
-    def p11(self) -> float:
-        """P(same | yes) = p."""
-        return self.p
-
-    def params(self) -> dict[str, Any]:
-        """P."""
-        return {"p": self.p}
 
     def rrreg(self) -> dict[str, Any]:
         """RRreg ``Crosswise`` with the same p."""
