@@ -193,11 +193,11 @@ def _cached(cache: Path | None, digest: str, codec: str, data: bytes) -> bytes |
     blob = compress(data)
     worth = len(blob) <= COMPRESS_MAX_RATIO * len(data)
     if entry is not None and skip is not None:
-        _store(skip if not worth else entry, b"" if not worth else blob)
+        store_cache_entry(skip if not worth else entry, b"" if not worth else blob)
     return blob if worth else None
 
 
-def _store(path: Path, data: bytes) -> None:
+def store_cache_entry(path: Path, data: bytes) -> None:
     """Write a cache entry atomically; a cache that cannot be written is simply not used."""
     try:
         path.parent.mkdir(parents=True, exist_ok=True)

@@ -13,12 +13,13 @@ from __future__ import annotations
 
 import hashlib
 import io
-import os
 import shutil
 import subprocess
 import tempfile
 import zipfile
 from pathlib import Path, PurePosixPath
+
+from .assets import store_cache_entry
 
 #: The list of kept zip entries, one a line (``#`` comments; the first names the Pyodide version).
 KEEP_FILE = Path(__file__).with_name("stdlib_keep.txt")
@@ -107,13 +108,7 @@ def minify_stdlib(data: bytes, pyodide: Path, cache: Path | None) -> bytes:
     if not _is_zip(result):
         raise StdlibError(f"{MINIFY_SCRIPT.name} wrote no zip")
     if entry is not None:
-        try:
-            entry.parent.mkdir(parents=True, exist_ok=True)
-            temporary = entry.with_name(f".{entry.name}.{os.getpid()}")
-            temporary.write_bytes(result)
-            os.replace(temporary, entry)
-        except OSError:
-            pass
+        store_cache_entry(entry, result)
     return result
 
 
