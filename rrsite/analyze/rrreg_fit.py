@@ -116,8 +116,8 @@ def estimate_of(
     """The prevalence of a fit as an Estimate (a binary one: the "yes" rate).
 
     ``estimate`` is the bounded maximum-likelihood estimate; ``unbiased`` RRreg's moment
-    estimate where it has one (one design; ``clipped`` when it left the parameter space and the
-    estimate is the bounded MLE), else the MLE; ``se`` the fit's (RRreg's where it has
+    estimate where it has one (one design; ``clipped`` when it left [0, 1] and the estimate is
+    the bounded MLE), else the MLE; ``se`` the fit's (RRreg's where it has
     one); the interval and its method the fit's; ``notes`` the fit's messages.
     """
     n = sum(part.n for part in parts)
@@ -126,7 +126,7 @@ def estimate_of(
     clipped = False
     if result.rrreg is not None:  # one design: RRreg's moment estimate, even outside [0, 1]
         unbiased = rrreg_moments(parts).get("pi", estimate)
-        clipped = result.rrreg.get("estimator") != "moment"
+        clipped = not 0.0 <= unbiased <= 1.0
     se_value = result.se.get("pi")
     se = float(se_value) if se_value is not None else math.nan
     low, high = result.intervals.get("pi", (math.nan, math.nan))

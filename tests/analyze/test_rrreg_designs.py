@@ -508,7 +508,8 @@ innocuous: Born in spring?
 
 
 def test_versions_with_other_p_are_one_likelihood(tmp_path):
-    survey_1, survey_2 = two_versions(tmp_path, "randomize: crosswise\np: 0.1\ninnocuous: Born in spring?")
+    survey_1, survey_2 = two_versions(
+        tmp_path, "randomize: crosswise\np: 0.1\ninnocuous: Born in spring?")
     paths = []
     for name, survey in (("a.csv", survey_1), ("b.csv", survey_2)):
         assert main(["simulate", str(survey), "--respondents", "6000", "--truth", "q=0.3",
