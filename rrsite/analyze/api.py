@@ -34,6 +34,8 @@ from ..estimate.estimators import (
     pooled_categorical,
 )
 from ..estimate.intervals import METHODS
+from ..estimate.univariate import UniFit
+from . import rrreg_fit
 from .catalog import CHOICE_TYPES, Catalog, QuestionSpec, build_catalog
 from .progress import Progress
 from .readers import (
@@ -56,7 +58,7 @@ CI_METHOD_NAMES = {
     "exact": "exact (Clopper-Pearson for the report rate, mapped through the design)",
     "wilson": "Wilson score for the report rate, mapped through the design",
     "wald": "Wald (normal approximation)",
-    "profile-likelihood": "profile likelihood (designs pooled; asymptotic)",
+    "profile-likelihood": "profile likelihood (designs pooled, or RRreg's models; asymptotic)",
 }
 
 
@@ -84,21 +86,48 @@ class DesignPart:
     counts: np.ndarray
     missing: np.ndarray
     privacy: Privacy
+    #: RRreg's designs (rrreg_fit): the question of the first version, and for a two-group design
+    #: the counts by group, ``by_group[group - 1, report, subgroup]``.
+    question: QuestionSpec | None = None
+    by_group: np.ndarray | None = None
 
     def to_dict(self, values: Sequence[str]) -> dict[str, Any]:
-        """The design, its matrix, privacy, versions and the counts it received."""
+        """The design, its matrix, privacy, versions and the counts it received.
+
+        An RRreg design gives its RRreg mapping (``rrreg``), its ``reports`` (the counts are
+        keyed by them), and for a two-group design its ``groups`` (each group's matrix) and
+        ``group_counts`` instead of one matrix.
+        """
         out = dict(self.design)
-        out["matrix"] = self.matrix.tolist()
-        if self.matrix.shape == (2, 2):
+        labels = values if self.question is None else self.question.answers
+        if self.by_group is None:
+            out["matrix"] = self.matrix.tolist()
+        if self.matrix.shape == (2, 2) and self.question is None:
             out["p00"], out["p11"] = float(self.matrix[0, 0]), float(self.matrix[1, 1])
+        if self.question is not None:
+            out["rrreg"] = self.question.manifest.get("rrreg")
+            out["reports"] = list(labels)
+            if self.by_group is not None:
+                out["groups"] = self.question.manifest.get("groups")
+                out["group_counts"] = {
+                    str(g + 1): {r: int(c) for r, c in zip(labels, row.sum(axis=1), strict=True)}
+                    for g, row in enumerate(self.by_group)
+                }
         out.update({
             "versions": list(self.versions),
             "n": int(self.counts.sum()),
-            "counts": {v: int(c) for v, c in zip(values, self.counts.sum(axis=1), strict=True)},
+            "counts": {v: int(c) for v, c in zip(labels, self.counts.sum(axis=1), strict=True)},
             **{key: value for key, value in privacy_dict(self.privacy).items()
                if key in ("epsilon", "delta")},
         })
         return out
+
+    def tallied(self, column: int | None = None) -> rrreg_fit.Tallied:
+        """The counts per (group, report) of this RRreg design: all subgroups, or one column."""
+        assert self.question is not None
+        counts = self.by_group if self.by_group is not None else self.counts[None]
+        return rrreg_fit.Tallied(
+            self.question, counts.sum(axis=2) if column is None else counts[:, :, column])
 
 
 @dataclass
@@ -115,6 +144,9 @@ class QuestionResult:
     privacy: Privacy
     by: str | None = None
     groups: dict[str, Estimate] = field(default_factory=dict)
+    #: RRreg's designs: the fit of the whole sample and of each subgroup (``--by``).
+    fit: UniFit | None = None
+    group_fits: dict[str, UniFit] = field(default_factory=dict)
 
     def design_dict(self) -> dict[str, Any]:
         """The design (or, when several were pooled, all of them)."""
@@ -144,11 +176,24 @@ class QuestionResult:
             "privacy": privacy_dict(self.privacy)["statement"],
         }
         out.update(figures)
+        if self.fit is not None:
+            out.update(rrreg_fit.fit_dict(self.fit))
+            out["reports"] = list(self.estimate.counts)
+            grouped = [d.to_dict(self.values).get("group_counts") for d in self.designs
+                       if d.by_group is not None]
+            if grouped:
+                out["group_counts"] = {
+                    g: {r: sum((c or {}).get(g, {}).get(r, 0) for c in grouped)
+                        for r in out["reports"]} for g in ("1", "2")
+                }
         if self.by is not None:
             out["by"] = {
                 "question": self.by,
                 "groups": {name: estimate.to_dict() for name, estimate in self.groups.items()},
             }
+            for name, result in self.group_fits.items():
+                if name in out["by"]["groups"]:
+                    out["by"]["groups"][name]["parameters"] = rrreg_fit.parameters(result)
         return out
 
 
@@ -401,9 +446,99 @@ def _question_results(
             label = qid if number == 0 else f"{qid} [{', '.join(values)}]"
             if number:
                 notes.append(f"{qid}: versions with other answer values are reported as {label!r}")
-            results.append(_one_question(catalog, tally, label, group, values, confidence,
-                                         interval, by))
+            if not any(q.uses_rrreg for _, q in group):
+                results.append(_one_question(catalog, tally, label, group, values, confidence,
+                                             interval, by))
+                continue
+            for index, (model, pooled) in enumerate(_rrreg_pools(group).items()):
+                name = label if index == 0 else f"{label} [{model}]"
+                if index:
+                    notes.append(
+                        f"{qid}: versions under {model} cannot be pooled with the others (the "
+                        f"models estimate different parameters); they are reported as {name!r}")
+                if model == "classic":
+                    results.append(_one_question(catalog, tally, name, pooled, values,
+                                                 confidence, interval, by))
+                else:
+                    results.append(_rrreg_question(catalog, tally, name, pooled, values,
+                                                   confidence, by))
     return results
+
+
+def _rrreg_pools(
+    group: list[tuple[int, QuestionSpec]],
+) -> dict[str, list[tuple[int, QuestionSpec]]]:
+    """Versions of a question with an RRreg design, split into what one likelihood can hold.
+
+    Versions whose RRreg models share their parameters (e.g. crosswise and Warner: pi) are one
+    pool, named by its first model; a version without an RRreg mapping stays "classic".
+    """
+    keys: dict[object, str] = {}
+    pools: dict[str, list[tuple[int, QuestionSpec]]] = {}
+    for m, question in group:
+        key = rrreg_fit.pool_key(question)
+        design = rrreg_fit.model_of(question)
+        if key not in keys:
+            keys[key] = "classic" if design is None else design.model
+        pools.setdefault(keys[key], []).append((m, question))
+    return pools
+
+
+def _rrreg_question(
+    catalog: Catalog, tally: Tally, label: str, group: list[tuple[int, QuestionSpec]],
+    values: tuple[str, ...], confidence: float, by: str | None,
+) -> QuestionResult:
+    """A question estimated with RRreg's models: one joint fit of every version's parts."""
+    parts: dict[str, DesignPart] = {}
+    for m, question in group:
+        tallied = tally.counts[(m, question.id)]
+        key = rrreg_fit.design_key(question)
+        version = catalog.versions[m].version
+        if key in parts:  # the same design in several versions: counts add
+            part = parts[key]
+            part.counts = part.counts + tallied.counts
+            part.missing = part.missing + tallied.missing
+            if part.by_group is not None and tallied.by_group is not None:
+                part.by_group = part.by_group + tallied.by_group
+            part.versions.append(version)
+        else:
+            assert question.privacy is not None and question.design is not None
+            parts[key] = DesignPart(
+                design=question.design_spec or question.design.spec(), matrix=question.matrix,
+                versions=[version], counts=tallied.counts.copy(), missing=tallied.missing.copy(),
+                privacy=question.privacy, question=question,
+                by_group=None if tallied.by_group is None else tallied.by_group.copy(),
+            )
+    designs = list(parts.values())
+    reports = designs[0].question.answers if designs[0].question else values
+
+    def estimate(column: int | None) -> tuple[UniFit, Estimate]:
+        tallies = [d.tallied(column) for d in designs]
+        result, fitted = rrreg_fit.fit_designs(tallies, confidence)
+        counts: dict[str, int] = {}
+        for d, t in zip(designs, tallies, strict=True):
+            assert d.question is not None
+            for label_, count in zip(d.question.answers, t.counts.sum(axis=0), strict=True):
+                counts[label_] = counts.get(label_, 0) + int(count)
+        if set(counts) == set(reports):
+            counts = {r: counts[r] for r in reports}
+        return result, rrreg_fit.estimate_of(result, fitted, counts, values, confidence)
+
+    overall_fit, overall = estimate(None)
+    privacy = max((p.privacy for p in designs), key=lambda p: (p.epsilon, p.delta))
+    result = QuestionResult(
+        id=label, text=group[0][1].text, kind=KIND_BINARY, values=values, estimate=overall,
+        designs=designs, missing=int(sum(p.missing.sum() for p in designs)), privacy=privacy,
+        by=by, fit=overall_fit,
+    )
+    if by is not None:
+        for g, name in enumerate(tally.groups):
+            group_fit, group_estimate = estimate(g)
+            if name == NO_ANSWER and group_estimate.n == 0:
+                continue
+            result.groups[name] = group_estimate
+            result.group_fits[name] = group_fit
+    return result
 
 
 def _one_question(

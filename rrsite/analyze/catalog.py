@@ -22,6 +22,7 @@ from ..core import (
     Design,
     DesignError,
     Privacy,
+    TwoGroupDesign,
     compose,
     design_from_spec,
     privacy_of,
@@ -33,6 +34,12 @@ CHOICE_TYPES = ("yes-no", "choice")
 KNOWN_TYPES = ("yes-no", "choice", "multi-choice", "number", "text")
 #: A manifest's matrix and the design rebuilt from its spec agree within this tolerance.
 MATRIX_TOLERANCE = 1e-9
+#: Designs (by spec name) estimated with RRreg's models (rrsite.estimate.univariate.fit): their
+#: reports may differ from the true answers, and the two-group ones carry each row's group.
+RRREG_DESIGNS = ("crosswise", "triangular", "kuk", "mangat", "unrelated-unknown", "cdm",
+                 "cdm-sym", "sld")
+#: The field of a two-group question's group: ``<question id>.group`` (docs/contracts.md).
+GROUP_SUFFIX = ".group"
 
 
 class ManifestError(RRSiteError):
@@ -56,6 +63,22 @@ class QuestionSpec:
     maximum: float | None = None
     integer: bool = False
     max_length: int = 500
+    #: The values a row may report when they differ from ``values`` (crosswise, triangular, kuk).
+    reports: tuple[str, ...] = ()
+    #: Two-group designs: each answered row carries its group (1 or 2) in ``<id>.group``.
+    two_group: bool = False
+    #: The manifest's question object (what rrsite.estimate reads: ``rrreg``, ``reports``).
+    manifest: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def answers(self) -> tuple[str, ...]:
+        """What a row may send: the reports of designs that have their own, else the values."""
+        return self.reports or self.values
+
+    @property
+    def uses_rrreg(self) -> bool:
+        """Estimated with RRreg's models (one of RRREG_DESIGNS) rather than the classic path."""
+        return self.sensitive and (self.design_spec or {}).get("name") in RRREG_DESIGNS
 
     @property
     def matrix(self) -> np.ndarray:
@@ -114,6 +137,11 @@ class Catalog:
                 seen.setdefault(question.id, None)
         return list(seen)
 
+    def grouped_ids(self) -> list[str]:
+        """Question ids that some version asks with a two-group design."""
+        return [qid for qid in self.question_ids()
+                if any(q.two_group for _, q in self.questions_named(qid))]
+
     def questions_named(self, qid: str) -> list[tuple[int, QuestionSpec]]:
         """(version index, question) for every version that has this question."""
         found = []
@@ -164,6 +192,28 @@ def _design_of(raw: Mapping[str, Any], values: Sequence[str], where: str) -> Des
                 f"{dict(spec) if isinstance(spec, Mapping) else spec} ({built.tolist()})"
             )
     return design
+
+
+def _reports_and_groups(
+    raw: Mapping[str, Any], design: Design, where: str
+) -> tuple[tuple[str, ...], bool]:
+    """The question's own report values (empty when they are its values), and its groups.
+
+    The reports come from the design (checked against the manifest's ``reports``); the second
+    item says whether the design has two groups.
+    """
+    own = design.report_values()
+    given = raw.get("reports")
+    if given is not None and (not isinstance(given, list)
+                              or not all(isinstance(v, str) for v in given)):
+        raise ManifestError(f"{where}: reports must be a list of strings")
+    if own is not None and given is not None and tuple(given) != tuple(own):
+        raise ManifestError(f"{where}: the manifest's reports {given} are not the design's "
+                            f"{list(own)}")
+    reports = tuple(own or given or ())
+    if len(set(reports)) != len(reports):
+        raise ManifestError(f"{where}: reports repeat: {list(reports)}")
+    return reports, isinstance(design, TwoGroupDesign)
 
 
 def _privacy_of(raw: Mapping[str, Any], design: Design, values: Sequence[str]) -> Privacy:
@@ -247,6 +297,13 @@ def version_from_manifest(manifest: Mapping[str, Any], source: str) -> VersionSp
             spec.design_spec = dict(raw["design"]) if isinstance(raw.get("design"), Mapping) \
                 else spec.design.spec()
             spec.privacy = _privacy_of(raw, spec.design, spec.values)
+            spec.reports, spec.two_group = _reports_and_groups(raw, spec.design, where)
+            spec.manifest = dict(raw)
+            if spec.uses_rrreg and not isinstance(raw.get("rrreg"), Mapping):
+                block = spec.design.rrreg()
+                if block is None:
+                    raise ManifestError(f"{where}: no RRreg mapping ('rrreg')")
+                spec.manifest["rrreg"] = block
         questions.append(spec)
     budget = manifest.get("privacy") if isinstance(manifest.get("privacy"), Mapping) else {}
     return VersionSpec(

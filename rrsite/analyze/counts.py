@@ -7,7 +7,9 @@ header with the columns
 
 ``question`` is a randomized question's id; ``version`` a version id of the survey (as in the
 export), or the name of the question's design when exactly one version uses it; ``group`` the
-two-group designs' group (1 or 2; empty for one-group designs); ``report`` the reported value;
+two-group designs' group (1 or 2, required; empty or 1 for one-group designs); ``report`` the
+reported value (a design's own report for crosswise, triangular and kuk: same/different,
+circle/triangle, the number of red cards);
 ``subgroup`` (optional column) the answer to the ``--by`` question; ``count`` a non-negative
 integer. Rows with the same keys add up. The estimates are those the rows would give: the counts
 fill the same tally the export reader fills.
@@ -98,12 +100,16 @@ def _add(row: dict[str, str], catalog: Any, tally: Tally, by: str | None,
         return f"{qid!r} has no version or design {wanted!r}"
     m, question = matches[0]
     group = row.get("group", "")
-    if group not in ("", "1"):
+    if question.two_group and group not in ("1", "2"):
+        return (f"group {group!r}: {qid!r} in this version is a two-group design (group must be "
+                "1 or 2)")
+    if not question.two_group and group not in ("", "1"):
         return (f"group {group!r}: {qid!r} in this version is a one-group design (group must be "
                 "empty or 1)")
     report = row.get("report", "")
-    if report not in question.values:
-        return f"report {report!r} is not a value of {qid!r} ({', '.join(question.values)})"
+    if report not in question.answers:
+        kind = "report" if question.reports else "value"
+        return f"report {report!r} is not a {kind} of {qid!r} ({', '.join(question.answers)})"
     text = row.get("count", "")
     if not text.isdigit():
         return f"count {text!r} is not a non-negative integer"
@@ -117,7 +123,10 @@ def _add(row: dict[str, str], catalog: Any, tally: Tally, by: str | None,
         column = tally.groups.index(name)
     elif subgroup:
         return f"subgroup {subgroup!r} given but no --by question to name it"
-    tally.counts[(m, question.id)].counts[question.values.index(report), column] += count
+    target = tally.counts[(m, question.id)]
+    target.counts[question.answers.index(report), column] += count
+    if target.by_group is not None:
+        target.by_group[int(group) - 1, question.answers.index(report), column] += count
     totals = per_version.setdefault(m, {})
     totals[qid] = totals.get(qid, 0) + count
     return None

@@ -12,7 +12,16 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from .api import CI_METHOD_NAMES, VARIANCE_CONVENTION, Analysis
-from .reports import design_text, estimate_rows, fmt, interval_text, privacy_text
+from .reports import (
+    MODEL_HEADERS,
+    design_text,
+    estimate_rows,
+    fmt,
+    interval_text,
+    model_notes,
+    model_rows,
+    privacy_text,
+)
 
 ROW_HEIGHT = 24
 LABEL_WIDTH = 220
@@ -191,6 +200,16 @@ def render_html(analysis: Analysis) -> str:
     body.append("<ul class=note>" + "".join(notes)
                 + "<li>* the unbiased estimate fell outside [0, 1]; the estimate is the maximum-"
                   "likelihood one. ! the interval collapsed onto 0 or 1.</li></ul>")
+    models = [row for question in analysis.questions for row in model_rows(question)]
+    if models:
+        body.append(f"<h2>RRreg's models</h2><p>Every parameter of the model, with {level} "
+                    "intervals.</p><table>" + _cells(MODEL_HEADERS, {3, 4}, True) + "".join(
+                        _cells([f"<code>{e(r[0])}</code>" if r[0] else "",
+                                *(e(c) for c in r[1:])], {3, 4}) for r in models)
+                    + "</table>")
+        gof = [note for question in analysis.questions for note in model_notes(question)]
+        if gof:
+            body.append("<ul class=note>" + "".join(f"<li>{e(n)}</li>" for n in gof) + "</ul>")
     if plot_rows:
         body.append("<figure>" + forest_svg(plot_rows, "Estimates with intervals") + _legend()
                     + f"<figcaption>Estimates with {level} intervals; the diamond is the rate of "

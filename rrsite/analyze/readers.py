@@ -33,7 +33,7 @@ import numpy as np
 
 from ..errors import RRSiteError
 from ..spreadsheet import restore
-from .catalog import Catalog
+from .catalog import GROUP_SUFFIX, Catalog
 from .columns import Block, ByteColumn, Column, ListColumn
 from .rejections import Rejections
 
@@ -100,10 +100,10 @@ def normalise(name: str) -> str:
 def parse_mapping(items: Sequence[str], catalog: Catalog) -> dict[str, str]:
     """Check ``--map COLUMN=FIELD`` options.
 
-    FIELD is survey, version, respondent, submitted_at, a question id, or ``-`` to ignore the
-    column.
+    FIELD is survey, version, respondent, submitted_at, a question id, a two-group question's
+    ``<id>.group``, or ``-`` to ignore the column.
     """
-    known = [*META_FIELDS, *catalog.question_ids()]
+    known = [*META_FIELDS, *catalog.question_ids(), *group_fields(catalog)]
     mapping: dict[str, str] = {}
     for item in items:
         column, sep, target = item.rpartition("=")
@@ -120,6 +120,11 @@ def parse_mapping(items: Sequence[str], catalog: Catalog) -> dict[str, str]:
             raise RRSiteError(f"--map: column {column!r} is mapped twice")
         mapping[column] = target
     return mapping
+
+
+def group_fields(catalog: Catalog) -> list[str]:
+    """The ``<id>.group`` fields of the survey's two-group questions (docs/contracts.md)."""
+    return [qid + GROUP_SUFFIX for qid in catalog.grouped_ids()]
 
 
 @dataclass
@@ -140,7 +145,8 @@ def csv_layout(
 ) -> Layout:
     """Match a CSV header to fields: --map first, then known names, then question-id patterns."""
     questions = catalog.question_ids()
-    by_lower = {qid.lower(): qid for qid in questions}
+    fields = [*questions, *group_fields(catalog)]
+    by_lower = {name.lower(): name for name in fields}
     index: dict[str, int] = {}
     notes: list[str] = []
     ignored: list[str] = []
@@ -149,7 +155,7 @@ def csv_layout(
     for position, name in enumerate(header):
         target = mapping.get(name)
         if target is None:
-            target = _guess_field(name, normalised[position], questions, by_lower)
+            target = _guess_field(name, normalised[position], fields, by_lower)
         if target is None or target == IGNORE:
             if target is None and name.strip():
                 ignored.append(name)
@@ -465,6 +471,7 @@ def _read_jsonl(
     label = str(path)
     questions = catalog.question_ids()
     known = set(questions)
+    grouped = catalog.grouped_ids()
     records: list[dict[str, Any]] = []
     numbers: list[int] = []
     unknown: dict[int, str] = {}
@@ -481,6 +488,7 @@ def _read_jsonl(
             if record is None:
                 continue
             extra = [key for key in record["answers"] if key not in known]
+            extra += [key + GROUP_SUFFIX for key in record["groups"] if key not in grouped]
             if extra:
                 unknown[len(records)] = extra[0]
             records.append(record)
@@ -489,12 +497,12 @@ def _read_jsonl(
                 if progress is not None:
                     progress(pending)
                     pending = 0
-                yield _jsonl_batch(label, records, numbers, unknown, questions)
+                yield _jsonl_batch(label, records, numbers, unknown, questions, grouped)
                 records, numbers, unknown = [], [], {}
     if progress is not None and pending:
         progress(pending)
     if records:
-        yield _jsonl_batch(label, records, numbers, unknown, questions)
+        yield _jsonl_batch(label, records, numbers, unknown, questions, grouped)
 
 
 def _jsonl_record(
@@ -516,12 +524,16 @@ def _jsonl_record(
     if not isinstance(record["answers"], dict):
         rejections.add("malformed-json", label, number, "answers must be a JSON object")
         return None
+    groups = record.setdefault("groups", {})
+    if not isinstance(groups, dict):
+        rejections.add("malformed-json", label, number, "groups must be a JSON object")
+        return None
     return record
 
 
 def _jsonl_batch(
     label: str, records: list[dict[str, Any]], numbers: list[int], unknown: dict[int, str],
-    questions: list[str],
+    questions: list[str], grouped: Sequence[str] = (),
 ) -> Batch:
     columns: dict[str, Column] = {
         "survey": ListColumn([r["survey"] for r in records], from_json=True),
@@ -531,6 +543,9 @@ def _jsonl_batch(
     answers = [r["answers"] for r in records]
     for qid in questions:
         columns[qid] = ListColumn([a.get(qid) for a in answers], from_json=True)
+    for qid in grouped:
+        columns[qid + GROUP_SUFFIX] = ListColumn([r["groups"].get(qid) for r in records],
+                                                 from_json=True)
     return Batch(label, np.array(numbers, dtype=np.int64), columns, {}, dict(unknown))
 
 

@@ -127,8 +127,15 @@ def _read_rows(
     return Rows(version, answers, read + rejections.total, rejections)
 
 
-def _outcome_design(catalog: Catalog, qid: str, m: int) -> tuple[float, float, dict[str, Any]]:
-    """(p00, p11, description) of the outcome in version m: its design, or the identity."""
+def _outcome_design(
+    catalog: Catalog, qid: str, m: int
+) -> tuple[float, float, str, dict[str, Any]]:
+    """(p00, p11, the report counted as 1, description) of the outcome in version m.
+
+    Its design, or the identity for a question asked directly. A design with two reports of its
+    own (crosswise: different/same, triangular: circle/triangle) counts its second report, RRreg's
+    report 1, as the "1": p00 = P(report 0 | no), p11 = P(report 1 | yes) from its matrix.
+    """
     version = catalog.versions[m]
     question = version.question(qid)
     where = f"version {version.version!r}"
@@ -140,12 +147,12 @@ def _outcome_design(catalog: Catalog, qid: str, m: int) -> tuple[float, float, d
     yes = question.values.index("yes") if "yes" in question.values else 1
     no = 1 - yes
     if not question.sensitive or question.design is None:
-        return 1.0, 1.0, {"version": version.version, "design": "direct", "p00": 1.0, "p11": 1.0}
+        return 1.0, 1.0, question.values[yes], {"version": version.version, "design": "direct",
+                                                "p00": 1.0, "p11": 1.0}
     spec = question.design_spec or {}
-    report_values = getattr(question.design, "report_values", None)
-    if callable(report_values) and report_values():
-        raise RegressionError(f"{qid!r} ({where}) reports {report_values()} rather than the "
-                              "truth values; --model does not read such designs yet")
+    if question.reports and len(question.reports) != 2:
+        raise RegressionError(f"{qid!r} ({where}) reports {list(question.reports)}, not two "
+                              "reports; --model reads designs with two reports only")
     rrreg = spec.get("rrreg")
     two_group_model = isinstance(rrreg, dict) and rrreg.get("model") in (
         "UQTunknown", "CDM", "CDMsym", "SLD")
@@ -155,9 +162,12 @@ def _outcome_design(catalog: Catalog, qid: str, m: int) -> tuple[float, float, d
     matrix = question.matrix
     if matrix.shape != (2, 2):
         raise RegressionError(f"{qid!r} ({where}) is not a 2x2 design")
-    p00, p11 = float(matrix[no, no]), float(matrix[yes, yes])
-    return p00, p11, {"version": version.version, "design": spec.get("name", "matrix"),
-                      "p00": p00, "p11": p11}
+    if question.reports:  # columns are the reports: 0 (different, circle) and 1 (same, triangle)
+        p00, p11, positive = float(matrix[no, 0]), float(matrix[yes, 1]), question.reports[1]
+    else:
+        p00, p11, positive = float(matrix[no, no]), float(matrix[yes, yes]), question.values[yes]
+    return p00, p11, positive, {"version": version.version, "design": spec.get("name", "matrix"),
+                                "p00": p00, "p11": p11, "counted": positive}
 
 
 def _covariate_spec(catalog: Catalog, qid: str) -> QuestionSpec:
@@ -187,25 +197,28 @@ def fit_model(catalog: Catalog, rows: Rows, formula: Formula, confidence: float,
         for spec in [_covariate_spec(catalog, name)]
     }
     p00_by_version, p11_by_version, designs = [], [], []
+    positive_by_version: list[str | None] = []
     used_versions = set(np.unique(rows.version).tolist())
     for m in range(len(catalog.versions)):
+        positive: str | None = None
         if m in used_versions and catalog.versions[m].question(qid) is not None:
-            p00, p11, description = _outcome_design(catalog, qid, m)
+            p00, p11, positive, description = _outcome_design(catalog, qid, m)
             designs.append(description)
         else:
             p00, p11 = math.nan, math.nan
         p00_by_version.append(p00)
         p11_by_version.append(p11)
+        positive_by_version.append(positive)
     if not designs:
         raise FormulaError(f"no accepted row has the outcome {qid!r}")
     outcome = rows.answers[qid]
-    spec = next(q for _, q in catalog.questions_named(qid))
-    yes_value = "yes" if "yes" in spec.values else spec.values[1]
     outcome_missing = np.array([v is None or v == "" for v in outcome], dtype=bool)
     matrix = design_matrix(formula, covariates, outcome_missing)
     used = matrix.used
-    y = np.array([v == yes_value for v, k in zip(outcome, used, strict=True) if k], dtype=float)
     version = rows.version[used]
+    kept = [v for v, k in zip(outcome, used, strict=True) if k]
+    y = np.array([v == positive_by_version[m] for v, m in zip(kept, version.tolist(),
+                                                               strict=True)], dtype=float)
     p00 = np.asarray(p00_by_version)[version]
     p11 = np.asarray(p11_by_version)[version]
     result = fit(matrix.X, y, p00, p11, matrix.names, matrix.term_columns, confidence,

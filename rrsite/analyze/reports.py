@@ -8,6 +8,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ..estimate.estimators import Estimate
+from . import rrreg_fit
 from .api import CI_METHOD_NAMES, VARIANCE_CONVENTION, Analysis, QuestionResult
 
 FORMATS = ("table", "json", "markdown", "html")
@@ -72,6 +73,41 @@ def estimate_rows(
     ]
 
 
+MODEL_HEADERS = ["question", "model", "parameter", "estimate", "se", "interval", "method",
+                 "meaning"]
+
+
+def model_rows(question: QuestionResult) -> list[list[str]]:
+    """RRreg's designs: one row per estimated parameter (pi and the model's extra ones)."""
+    if question.fit is None:
+        return []
+    out = []
+    for i, (name, entry) in enumerate(rrreg_fit.parameters(question.fit).items()):
+        low, high = entry["ci"]
+        out.append([question.id if i == 0 else "", question.fit.model if i == 0 else "", name,
+                     _maybe(entry["estimate"]), _maybe(entry["se"]),
+                     interval_text(_nan(low), _nan(high)), entry["ci_method"] or "–",
+                     entry["meaning"]])
+    return out
+
+
+def model_notes(question: QuestionResult) -> list[str]:
+    """The goodness-of-fit test of an RRreg model, when it has degrees of freedom left."""
+    gof = question.fit.gof if question.fit is not None else None
+    if not gof:
+        return []
+    return [f"{question.id}: goodness of fit G2 = {gof['G2']:.2f}, df = {gof['df']:g}, "
+            f"p = {gof['p_value']:.3g}"]
+
+
+def _nan(value: float | None) -> float:
+    return math.nan if value is None else value
+
+
+def _maybe(value: float | None) -> str:
+    return fmt(_nan(value))
+
+
 def _table(headers: list[str], rows: list[list[str]], right: set[int]) -> list[str]:
     widths = [max(len(h), *(len(r[i]) for r in rows)) if rows else len(h)
               for i, h in enumerate(headers)]
@@ -121,6 +157,11 @@ def render_table(analysis: Analysis) -> str:
         out += [f"  {question.id}: {design_text(question)}; {question.estimate.ci_method}"
                 + (f"; {question.missing:,} unanswered" if question.missing else "")]
         out += [f"    {note}" for note in question.estimate.notes]
+    models = [row for question in analysis.questions for row in model_rows(question)]
+    if models:
+        out += ["", f"RRreg's models ({level} intervals):"]
+        out += ["  " + line for line in _table(MODEL_HEADERS, models, {3, 4})]
+        out += ["  " + note for q in analysis.questions for note in model_notes(q)]
     if analysis.by is not None:
         out += ["", f"Subgroups by {analysis.by}:"]
         for question in analysis.questions:
@@ -207,6 +248,11 @@ def render_markdown(analysis: Analysis) -> str:
     for question in analysis.questions:
         out.append(f"- `{question.id}`: {design_text(question)}"
                    + "".join(f"; {n}" for n in question.estimate.notes))
+    models = [row for question in analysis.questions for row in model_rows(question)]
+    if models:
+        out += ["", "### RRreg's models", ""]
+        out += table(MODEL_HEADERS, [[f"`{r[0]}`" if r[0] else "", *r[1:]] for r in models])
+        out += [""] + [f"- {note}" for q in analysis.questions for note in model_notes(q)]
     if analysis.by is not None:
         out += ["", f"## Subgroups by `{analysis.by}`", ""]
         for question in analysis.questions:

@@ -231,7 +231,7 @@ def _logit_answers(rng: np.random.Generator, version: VersionSpec, model: LogitM
     truth = np.where(rng.random(count) < 1.0 / (1.0 + np.exp(-eta)), yes, 1 - yes)
     index = randomize(rng, question.matrix, truth) if question.sensitive else truth
     skipped = columns[model.outcome]
-    values = np.array(question.values, dtype=object)[index].tolist()
+    values = np.array(question.answers, dtype=object)[index].tolist()
     return [None if old is None else new for old, new in zip(skipped, values, strict=True)]
 
 

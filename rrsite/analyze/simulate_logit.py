@@ -89,11 +89,9 @@ def parse_logit(text: str, version: VersionSpec) -> LogitModel:
     question = version.question(outcome)
     if question is None or question.type != "yes-no":
         raise UsageError(f"--logit {text!r}: {outcome!r} is not a yes-no question of the survey")
-    report_values = getattr(question.design, "report_values", None)
-    if question.design is not None and (hasattr(question.design, "group_matrices")
-                                        or (callable(report_values) and report_values())):
-        raise UsageError(f"--logit {text!r}: {outcome!r} has a two-group design or reports "
-                         "other than its truth values, which --logit does not simulate yet")
+    if question.design is not None and hasattr(question.design, "group_matrices"):
+        raise UsageError(f"--logit {text!r}: {outcome!r} has a two-group design, which --logit "
+                         "does not simulate yet")
     intercept, position = 0.0, 0
     coefficients: dict[str, float] = {}
     rest = rest.rstrip()

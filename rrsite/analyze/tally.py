@@ -2,10 +2,14 @@
 
 Per row, in order (the first reason that applies is the one counted): a missing survey, version
 or respondent field; an unknown survey; an unknown version; an invalid value (an answer the
-row's version does not allow, an answer to a question the version does not have, a malformed
-respondent token); a duplicate respondent token (the first row with a token is kept).
+row's version does not allow: a value, or a report of a design with its own reports such as
+crosswise's "same"; an answer to a question the version does not have; a malformed respondent
+token; a two-group question answered without its group 1 or 2 in ``<id>.group``, or a group
+where the version has no two-group question or no answer); a duplicate respondent token (the
+first row with a token is kept).
 
-Accepted rows are only counted: per (version, question, reported value, subgroup), so memory does
+Accepted rows are only counted: per (version, question, [group,] reported value, subgroup), so
+memory does
 not grow with the number of rows, except for duplicate detection, which keeps 8 bytes per
 accepted respondent: a 64-bit hash of the token (``TokenSet``, plus a fixed 16 MB filter). Two
 different tokens share a hash with probability about 2^-64 per pair (about 3e-6 for some pair
@@ -20,7 +24,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .catalog import CHOICE_TYPES, Catalog, QuestionSpec
+from .catalog import CHOICE_TYPES, GROUP_SUFFIX, Catalog, QuestionSpec
 from .columns import Column, Vocab
 from .readers import Batch
 from .rejections import Rejections
@@ -50,6 +54,8 @@ class Checked:
     version: np.ndarray
     local_codes: dict[str, np.ndarray]
     union_codes: dict[str, np.ndarray]
+    #: Per two-group question id: each row's group (1 or 2; 0 when none or not valid).
+    group_codes: dict[str, np.ndarray] = field(default_factory=dict)
 
 
 class TokenSet:
@@ -146,14 +152,22 @@ class FieldPlan:
     text: list[tuple[int, QuestionSpec]] = field(default_factory=list)
     multi: list[tuple[int, QuestionSpec]] = field(default_factory=list)
     absent: list[int] = field(default_factory=list)
+    #: Versions that ask the question with a two-group design.
+    grouped: list[int] = field(default_factory=list)
 
 
 @dataclass
 class Counts:
-    """Reports of one question in one version: ``counts[value, group]`` and unanswered per group."""
+    """Reports of one question in one version.
+
+    ``counts[report, subgroup]`` (the reports are the question's ``answers``: its values, or the
+    design's own reports), unanswered per subgroup, and for a two-group design the same counts
+    split by the design's group: ``by_group[group - 1, report, subgroup]``.
+    """
 
     counts: np.ndarray
     missing: np.ndarray
+    by_group: np.ndarray | None = None
 
 
 class Tally:
@@ -180,9 +194,10 @@ class Tally:
             for m in plan.choice:
                 question = catalog.versions[m].question(qid)
                 assert question is not None
+                shape = (len(question.answers), len(self.groups))
                 self.counts[(m, qid)] = Counts(
-                    np.zeros((len(question.values), len(self.groups)), dtype=np.int64),
-                    np.zeros(len(self.groups), dtype=np.int64),
+                    np.zeros(shape, dtype=np.int64), np.zeros(len(self.groups), dtype=np.int64),
+                    np.zeros((2, *shape), dtype=np.int64) if question.two_group else None,
                 )
 
     def _plan(self, qid: str) -> FieldPlan:
@@ -195,7 +210,9 @@ class Tally:
                 plan.absent.append(m)
             elif question.type in CHOICE_TYPES:
                 plan.choice.append(m)
-                words.update(dict.fromkeys(question.values))
+                words.update(dict.fromkeys(question.answers))
+                if question.two_group:
+                    plan.grouped.append(m)
             elif question.type == "number":
                 plan.number.append((m, question))
             elif question.type == "text":
@@ -208,7 +225,7 @@ class Tally:
             lut[:, 0] = -2  # union code -2 (empty) sits at column 0
             for m in plan.choice:
                 question = found[m]
-                for local, value in enumerate(question.values):
+                for local, value in enumerate(question.answers):
                     lut[m, plan.union.lookup[value] + 2] = local
             plan.lut = lut
         return plan
@@ -277,17 +294,26 @@ class Tally:
         invalid: list[tuple[np.ndarray, Callable[[int], str]]] = []
         local_codes: dict[str, np.ndarray] = {}
         union_codes: dict[str, np.ndarray] = {}
+        group_codes: dict[str, np.ndarray] = {}
         for qid, plan in self.plans.items():
             column = columns.get(qid)
-            if column is None:
-                continue
-            bad, local, union = self._check_field(plan, column, safe_version)
-            if local is not None:
-                local_codes[qid] = local
-            if union is not None:
-                union_codes[qid] = union
-            if bad.any():
-                invalid.append((bad, self._describer(qid, column, safe_version)))
+            if column is not None:
+                bad, local, union = self._check_field(plan, column, safe_version)
+                if local is not None:
+                    local_codes[qid] = local
+                if union is not None:
+                    union_codes[qid] = union
+                if bad.any():
+                    invalid.append((bad, self._describer(qid, column, safe_version)))
+            group_column = columns.get(qid + GROUP_SUFFIX)
+            if plan.grouped or group_column is not None:
+                answered = (local_codes[qid] >= 0) if qid in local_codes \
+                    else np.zeros(n, dtype=bool)
+                bad, codes = self._check_group(plan, group_column, answered, safe_version)
+                group_codes[qid] = codes
+                if bad.any():
+                    invalid.append((bad, self._group_describer(qid, group_column, answered,
+                                                               safe_version)))
         if token_column is not None:
             bad_token = ~token_valid & ~token_empty
             if bad_token.any():
@@ -305,7 +331,7 @@ class Tally:
             mark(any_invalid, INVALID,
                  lambda i: next(message(i) for mask, message in invalid if mask[i]))
         return Checked(batch, status, describe, hashes if token_column is not None else None,
-                       safe_version, local_codes, union_codes)
+                       safe_version, local_codes, union_codes, group_codes)
 
     def commit(self, checked: Checked) -> None:
         """Duplicates (against every earlier row), rejections and counts, in row order."""
@@ -321,7 +347,8 @@ class Tally:
                 lambda i: f"respondent {token_column.raw(i)!r} was seen before; the first row "
                           "is kept")
         self._record(batch, status, checked.describe)
-        self._count(status == 0, checked.version, checked.local_codes, checked.union_codes)
+        self._count(status == 0, checked.version, checked.local_codes, checked.union_codes,
+                    checked.group_codes)
 
     def _record(
         self, batch: Batch, status: np.ndarray, describe: dict[int, Callable[[int], str]]
@@ -385,6 +412,47 @@ class Tally:
                         bad[i] = True
         return bad, local, union
 
+    def _check_group(
+        self, plan: FieldPlan, column: Column | None, answered: np.ndarray, version: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """Check the ``<id>.group`` field of every row against its version and its answer.
+
+        A row answering a two-group question needs group 1 or 2; a group anywhere else (no
+        answer, or a version without the two-group question) is wrong. Returns the bad rows and
+        each row's group (1 or 2; 0 otherwise).
+        """
+        n = len(answered)
+        if column is None:
+            values, empty = np.full(n, np.nan), np.ones(n, dtype=bool)
+        else:
+            values, empty = column.numbers()
+        codes = np.where((values == 1) | (values == 2), values, 0).astype(np.int8)
+        needs = np.isin(version, plan.grouped) & answered
+        bad = (needs & (codes == 0)) | (~needs & ~empty)
+        return bad, np.where(needs, codes, 0).astype(np.int8)
+
+    def _group_describer(
+        self, qid: str, column: Column | None, answered: np.ndarray, version: np.ndarray
+    ) -> Callable[[int], str]:
+        catalog = self.catalog
+        field_name = qid + GROUP_SUFFIX
+
+        def message(i: int) -> str:
+            spec = catalog.versions[int(version[i])]
+            question = spec.question(qid)
+            value = "" if column is None else column.raw(i)
+            if question is None or not question.two_group:
+                return (f"{field_name}: a group ({value!r}) but version {spec.version} has no "
+                        f"two-group question {qid!r}")
+            if not answered[i]:
+                return f"{field_name}: a group ({value!r}) for a question not answered"
+            if column is None or value == "":
+                return (f"{field_name}: no group; the two-group design of {qid!r} needs the "
+                        "group (1 or 2) drawn with the answer")
+            return f"{field_name}: {value!r} is not 1 or 2"
+
+        return message
+
     def _describer(self, qid: str, column: Column, version: np.ndarray) -> Callable[[int], str]:
         catalog = self.catalog
 
@@ -396,7 +464,7 @@ class Tally:
                 return (f"{qid}: answered ({value!r}) but version {spec.version} has no such "
                         "question")
             if question.type in CHOICE_TYPES:
-                return f"{qid}: {value!r} is not one of {', '.join(question.values)}"
+                return f"{qid}: {value!r} is not one of {', '.join(question.answers)}"
             if question.type == "number":
                 low = "" if question.minimum is None else f" >= {question.minimum:g}"
                 high = "" if question.maximum is None else f" <= {question.maximum:g}"
@@ -412,7 +480,7 @@ class Tally:
 
     def _count(
         self, ok: np.ndarray, version: np.ndarray, local_codes: dict[str, np.ndarray],
-        union_codes: dict[str, np.ndarray],
+        union_codes: dict[str, np.ndarray], group_codes: dict[str, np.ndarray],
     ) -> None:
         if not ok.any():
             return
@@ -428,17 +496,21 @@ class Tally:
         for qid, plan in self.plans.items():
             codes = local_codes.get(qid)
             codes_ok = codes[ok] if codes is not None else None
+            design_groups = group_codes[qid][ok] if qid in group_codes else None
             for m in plan.choice:
                 target = self.counts[(m, qid)]
                 if single:
                     rows_group = group
                     local = codes_ok
+                    rows_design_group = design_groups
                 else:
                     rows = version == m
                     if not rows.any():
                         continue
                     rows_group = group[rows]
                     local = codes_ok[rows] if codes_ok is not None else None
+                    rows_design_group = design_groups[rows] if design_groups is not None \
+                        else None
                 if local is None:
                     target.missing += np.bincount(rows_group, minlength=groups)
                     continue
@@ -448,6 +520,13 @@ class Tally:
                     local[answered] * groups + rows_group[answered], minlength=k * groups
                 ).reshape(k, groups)
                 target.missing += np.bincount(rows_group[~answered], minlength=groups)
+                if target.by_group is not None:
+                    assert rows_design_group is not None  # every answered row has its group
+                    which = rows_design_group[answered].astype(np.int64) - 1
+                    target.by_group += np.bincount(
+                        (which * k + local[answered]) * groups + rows_group[answered],
+                        minlength=2 * k * groups,
+                    ).reshape(2, k, groups)
 
 
 def _at(message: Callable[[int], str], where: np.ndarray) -> Callable[[int], str]:

@@ -1,0 +1,116 @@
+"""`analyze --model` with crosswise and triangular outcomes (reports other than yes/no)."""
+
+from __future__ import annotations
+
+import csv
+from pathlib import Path
+
+import numpy as np
+import pytest
+from scipy import optimize
+from scipy.special import expit
+
+from rrsite.analyze.regression_report import regress
+from rrsite.cli import main
+from rrsite.estimate.regression import RegressionError
+
+SURVEY = """\
+---
+id: reg-designs
+title: Regression on RRreg's designs
+language: en
+privacy:
+  budget: 20
+---
+## Q
+
+```question
+id: cross
+type: yes-no
+randomize: crosswise
+p: 0.2
+innocuous: Born in spring?
+```
+
+## Q
+
+```question
+id: tri
+type: yes-no
+randomize: triangular
+p: 0.3
+innocuous: Born in spring?
+accept_no_epsilon: true
+```
+
+## Q
+
+```question
+id: kuk3
+type: yes-no
+randomize: kuk
+red_yes: 0.7
+red_no: 0.3
+cards: 3
+```
+
+## Q
+
+```question
+id: year
+type: choice
+options: [First, Second]
+required: true
+```
+"""
+TRUTH = {"(Intercept)": -1.0, "year[Second]": 1.2}
+#: P(report 1 | truth): (P(1 | no), P(1 | yes)) for crosswise "same" and triangular "triangle".
+REPORT_1 = {"cross": ("same", 0.8, 0.2), "tri": ("triangle", 0.3, 1.0)}
+
+
+@pytest.fixture(scope="module")
+def export(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
+    root = tmp_path_factory.mktemp("regdesigns")
+    survey = root / "s.md"
+    survey.write_text(SURVEY, encoding="utf-8")
+    out = root / "sim.csv"
+    assert main(["simulate", str(survey), "--respondents", "30000", "--seed", "8", "-o", str(out),
+                 "--logit", "cross ~ -1 + 1.2*year[Second]",
+                 "--logit", "tri ~ -1 + 1.2*year[Second]"]) == 0
+    return survey, out
+
+
+@pytest.mark.parametrize("qid", ["cross", "tri"])
+def test_model_equals_an_independent_mle_and_recovers_the_truth(
+    export: tuple[Path, Path], qid: str
+) -> None:
+    survey, out = export
+    with open(out, newline="", encoding="utf-8") as handle:
+        rows = list(csv.DictReader(handle))
+    label, low, high = REPORT_1[qid]
+    assert {r[qid] for r in rows} == set(REPORT_1[qid][:1]) | {
+        "different" if qid == "cross" else "circle"}
+    x = np.array([r["year"] == "Second" for r in rows], dtype=float)
+    y = np.array([r[qid] == label for r in rows], dtype=float)
+
+    def minus_loglik(beta: np.ndarray) -> float:
+        share = expit(beta[0] + beta[1] * x)
+        rate = low + (high - low) * share
+        return -float(np.sum(y * np.log(rate) + (1 - y) * np.log(1 - rate)))
+
+    best = optimize.minimize(minus_loglik, np.zeros(2), method="Nelder-Mead",
+                             options={"xatol": 1e-9, "fatol": 1e-12, "maxiter": 5000})
+    (model,) = regress([out], survey=survey, models=[f"{qid} ~ year"])
+    estimates = [c.estimate for c in model.fit.coefficients]
+    assert estimates == pytest.approx(best.x, abs=1e-4)
+    for c in model.fit.coefficients:
+        assert abs(c.estimate - TRUTH[c.name]) < 4 * c.se, (c.name, c.estimate, c.se)
+    (design,) = model.designs
+    assert (design["p00"], design["p11"], design["counted"]) == pytest.approx(
+        (1 - low, high, label))
+
+
+def test_kuk_with_several_cards_is_refused(export: tuple[Path, Path]) -> None:
+    survey, out = export
+    with pytest.raises(RegressionError, match="not two reports"):
+        regress([out], survey=survey, models=["kuk3 ~ year"])
