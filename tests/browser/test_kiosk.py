@@ -3,6 +3,7 @@ second, all three arriving exactly once, and nothing of one respondent left for 
 
 from __future__ import annotations
 
+import base64
 import json
 import re
 import subprocess
@@ -12,8 +13,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from browserkit import ROOT, wait_ready, watch_context
-from playwright.sync_api import Browser, Page
+from browserkit import ROOT, Watch, wait_ready, watch_context
+from playwright.sync_api import Browser, BrowserContext, Page
 from respondent import agree_to_consent, go_to_page
 
 SURVEY = "clinic-visit"
@@ -54,21 +55,44 @@ def queue(page: Page) -> list[dict]:
     return json.loads(raw) if raw else []
 
 
-def answer(page: Page, visited: str, truth: str, age: str) -> None:
+def assert_sealed(entries: list[dict]) -> None:
+    """Queued entries as stored: a random id, an IV and ciphertext, nothing else."""
+    for entry in entries:
+        assert set(entry) == {"id", "iv", "data"}
+        assert re.fullmatch(r"[0-9a-f]{32}", entry["id"])
+        assert len(base64.b64decode(entry["iv"])) == 12
+        # padded to whole blocks of 1024 bytes, plus the 16-byte GCM tag
+        assert len(base64.b64decode(entry["data"])) % 1024 == 16
+    assert len({entry["iv"] for entry in entries}) == len(entries)
+
+
+def start_answering(page: Page, visited: str, truth: str, visits: str = "once") -> None:
+    """Consent, page 1 and page 2 of a respondent (the age on page 3 is still to come)."""
     agree_to_consent(page)
     go_to_page(page, 1)
     page.check(f"#q-visited input[value='{visited}']")
     if visited == "yes":
-        page.check("#q-visits input[value='once']")
+        page.check(f"#q-visits input[value='{visits}']")
     go_to_page(page, 2)
     page.check(f"#q-shared_medicine input[value='{truth}']")
+
+
+def finish_answering(page: Page, age: str) -> dict:
+    """Page 3 and confirming; the body the review showed (what the kiosk queues)."""
     go_to_page(page, 3)
     page.check(f"#q-age input[value='{age}']")
     page.click("#rr-submit")
     page.wait_for_selector("#rr-review:not([hidden])", timeout=60_000)
+    body: dict = json.loads(page.locator("#rr-body").inner_text())
     page.click("#rr-confirm")
     page.wait_for_selector("#rr-kiosk-next")
     assert page.locator("#rr-done").is_visible()
+    return body
+
+
+def answer(page: Page, visited: str, truth: str, age: str, visits: str = "once") -> dict:
+    start_answering(page, visited, truth, visits)
+    return finish_answering(page, age)
 
 
 def blank_for_the_next(page: Page, previous_tokens: list[str]) -> None:
@@ -116,16 +140,16 @@ def test_three_respondents_one_offline_all_arrive_once(
     assert queue(page) == []
     blank_for_the_next(page, tokens)
 
-    # Respondent 2, offline: the report waits in the queue, holding only what is sent.
+    # Respondent 2, offline: the report waits in the queue (sealed), holding only what is sent.
     context.set_offline(True)
-    answer(page, "no", "no", "55 or older")
-    [entry] = queue(page)
-    body = json.loads(entry["payload"])
+    body = answer(page, "no", "no", "55 or older")
     assert set(body) == {"survey", "version", "respondent", "answers"}
     assert body["answers"]["visited"] == "no" and "visits" not in body["answers"]
+    page.wait_for_function("() => document.documentElement.dataset.rrQueue === '1'")
+    assert_sealed(queue(page))
     assert page.locator("#rr-kiosk-status").inner_text() == "Waiting for a connection to send: 1"
     tokens.append(body["respondent"])
-    blank_for_the_next(page, tokens[:1])
+    blank_for_the_next(page, tokens)
 
     # Respondent 3, back online, then a reload: the queue survives it and drains.
     context.set_offline(False)
@@ -136,8 +160,10 @@ def test_three_respondents_one_offline_all_arrive_once(
                            timeout=30_000)
     assert queue(page) == []
     assert health(url)["submissions"] == 3
-    sent = [json.loads(r.body or "{}")["respondent"] for r in watch.posts("/api/submissions")]
-    assert tokens[1] in sent and len(set(sent)) == 3
+    sent = [json.loads(r.body or "{}") for r in watch.posts("/api/submissions")]
+    assert body in sent  # respondent 2's body, exactly as the review showed it
+    respondents = {s["respondent"] for s in sent}
+    assert tokens[1] in respondents and len(respondents) == 3
 
     export = root / "export.jsonl"
     subprocess.run([sys.executable, "-m", "rrsite", "export", "--db", str(root / "kiosk.db"),
@@ -147,4 +173,269 @@ def test_three_respondents_one_offline_all_arrive_once(
     assert sorted(row["answers"]["age"] for row in rows) == ["18-34", "35-54", "55 or older"]
     errors = [e for e in watch.errors if "ERR_INTERNET_DISCONNECTED" not in e]
     assert errors == []
+    context.close()
+
+
+# Every record of every IndexedDB database of the origin, as JSON (a CryptoKey as its type).
+DUMP_INDEXEDDB = """async () => {
+  const done = (request) => new Promise((resolve, reject) => {
+    request.onsuccess = () => resolve(request.result);
+    request.onerror = () => reject(request.error);
+  });
+  const dump = {};
+  for (const { name } of await indexedDB.databases()) {
+    const db = await done(indexedDB.open(name));
+    for (const storeName of db.objectStoreNames) {
+      const rows = [];
+      await new Promise((resolve, reject) => {
+        const cursor = db.transaction(storeName).objectStore(storeName).openCursor();
+        cursor.onerror = () => reject(cursor.error);
+        cursor.onsuccess = () => {
+          const at = cursor.result;
+          if (!at) return resolve();
+          rows.push([at.key, at.value]);
+          at.continue();
+        };
+      });
+      dump[`${name}/${storeName}`] = rows;
+    }
+    db.close();
+  }
+  return JSON.stringify(dump, (key, value) => value instanceof CryptoKey
+    ? { CryptoKey: value.type, algorithm: value.algorithm.name, extractable: value.extractable }
+    : value);
+}"""
+
+# Whether the page can read the device key's bytes (it must not: the key is non-extractable).
+EXPORT_KEY = """async () => {
+  const db = await new Promise((resolve, reject) => {
+    const request = indexedDB.open("rrsite-kiosk");
+    request.onsuccess = () => resolve(request.result);
+    request.onerror = () => reject(request.error);
+  });
+  const key = await new Promise((resolve) => {
+    const request = db.transaction("keys").objectStore("keys").get("queue");
+    request.onsuccess = () => resolve(request.result);
+  });
+  db.close();
+  try {
+    await crypto.subtle.exportKey("raw", key);
+    return "exported";
+  } catch (error) {
+    return error.name;
+  }
+}"""
+
+
+def device_dump(page: Page) -> dict[str, str]:
+    """What the device holds for this origin: localStorage, sessionStorage, IndexedDB."""
+    return {
+        "localStorage": page.evaluate("() => JSON.stringify(Object.entries(localStorage))"),
+        "sessionStorage": page.evaluate("() => JSON.stringify(Object.entries(sessionStorage))"),
+        "indexedDB": page.evaluate(DUMP_INDEXEDDB),
+    }
+
+
+def without_draft(session_storage: str) -> str:
+    """sessionStorage without the page draft of the respondent now answering (pages.js)."""
+    entries = json.loads(session_storage)
+    return json.dumps([e for e in entries if not e[0].startswith(f"rrsite:draft:{SURVEY}:")])
+
+
+def exported(root: Path) -> list[dict]:
+    export = root / "export.jsonl"
+    subprocess.run([sys.executable, "-m", "rrsite", "export", "--db", str(root / "kiosk.db"),
+                    "-o", str(export)], check=True, cwd=ROOT, timeout=120, capture_output=True)
+    return [json.loads(line) for line in export.read_text(encoding="utf-8").splitlines()]
+
+
+def distinct_posts(watch: Watch) -> list[dict]:
+    """The bodies posted to the collector, each once, in the order first tried (a try made
+    offline is a request too)."""
+    bodies = [r.body for r in watch.posts("/api/submissions") if r.body]
+    return [json.loads(body) for body in dict.fromkeys(bodies)]
+
+
+def open_kiosk(context: BrowserContext, url: str) -> Page:
+    page = context.new_page()
+    page.goto(f"{url}{SURVEY}/")
+    page.wait_for_selector("#rr-submit:not([disabled])")
+    wait_ready(page)
+    page.wait_for_selector("html[data-rr-kiosk-store]", state="attached")
+    return page
+
+
+def test_an_offline_respondent_is_unreadable_while_the_next_answers(
+        kiosk_site: tuple[str, Path], browser: Browser) -> None:
+    url, root = kiosk_site
+    before = health(url)["submissions"]
+    context = browser.new_context()
+    watch = watch_context(context)
+    page = open_kiosk(context, url)
+    assert page.evaluate("() => document.documentElement.dataset.rrKioskStore") == "sealed"
+    assert page.locator("#rr-kiosk-status").is_hidden()
+
+    # Respondent 1, offline, with answers no one else gives here.
+    context.set_offline(True)
+    first = answer(page, "yes", "yes", "55 or older", visits="5 times or more")
+    assert first["answers"]["age"] == "55 or older"
+    assert first["answers"]["visits"] == "5 times or more"
+    page.wait_for_function("() => document.documentElement.dataset.rrQueue === '1'")
+    assert_sealed(queue(page))
+
+    # Respondent 2 answers (still offline): what the device and the page hold, read with the
+    # tools anyone at the tablet has (devtools' Application tab reads the same stores).
+    page.click("#rr-kiosk-next")
+    start_answering(page, "no", "no")
+    dump = device_dump(page)
+    everything = "\n".join(dump.values())
+    secrets = [first["respondent"], "55 or older", "5 times or more"]
+    for secret in secrets:
+        assert secret not in everything, f"respondent 1's {secret!r} is readable on the device"
+    assert first["respondent"] not in page.content()
+    # The JSON of a submission is nowhere at rest (respondent 2's own page draft aside).
+    at_rest = "\n".join([dump["localStorage"], without_draft(dump["sessionStorage"]),
+                         dump["indexedDB"]])
+    for word in ('"answers"', '"respondent"', "answers", "respondent", "shared_medicine",
+                 "/api/submissions", "application/json"):
+        assert word not in at_rest, f"{word!r} is readable on the device"
+    # The key is there, as a non-extractable AES-GCM key that the page cannot read out.
+    keys = json.loads(dump["indexedDB"])["rrsite-kiosk/keys"]
+    assert keys == [["queue", {"CryptoKey": "secret", "algorithm": "AES-GCM",
+                               "extractable": False}]]
+    assert page.evaluate(EXPORT_KEY) == "InvalidAccessError"
+
+    second = finish_answering(page, "18-34")
+    page.wait_for_function("() => document.documentElement.dataset.rrQueue === '2'")
+    queued = queue(page)
+    assert len(queued) == 2
+    assert_sealed(queued)
+    for secret in [*secrets, second["respondent"]]:
+        assert secret not in json.dumps(queued)
+
+    # Back online: both arrive, in order, exactly once.
+    context.set_offline(False)
+    page.wait_for_function("() => document.documentElement.dataset.rrQueue === '0'",
+                           timeout=30_000)
+    assert queue(page) == []
+    assert health(url)["submissions"] == before + 2
+    assert distinct_posts(watch) == [first, second]
+    rows = {row["respondent"]: row for row in exported(root)}
+    for body in (first, second):
+        assert rows[body["respondent"]]["answers"] == body["answers"]
+    errors = [e for e in watch.errors if "ERR_INTERNET_DISCONNECTED" not in e]
+    assert errors == []
+    assert watch.violations() == []  # WebCrypto and IndexedDB need nothing of the page's CSP
+    context.close()
+
+
+def test_a_sealed_queue_survives_a_reload_and_drains(
+        kiosk_site: tuple[str, Path], browser: Browser) -> None:
+    url, root = kiosk_site
+    before = health(url)["submissions"]
+    context = browser.new_context()
+    watch = watch_context(context)
+    # The collector is unreachable (the page itself still loads): the report waits.
+    context.route("**/api/submissions", lambda route: route.abort("internetdisconnected"))
+    page = open_kiosk(context, url)
+    body = answer(page, "yes", "no", "35-54", visits="2 to 4 times")
+    page.wait_for_function("() => document.documentElement.dataset.rrQueue === '1'")
+    [entry] = queue(page)
+    assert_sealed([entry])
+
+    page.reload()
+    page.wait_for_selector("html[data-rr-kiosk-store=sealed]", state="attached")
+    page.wait_for_function("() => document.documentElement.dataset.rrQueue === '1'")
+    assert queue(page) == [entry]  # still there, still sealed, not sent
+    assert page.locator("#rr-kiosk-status").inner_text() == "Waiting for a connection to send: 1"
+
+    # The collector is back: the next retry opens the entry with the device key and sends it.
+    context.unroute("**/api/submissions")
+    page.wait_for_function("() => document.documentElement.dataset.rrQueue === '0'",
+                           timeout=30_000)
+    assert queue(page) == []
+    assert health(url)["submissions"] == before + 1
+    delivered = [json.loads(r.body or "{}") for r in watch.posts("/api/submissions")
+                 if r.body and body["respondent"] in r.body]
+    assert delivered[-1] == body
+    rows = [row for row in exported(root) if row["respondent"] == body["respondent"]]
+    assert len(rows) == 1 and rows[0]["answers"] == body["answers"]
+    context.close()
+
+
+def test_entries_whose_key_is_gone_are_kept_apart_and_counted(
+        kiosk_site: tuple[str, Path], browser: Browser) -> None:
+    """Someone deleted the site's IndexedDB but not its localStorage: the sealed entry cannot be
+    opened any more; it is neither sent nor dropped silently."""
+    url, _ = kiosk_site
+    before = health(url)["submissions"]
+    context = browser.new_context()
+    watch = watch_context(context)
+    context.route("**/api/submissions", lambda route: route.abort("internetdisconnected"))
+    page = open_kiosk(context, url)
+    answer(page, "no", "yes", "18-34")
+    page.wait_for_function("() => document.documentElement.dataset.rrQueue === '1'")
+    [entry] = queue(page)
+    page.evaluate("""() => new Promise((resolve, reject) => {
+      const request = indexedDB.deleteDatabase("rrsite-kiosk");
+      request.onsuccess = resolve;
+      request.onerror = () => reject(request.error);
+      request.onblocked = () => reject(new Error("blocked"));
+    })""")
+    tried = len(watch.posts("/api/submissions"))  # the tries the route refused
+    context.unroute("**/api/submissions")
+    page.reload()
+    page.wait_for_function("() => document.documentElement.dataset.rrQueue === '0'",
+                           timeout=30_000)
+    assert page.locator("#rr-kiosk-status").inner_text() == (
+        "No longer readable on this device (its key is gone), not sent: 1")
+    unreadable = page.evaluate(f"() => localStorage.getItem('rrsite:unreadable:{SURVEY}')")
+    assert json.loads(unreadable) == [entry]
+    assert health(url)["submissions"] == before
+    assert len(watch.posts("/api/submissions")) == tried  # nothing sent after the reload
+    context.close()
+
+
+# Init scripts that take sealing away before any page script runs.
+NO_SUBTLE = "Object.defineProperty(Crypto.prototype, 'subtle', { get: () => undefined });"
+NO_INDEXEDDB = """IDBFactory.prototype.open = function () {
+  throw new DOMException('IndexedDB is off in this test', 'InvalidStateError');
+};"""
+
+
+@pytest.mark.parametrize("removal", [NO_SUBTLE, NO_INDEXEDDB], ids=["no-webcrypto", "no-indexeddb"])
+def test_without_sealing_the_queue_stays_in_memory_and_the_status_says_so(
+        kiosk_site: tuple[str, Path], browser: Browser, removal: str) -> None:
+    url, root = kiosk_site
+    before = health(url)["submissions"]
+    context = browser.new_context()
+    watch = watch_context(context)
+    context.add_init_script(removal)
+    page = open_kiosk(context, url)
+    assert page.evaluate("() => document.documentElement.dataset.rrKioskStore") == "memory"
+    # Said before anyone answers.
+    warning = ("This browser cannot lock answers waiting on this device, so they are kept only "
+               "while this page stays open: reloading or closing it loses those not yet sent.")
+    assert page.locator("#rr-consent-agree").is_visible()
+    assert page.locator("#rr-kiosk-status").is_visible()
+    assert page.locator("#rr-kiosk-status").inner_text() == warning
+
+    context.set_offline(True)
+    body = answer(page, "yes", "yes", "55 or older", visits="5 times or more")
+    page.wait_for_function("() => document.documentElement.dataset.rrQueue === '1'")
+    assert page.locator("#rr-kiosk-status").inner_text() == (
+        f"{warning} · Waiting for a connection to send: 1")
+    page.click("#rr-kiosk-next")
+    start_answering(page, "no", "no")
+    stored = page.evaluate("() => JSON.stringify(Object.entries(localStorage))")
+    assert f"rrsite:queue:{SURVEY}" not in stored
+    for secret in (body["respondent"], "55 or older", "5 times or more", "answers", "respondent"):
+        assert secret not in stored
+
+    context.set_offline(False)
+    page.wait_for_function("() => document.documentElement.dataset.rrQueue === '0'",
+                           timeout=30_000)
+    assert health(url)["submissions"] == before + 1
+    assert distinct_posts(watch) == [body]
+    assert page.locator("#rr-kiosk-status").inner_text() == warning
     context.close()
