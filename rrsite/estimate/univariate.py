@@ -454,6 +454,11 @@ def profile_interval(
     critical = _chi2(confidence) / 2
 
     def excess(value: float) -> float:
+        # At the estimate itself the profile is the maximum by definition; the numerical
+        # profile there can come out lower (a constrained optimiser stopping early), which
+        # would leave brentq without a sign change.
+        if abs(value - estimate) < 1e-12:
+            return -critical
         return loglik_max - _profile(parts, c, d0, value)[1] - critical
 
     ends = []
