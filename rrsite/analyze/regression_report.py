@@ -33,10 +33,18 @@ from ..estimate.formula import (
     design_matrix,
     parse_formula,
 )
-from ..estimate.regression import Fit, RegressionError, fit
+from ..estimate.regression import (
+    NUISANCE_OF_MODEL,
+    Fit,
+    RegressionError,
+    fit,
+    fit_two_group,
+    two_group_rates,
+)
 from .catalog import Catalog, QuestionSpec, build_catalog
 from .readers import ExportError, FileInfo, parse_mapping, read_export
 from .rejections import Rejections
+from .rrreg_fit import model_of
 from .tally import Tally
 
 COVARIATE_TYPES = ("yes-no", "choice", "number", "multi-choice")
@@ -50,6 +58,8 @@ class Rows:
     answers: dict[str, list[object]]
     rows_read: int
     rejections: Rejections
+    #: Per two-group question: each accepted row's group (1 or 2; 0 where it has none).
+    groups: dict[str, np.ndarray] = field(default_factory=dict)
 
 
 @dataclass
@@ -92,6 +102,7 @@ class ModelResult:
             "rows_rejected": self.rejected.total,
             "bias_reduced": ([c.to_dict() for c in f.bias_reduced.coefficients]
                              if f.bias_reduced else None),
+            "nuisance": f.nuisance.to_dict() if f.nuisance else None,
         }
 
     def to_pandas(self) -> Any:
@@ -108,6 +119,7 @@ def _read_rows(
     tally = Tally(catalog, None, rejections)
     versions: list[np.ndarray] = []
     answers: dict[str, list[object]] = {q: [] for q in needed}
+    groups: dict[str, list[np.ndarray]] = {q: [] for q in needed}
     read = 0
     for path in paths:
         if not Path(path).is_file():
@@ -123,18 +135,39 @@ def _read_rows(
                 column = batch.columns.get(qid)
                 values = column.objects() if column is not None else [None] * len(batch)
                 answers[qid].extend(v for v, k in zip(values, keep.tolist(), strict=True) if k)
+                codes = checked.group_codes.get(qid)
+                groups[qid].append(np.zeros(int(keep.sum()), dtype=np.int8) if codes is None
+                                   else np.asarray(codes)[keep].astype(np.int8))
     version = np.concatenate(versions) if versions else np.zeros(0, dtype=np.int32)
-    return Rows(version, answers, read + rejections.total, rejections)
+    group_codes = {q: np.concatenate(parts) if parts else np.zeros(0, dtype=np.int8)
+                   for q, parts in groups.items()}
+    return Rows(version, answers, read + rejections.total, rejections,
+                {q: codes for q, codes in group_codes.items() if np.any(codes)})
 
 
-def _outcome_design(
-    catalog: Catalog, qid: str, m: int
-) -> tuple[float, float, str, dict[str, Any]]:
-    """(p00, p11, the report counted as 1, description) of the outcome in version m.
+@dataclass
+class OutcomeDesign:
+    """How one version randomizes the outcome.
+
+    Per group, P(report counted | x) = a + b s(x) with a = a0 + a1 tau and b = b0 + b1 tau
+    (``regression.two_group_rates``); a one-group design has a1 = b1 = 0 and one entry,
+    ``rates[0]``, for every row.
+    """
+
+    positive: str
+    description: dict[str, Any]
+    rates: dict[int, tuple[float, float, float, float]]
+    nuisance: str | None = None
+
+
+def _outcome_design(catalog: Catalog, qid: str, m: int) -> OutcomeDesign:
+    """The outcome's design in version m: its rates and the report counted as 1.
 
     Its design, or the identity for a question asked directly. A design with two reports of its
     own (crosswise: different/same, triangular: circle/triangle) counts its second report, RRreg's
     report 1, as the "1": p00 = P(report 0 | no), p11 = P(report 1 | yes) from its matrix.
+    Two-group designs (SLD, unrelated-unknown, CDM, CDM-sym) count "yes" (RRreg's report 1),
+    with their second parameter (t, the innocuous rate, the cheaters' share) estimated jointly.
     """
     version = catalog.versions[m]
     question = version.question(qid)
@@ -147,18 +180,29 @@ def _outcome_design(
     yes = question.values.index("yes") if "yes" in question.values else 1
     no = 1 - yes
     if not question.sensitive or question.design is None:
-        return 1.0, 1.0, question.values[yes], {"version": version.version, "design": "direct",
-                                                "p00": 1.0, "p11": 1.0}
+        return OutcomeDesign(question.values[yes],
+                             {"version": version.version, "design": "direct",
+                              "p00": 1.0, "p11": 1.0},
+                             {0: (0.0, 0.0, 1.0, 0.0)})
     spec = question.design_spec or {}
+    if question.two_group:
+        design = model_of(question)
+        if design is None or design.model not in NUISANCE_OF_MODEL:
+            raise RegressionError(f"{qid!r} ({where}) uses a two-group design without an RRreg "
+                                  "model --model can fit")
+        a0, a1, b0, b1 = two_group_rates(design, np.array([1, 2]))
+        return OutcomeDesign(
+            question.values[yes],
+            {"version": version.version, "design": spec.get("name", design.model),
+             "model": design.model, "p": list(design.p),
+             "nuisance": NUISANCE_OF_MODEL[design.model], "counted": question.values[yes]},
+            {g: (float(a0[g - 1]), float(a1[g - 1]), float(b0[g - 1]), float(b1[g - 1]))
+             for g in (1, 2)},
+            NUISANCE_OF_MODEL[design.model],
+        )
     if question.reports and len(question.reports) != 2:
         raise RegressionError(f"{qid!r} ({where}) reports {list(question.reports)}, not two "
                               "reports; --model reads designs with two reports only")
-    rrreg = spec.get("rrreg")
-    two_group_model = isinstance(rrreg, dict) and rrreg.get("model") in (
-        "UQTunknown", "CDM", "CDMsym", "SLD")
-    if hasattr(question.design, "group_matrices") or spec.get("groups") or two_group_model:
-        raise RegressionError(f"{qid!r} ({where}) uses a two-group design: its regression (with "
-                              "the nuisance parameter estimated jointly) is not supported yet")
     matrix = question.matrix
     if matrix.shape != (2, 2):
         raise RegressionError(f"{qid!r} ({where}) is not a 2x2 design")
@@ -166,8 +210,10 @@ def _outcome_design(
         p00, p11, positive = float(matrix[no, 0]), float(matrix[yes, 1]), question.reports[1]
     else:
         p00, p11, positive = float(matrix[no, no]), float(matrix[yes, yes]), question.values[yes]
-    return p00, p11, positive, {"version": version.version, "design": spec.get("name", "matrix"),
-                                "p00": p00, "p11": p11, "counted": positive}
+    return OutcomeDesign(positive,
+                         {"version": version.version, "design": spec.get("name", "matrix"),
+                          "p00": p00, "p11": p11, "counted": positive},
+                         {0: (1.0 - p00, 0.0, p00 + p11 - 1.0, 0.0)})
 
 
 def _covariate_spec(catalog: Catalog, qid: str) -> QuestionSpec:
@@ -196,33 +242,41 @@ def fit_model(catalog: Catalog, rows: Rows, formula: Formula, confidence: float,
         for name in formula.questions
         for spec in [_covariate_spec(catalog, name)]
     }
-    p00_by_version, p11_by_version, designs = [], [], []
-    positive_by_version: list[str | None] = []
-    used_versions = set(np.unique(rows.version).tolist())
-    for m in range(len(catalog.versions)):
-        positive: str | None = None
-        if m in used_versions and catalog.versions[m].question(qid) is not None:
-            p00, p11, positive, description = _outcome_design(catalog, qid, m)
-            designs.append(description)
-        else:
-            p00, p11 = math.nan, math.nan
-        p00_by_version.append(p00)
-        p11_by_version.append(p11)
-        positive_by_version.append(positive)
-    if not designs:
+    by_version: dict[int, OutcomeDesign] = {}
+    for m in sorted(set(np.unique(rows.version).tolist())):
+        if catalog.versions[m].question(qid) is not None:
+            by_version[m] = _outcome_design(catalog, qid, m)
+    if not by_version:
         raise FormulaError(f"no accepted row has the outcome {qid!r}")
+    designs = [d.description for d in by_version.values()]
+    kinds = sorted({d.nuisance for d in by_version.values() if d.nuisance})
+    if len(kinds) > 1:
+        raise RegressionError(f"the versions of {qid!r} use two-group designs with different "
+                              f"second parameters ({', '.join(kinds)}); fit them apart")
     outcome = rows.answers[qid]
     outcome_missing = np.array([v is None or v == "" for v in outcome], dtype=bool)
     matrix = design_matrix(formula, covariates, outcome_missing)
     used = matrix.used
     version = rows.version[used]
+    group = rows.groups.get(qid, np.zeros(len(rows.version), dtype=np.int8))[used]
     kept = [v for v, k in zip(outcome, used, strict=True) if k]
-    y = np.array([v == positive_by_version[m] for v, m in zip(kept, version.tolist(),
+    y = np.array([v == by_version[m].positive for v, m in zip(kept, version.tolist(),
                                                                strict=True)], dtype=float)
-    p00 = np.asarray(p00_by_version)[version]
-    p11 = np.asarray(p11_by_version)[version]
-    result = fit(matrix.X, y, p00, p11, matrix.names, matrix.term_columns, confidence,
-                 bias_reduction=bias_reduced)
+    coef = np.zeros((4, len(y)))
+    for m, design in by_version.items():
+        for g, rates in design.rates.items():
+            rows_in = (version == m) if g == 0 else (version == m) & (group == g)
+            coef[:, rows_in] = np.array(rates)[:, None]
+    if kinds:
+        if bias_reduced:
+            raise RegressionError("--bias-reduced covers one-group designs; a two-group design's "
+                                  f"fit ({kinds[0]} estimated jointly) is maximum likelihood only")
+        result = fit_two_group(matrix.X, y, (coef[0], coef[1], coef[2], coef[3]), matrix.names,
+                               kinds[0], matrix.term_columns, confidence)
+    else:
+        p00, p11 = 1.0 - coef[0], coef[0] + coef[2]
+        result = fit(matrix.X, y, p00, p11, matrix.names, matrix.term_columns, confidence,
+                     bias_reduction=bias_reduced)
     privacy = "; ".join(
         f"version {v.version}: {q.privacy.describe()}"
         for v in catalog.versions
@@ -367,11 +421,23 @@ def _summary_lines(model: ModelResult) -> list[str]:
     for t in f.terms:
         lines.append(f"LR test of {t.term}: chi2 = {t.chi2:.3f}, df = {t.df}, "
                      f"p = {_num(t.p_value, 4)}")
-    designs = "; ".join(f"version {d['version']}: {d['design']} (p00 = {d['p00']:.4g}, "
-                        f"p11 = {d['p11']:.4g})" for d in model.designs)
-    lines.append(f"designs: {designs}")
+    if f.nuisance:
+        nu = f.nuisance
+        pct = f"{f.confidence:.0%}"
+        lines.append(f"{nu.name} ({nu.meaning}) = {nu.estimate:.4f}, se = {_num(nu.se, 4)}, "
+                     f"{pct} interval [{nu.ci_low:.4f}, {nu.ci_high:.4f}] ({nu.ci_method})"
+                     + (", on the boundary of [0, 1]" if nu.on_boundary else ""))
+    lines.append(f"designs: {'; '.join(_design_text(d) for d in model.designs)}")
     lines.append(f"privacy: {model.privacy}")
     return lines
+
+
+def _design_text(d: Mapping[str, Any]) -> str:
+    if "p00" in d:
+        return f"version {d['version']}: {d['design']} (p00 = {d['p00']:.4g}, p11 = {d['p11']:.4g})"
+    p = ", ".join(f"{v:.4g}" for v in d["p"])
+    return (f"version {d['version']}: {d['design']} (RRreg {d['model']}, p = [{p}], "
+            f"{d['nuisance']} estimated)")
 
 
 def render_table(models: Sequence[ModelResult]) -> str:

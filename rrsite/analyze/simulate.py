@@ -229,7 +229,12 @@ def _logit_answers(rng: np.random.Generator, version: VersionSpec, model: LogitM
     eta = model.linear_predictor(version, columns, count)
     yes = question.values.index("yes") if "yes" in question.values else 1
     truth = np.where(rng.random(count) < 1.0 / (1.0 + np.exp(-eta)), yes, 1 - yes)
-    index = randomize(rng, question.matrix, truth) if question.sensitive else truth
+    if isinstance(question.design, TwoGroupDesign):
+        first, second = (np.asarray(m, dtype=np.float64) for m in question.design.group_matrices())
+        group = np.array([g or 1 for g in columns[model.outcome + GROUP_SUFFIX]])
+        index = np.where(group == 1, randomize(rng, first, truth), randomize(rng, second, truth))
+    else:
+        index = randomize(rng, question.matrix, truth) if question.sensitive else truth
     skipped = columns[model.outcome]
     values = np.array(question.answers, dtype=object)[index].tolist()
     return [None if old is None else new for old, new in zip(skipped, values, strict=True)]

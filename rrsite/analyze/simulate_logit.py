@@ -8,7 +8,9 @@ answer to ``year`` is "Second" (a choice or direct yes-no), ``kinds[married]`` 1
 multi-choice ``kinds`` has "married" chosen, ``courses`` the number itself, and ``a[x]:b[y]``
 their product. The constant is the intercept. A covariate a row did not answer counts as 0.
 The true answer is drawn from logistic(x'beta) and then randomized through the question's own
-design, as every simulated sensitive answer is.
+design, as every simulated sensitive answer is (a two-group design through the matrix of the
+group each respondent was drawn into; respondents follow the instructions: SLD's t = 1, no
+cheaters).
 """
 
 from __future__ import annotations
@@ -89,9 +91,6 @@ def parse_logit(text: str, version: VersionSpec) -> LogitModel:
     question = version.question(outcome)
     if question is None or question.type != "yes-no":
         raise UsageError(f"--logit {text!r}: {outcome!r} is not a yes-no question of the survey")
-    if question.design is not None and hasattr(question.design, "group_matrices"):
-        raise UsageError(f"--logit {text!r}: {outcome!r} has a two-group design, which --logit "
-                         "does not simulate yet")
     intercept, position = 0.0, 0
     coefficients: dict[str, float] = {}
     rest = rest.rstrip()

@@ -26,6 +26,7 @@ from typing import Any
 
 import numpy as np
 from scipy import stats
+from scipy.optimize import brentq
 
 from ..errors import RRSiteError
 
@@ -105,6 +106,8 @@ class Fit:
     model_test: TermTest | None = None
     #: Kosmidis & Firth's bias-reduced estimates (``fit(..., bias_reduction=True)``), else None.
     bias_reduced: BiasReduced | None = None
+    #: A two-group design's parameter estimated jointly (``fit_two_group``), else None.
+    nuisance: Nuisance | None = None
 
     @property
     def se(self) -> np.ndarray:
@@ -113,8 +116,8 @@ class Fit:
 
     @property
     def aic(self) -> float:
-        """-2 log-likelihood + 2 parameters."""
-        return -2.0 * self.loglik + 2.0 * len(self.beta)
+        """-2 log-likelihood + 2 parameters (the nuisance parameter counted)."""
+        return -2.0 * self.loglik + 2.0 * (len(self.beta) + (self.nuisance is not None))
 
     @property
     def coefficients(self) -> list[Coefficient]:
@@ -378,19 +381,54 @@ def _lr_test(
     names: Sequence[str], keep: list[int], full: float, df: int,
 ) -> TermTest:
     reduced = maximise(X[:, keep], y, a, b, [names[j] for j in keep])[2]
-    chi2 = max(0.0, 2.0 * (full - reduced))
-    return TermTest(term, df, chi2, float(stats.chi2.sf(chi2, df)))
+    return _test(term, full, reduced, df)
 
 
 # ------------------------------------------------- two-group designs: a nuisance parameter
 
+#: The parameter each two-group design estimates jointly with the coefficients.
+NUISANCE_OF_MODEL = {"SLD": "t", "UQTunknown": "piUQ", "CDM": "gamma", "CDMsym": "gamma"}
+NUISANCE_MEANING = {
+    "t": "probability that a carrier answers truthfully (SLD's t)",
+    "piUQ": "yes-rate of the innocuous question (unrelated-unknown; RRlog's pi)",
+    "gamma": "share of cheaters, who say 'no' whatever the instruction (CDM's gamma)",
+}
+#: Starting values of the nuisance parameter; the fit keeps the best of them.
+NUISANCE_STARTS = (0.8, 0.5, 0.2)
+
+
+@dataclass
+class Nuisance:
+    """The two-group design's parameter: estimate, SE (observed information) and interval."""
+
+    name: str
+    estimate: float
+    se: float
+    ci_low: float
+    ci_high: float
+    ci_method: str
+    on_boundary: bool
+
+    @property
+    def meaning(self) -> str:
+        """What the parameter is, in words."""
+        return NUISANCE_MEANING.get(self.name, self.name)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The JSON keys of docs/contracts.md ("analyze --model": ``nuisance``)."""
+        return {"name": self.name, "estimate": self.estimate, "se": self.se,
+                "ci_low": self.ci_low, "ci_high": self.ci_high, "ci_method": self.ci_method,
+                "on_boundary": self.on_boundary, "meaning": self.meaning}
+
 
 @dataclass
 class NuisanceFit:
-    """A fit of beta and one design parameter tau in [0, 1] (SLD's t, UQTunknown's piUQ).
+    """A fit of beta and one design parameter tau in [0, 1] (SLD's t, piUQ, CDM's gamma).
 
     ``covariance`` is over (beta..., tau), from the observed information, as RRreg's RRlog
-    (``solve(-hessian)`` of its likelihood in the same parameters).
+    (``solve(-hessian)`` of its likelihood in the same parameters). On the boundary of tau the
+    same matrix (the Hessian of the likelihood's smooth extension) when it is positive definite,
+    else beta's block with tau held fixed and tau's variance NaN.
     """
 
     names: list[str]
@@ -409,19 +447,30 @@ class NuisanceFit:
 
 
 def two_group_rates(design: Any, group: np.ndarray) -> tuple[np.ndarray, ...]:
-    """Per row (a0, a1, b0, b1) with a = a0 + a1 tau, b = b0 + b1 tau from models.Design.pw.
+    """Per row (a0, a1, b0, b1), from ``models.Design.pw`` (RRreg's getPW).
 
-    RRreg's two-group models (SLD, UQTunknown) have P(report 1 | state) affine in their second
-    parameter, so two evaluations give the coefficients exactly. ``group``: 1 or 2 per row
+    P(report 1 | x) = a + b logistic(x'beta) with a = a0 + a1 tau and b = b0 + b1 tau.
+
+    SLD and UQTunknown: P(report 1 | state) is affine in their second parameter (t, piUQ), so
+    two evaluations give the coefficients exactly. CDM and CDMsym: tau is the cheaters' share
+    gamma, constant over the covariates; the coefficients model the carriers among those who
+    follow the instruction (cheaters say "no"): P(yes | x) = (1 - gamma) (P(yes | non-carrier)
+    + (P(yes | carrier) - P(yes | non-carrier)) logistic(x'beta)). ``group``: 1 or 2 per row
     (0: asked directly, the identity).
     """
+    group = np.asarray(group)
     out = np.zeros((4, len(group)))
     for g in (1, 2):
-        at0 = np.asarray(design.pw(g, [0.5, 0.0]), dtype=np.float64)
-        at1 = np.asarray(design.pw(g, [0.5, 1.0]), dtype=np.float64)
-        a0, a1 = at0[1, 0], at1[1, 0] - at0[1, 0]
-        b0 = at0[1, 1] - at0[1, 0]
-        b1 = (at1[1, 1] - at1[1, 0]) - b0
+        if design.model in ("CDM", "CDMsym"):
+            pw = np.asarray(design.pw(g), dtype=np.float64)   # carrier, non-carrier, cheater
+            carrier, other = pw[1, 0], pw[1, 1]
+            a0, a1, b0, b1 = other, -other, carrier - other, -(carrier - other)
+        else:
+            at0 = np.asarray(design.pw(g, [0.5, 0.0]), dtype=np.float64)
+            at1 = np.asarray(design.pw(g, [0.5, 1.0]), dtype=np.float64)
+            a0, a1 = at0[1, 0], at1[1, 0] - at0[1, 0]
+            b0 = at0[1, 1] - at0[1, 0]
+            b1 = (at1[1, 1] - at1[1, 0]) - b0
         rows = group == g
         out[:, rows] = np.array([[a0], [a1], [b0], [b1]])
     direct = group == 0
@@ -440,40 +489,43 @@ def _nuisance_terms(
     value = float(np.sum(np.where(y > 0, np.log(lam), np.log1p(-lam))))
     d_eta = b * s * (1 - s)
     d_tau = a1 + b1 * s
-    r = (y - lam) / (lam * (1 - lam))
-    w = -(y / lam**2 + (1 - y) / (1 - lam) ** 2)
-    Z = np.column_stack([X * d_eta[:, None], d_tau])          # d lambda / d theta
-    gradient = Z.T @ r
-    hessian = (Z.T * w) @ Z
+    # A trial point far off (tau at a bound) can put lambda at its clip, where these overflow;
+    # its log-likelihood is then so low that the step is halved and the point never kept.
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        r = (y - lam) / (lam * (1 - lam))
+        w = -(y / lam**2 + (1 - y) / (1 - lam) ** 2)
+        Z = np.column_stack([X * d_eta[:, None], d_tau])          # d lambda / d theta
+        gradient = Z.T @ r
+        hessian = (Z.T * w) @ Z
     k = X.shape[1]
-    hessian[:k, :k] += (X.T * (r * d_eta * (1 - 2 * s))) @ X
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        hessian[:k, :k] += (X.T * (r * d_eta * (1 - 2 * s))) @ X
     cross = X.T @ (r * b1 * s * (1 - s))
     hessian[:k, k] += cross
     hessian[k, :k] += cross
     return value, gradient, -hessian
 
 
-def fit_nuisance(
-    X: np.ndarray, y: np.ndarray, coef: tuple[np.ndarray, ...], names: Sequence[str],
-    tau_start: float = 0.8, boundary: float = 1e-6,
-) -> NuisanceFit:
-    """Maximise over (beta, tau), tau kept in [0, 1]; Newton with step-halving.
+def _nuisance_newton(
+    theta: np.ndarray, X: np.ndarray, y: np.ndarray, coef: tuple[np.ndarray, ...],
+    names: Sequence[str],
+) -> tuple[np.ndarray, float, np.ndarray, int]:
+    """Newton with step-halving from theta, tau kept in [0, 1].
 
-    ``coef`` is :func:`two_group_rates`' (a0, a1, b0, b1). Raises RegressionError as ``fit``.
+    tau is held at a bound while the gradient points out of [0, 1]; beta alone then takes a
+    Newton step.
     """
-    X = np.asarray(X, dtype=np.float64)
-    y = np.asarray(y, dtype=np.float64)
-    a0, a1, b0, b1 = coef
-    if not np.any(a1 != 0) and not np.any(b1 != 0):
-        raise RegressionError("the design has no second parameter to estimate")
-    tau0 = min(max(tau_start, 0.05), 0.95)
-    theta = np.append(starting_values(X, y, a0 + a1 * tau0, b0 + b1 * tau0), tau0)
     current, gradient, information = _nuisance_terms(theta, X, y, coef)
     for iteration in range(1, MAX_ITERATIONS + 1):
-        step = _solve(information, gradient)
-        if step is None:
-            diag = np.abs(np.diag(information)) + 1e-8
-            step = gradient / diag
+        free = np.ones(len(theta), dtype=bool)
+        if (theta[-1] <= 0.0 and gradient[-1] <= 0.0) or (theta[-1] >= 1.0 and gradient[-1] >= 0.0):
+            free[-1] = False
+        block = information[np.ix_(free, free)]
+        solved = _solve(block, gradient[free])
+        if solved is None:
+            solved = gradient[free] / (np.abs(np.diag(block)) + 1e-8)
+        step = np.zeros(len(theta))
+        step[free] = solved
         for _ in range(MAX_HALVINGS):
             candidate = theta + step
             candidate[-1] = min(max(candidate[-1], 0.0), 1.0)
@@ -491,12 +543,141 @@ def fit_nuisance(
                               if abs(v) > SEPARATION_BOUND)
             raise RegressionError(f"separation: the coefficient of {which} grows without bound")
         if moved < 1e-9 and abs(current - previous) < TOLERANCE:
-            try:
-                covariance = np.linalg.inv(information)
-            except np.linalg.LinAlgError as error:
-                raise RegressionError("the observed information is singular at the optimum: "
-                                      "the two groups cannot identify the model") from error
-            on_boundary = not boundary < theta[-1] < 1 - boundary
-            return NuisanceFit(list(names), theta[:-1], float(theta[-1]), covariance, current,
-                               len(y), iteration, on_boundary)
+            return theta, current, information, iteration
     raise RegressionError(f"no convergence after {MAX_ITERATIONS} Newton iterations")
+
+
+def fit_nuisance(
+    X: np.ndarray, y: np.ndarray, coef: tuple[np.ndarray, ...], names: Sequence[str],
+    tau_start: float | None = None, boundary: float = 1e-6,
+) -> NuisanceFit:
+    """Maximise over (beta, tau), tau kept in [0, 1].
+
+    Newton with step-halving from several starting values of tau (``tau_start``, else
+    NUISANCE_STARTS), keeping the best.
+
+    ``coef`` is :func:`two_group_rates`' (a0, a1, b0, b1). Raises RegressionError as ``fit``.
+    """
+    X = np.asarray(X, dtype=np.float64)
+    y = np.asarray(y, dtype=np.float64)
+    a0, a1, b0, b1 = coef
+    if not np.any(a1 != 0) and not np.any(b1 != 0):
+        raise RegressionError("the design has no second parameter to estimate")
+    starts = NUISANCE_STARTS if tau_start is None else (tau_start,)
+    best: tuple[np.ndarray, float, np.ndarray, int] | None = None
+    failure: RegressionError | None = None
+    for tau0 in starts:
+        tau0 = min(max(tau0, 0.05), 0.95)
+        theta = np.append(starting_values(X, y, a0 + a1 * tau0, b0 + b1 * tau0), tau0)
+        try:
+            found = _nuisance_newton(theta, X, y, coef, names)
+        except RegressionError as error:
+            failure = failure or error
+            continue
+        if best is None or found[1] > best[1] + 1e-9:
+            best = found
+    if best is None:
+        assert failure is not None
+        raise failure
+    theta, value, information, iterations = best
+    tau = float(theta[-1])
+    on_boundary = not boundary < tau < 1 - boundary
+    k = X.shape[1]
+    try:
+        covariance = np.linalg.inv(information)
+        usable = bool(np.all(np.isfinite(covariance)) and np.all(np.diag(covariance) > 0))
+    except np.linalg.LinAlgError:
+        usable = False
+    if not usable and on_boundary:
+        try:
+            inner = np.linalg.inv(information[:k, :k])
+        except np.linalg.LinAlgError as error:
+            raise RegressionError("the observed information is singular at the optimum: "
+                                  "the model is not identified by these data") from error
+        covariance = np.full((k + 1, k + 1), math.nan)
+        covariance[:k, :k] = inner
+        usable = bool(np.all(np.diag(inner) > 0))
+    if not usable:
+        raise RegressionError("the observed information is singular at the optimum: the two "
+                              "groups cannot identify the model (do they use different p?)")
+    return NuisanceFit(list(names), theta[:-1], tau, covariance, value, len(y), iterations,
+                       on_boundary)
+
+
+def _tau_interval(
+    X: np.ndarray, y: np.ndarray, coef: tuple[np.ndarray, ...], names: Sequence[str],
+    result: NuisanceFit, confidence: float,
+) -> tuple[float, float]:
+    """Profile-likelihood interval of tau: {tau : max_beta loglik(beta, tau) >= max - chi2/2}.
+
+    The profile at a fixed tau is the one-group fit with a = a0 + a1 tau, b = b0 + b1 tau; where
+    that fit fails, the likelihood at the joint fit's beta (a lower bound of the profile) is used.
+    """
+    a0, a1, b0, b1 = coef
+    target = result.loglik - float(stats.chi2.ppf(confidence, 1)) / 2.0
+
+    def excess(tau: float) -> float:
+        a, b = a0 + a1 * tau, b0 + b1 * tau
+        floor = loglik(result.beta, X, y, a, b)
+        try:
+            with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+                value = maximise(X, y, a, b, names, start=result.beta)[2]
+        except RegressionError:
+            value = floor
+        return max(value, floor) - target
+
+    def limit(edge: float) -> float:
+        if abs(result.tau - edge) < 1e-9 or excess(edge) >= 0:
+            return edge
+        return float(brentq(excess, min(edge, result.tau), max(edge, result.tau), xtol=1e-7))
+
+    return limit(0.0), limit(1.0)
+
+
+def fit_two_group(
+    X: np.ndarray, y: np.ndarray, coef: tuple[np.ndarray, ...], names: Sequence[str],
+    nuisance: str, terms: Sequence[tuple[str, Sequence[int]]] = (), confidence: float = 0.95,
+) -> Fit:
+    """The randomized-response logit of a two-group design (RRlog's SLD, UQTunknown, CDM).
+
+    ``coef`` per row from :func:`two_group_rates` (rows of one-group versions have a1 = b1 = 0);
+    ``nuisance`` names tau (``NUISANCE_MEANING``). Returns a Fit whose ``covariance`` is beta's
+    block of the joint inverse information and whose ``nuisance`` has tau's estimate, SE and
+    profile-likelihood interval; the LR tests re-estimate tau in each reduced model.
+    """
+    X = np.asarray(X, dtype=np.float64)
+    y = np.asarray(y, dtype=np.float64)
+    n = len(y)
+    if n == 0:
+        raise RegressionError("no rows to fit (every row misses the outcome or a covariate)")
+    if not np.all((y == 0) | (y == 1)):
+        raise RegressionError("the outcome must be 0/1 reports")
+    if X.shape[0] != n or X.shape[1] != len(names):
+        raise RegressionError("X, y and names do not agree in shape")
+    a0, a1, b0, b1 = (np.asarray(c, dtype=np.float64) for c in coef)
+    coef = (a0, a1, b0, b1)
+    for tau in (0.0, 1.0):
+        a, b = a0 + a1 * tau, b0 + b1 * tau
+        if np.any(a < -1e-12) or np.any(a > 1 + 1e-12) or np.any(a + b < -1e-12) \
+                or np.any(a + b > 1 + 1e-12):
+            raise RegressionError("a design's probabilities are outside [0, 1]")
+    joint = fit_nuisance(X, y, coef, names)
+    k = X.shape[1]
+    result = Fit(list(names), joint.beta, joint.covariance[:k, :k], joint.loglik, n,
+                 joint.iterations, confidence)
+    low, high = _tau_interval(X, y, coef, names, joint, confidence)
+    result.nuisance = Nuisance(nuisance, joint.tau, float(joint.se[-1]), low, high,
+                               "profile-likelihood", joint.on_boundary)
+    for term, columns in terms:
+        keep = [j for j in range(k) if j not in set(columns)]
+        reduced = fit_nuisance(X[:, keep], y, coef, [names[j] for j in keep]).loglik
+        result.terms.append(_test(term, joint.loglik, reduced, len(columns)))
+    if k > 1:
+        reduced = fit_nuisance(X[:, [0]], y, coef, [names[0]]).loglik
+        result.model_test = _test("model", joint.loglik, reduced, k - 1)
+    return result
+
+
+def _test(term: str, full: float, reduced: float, df: int) -> TermTest:
+    chi2 = max(0.0, 2.0 * (full - reduced))
+    return TermTest(term, df, chi2, float(stats.chi2.sf(chi2, df)))
