@@ -158,6 +158,9 @@ class OutcomeDesign:
     description: dict[str, Any]
     rates: dict[int, tuple[float, float, float, float]]
     nuisance: str | None = None
+    #: A design with more than two reports (Kuk with several cards): per report r,
+    #: (P(r | no), P(r | yes) - P(r | no)); each row's likelihood is that of its own report.
+    by_report: dict[str, tuple[float, float]] | None = None
 
 
 def _outcome_design(catalog: Catalog, qid: str, m: int) -> OutcomeDesign:
@@ -200,10 +203,19 @@ def _outcome_design(catalog: Catalog, qid: str, m: int) -> OutcomeDesign:
              for g in (1, 2)},
             NUISANCE_OF_MODEL[design.model],
         )
-    if question.reports and len(question.reports) != 2:
-        raise RegressionError(f"{qid!r} ({where}) reports {list(question.reports)}, not two "
-                              "reports; --model reads designs with two reports only")
     matrix = question.matrix
+    if question.reports and len(question.reports) != 2:
+        if matrix.shape != (2, len(question.reports)):
+            raise RegressionError(f"{qid!r} ({where}) is not a design of two states")
+        if_no = [float(v) for v in matrix[no]]
+        if_yes = [float(v) for v in matrix[yes]]
+        return OutcomeDesign(
+            question.values[yes],
+            {"version": version.version, "design": spec.get("name", "matrix"),
+             "reports": list(question.reports), "p_if_no": if_no, "p_if_yes": if_yes},
+            {}, None,
+            {str(r): (n, y - n) for r, n, y in zip(question.reports, if_no, if_yes, strict=True)},
+        )
     if matrix.shape != (2, 2):
         raise RegressionError(f"{qid!r} ({where}) is not a 2x2 design")
     if question.reports:  # columns are the reports: 0 (different, circle) and 1 (same, triangle)
@@ -267,6 +279,16 @@ def fit_model(catalog: Catalog, rows: Rows, formula: Formula, confidence: float,
         for g, rates in design.rates.items():
             rows_in = (version == m) if g == 0 else (version == m) & (group == g)
             coef[:, rows_in] = np.array(rates)[:, None]
+        if design.by_report is not None:
+            # P(row's own report | x) = A + B s(x): the binary likelihood with y = 1, a = A, b = B
+            for i in np.flatnonzero(version == m).tolist():
+                coef[0, i], coef[2, i] = design.by_report[str(kept[i])]
+            y[version == m] = 1.0
+    several_reports = any(d.by_report is not None for d in by_version.values())
+    if several_reports and (bias_reduced or kinds):
+        raise RegressionError(f"{qid!r}: a design with more than two reports (Kuk with several "
+                              "cards) is fitted by maximum likelihood only, and not pooled with "
+                              "a two-group design")
     if kinds:
         if bias_reduced:
             raise RegressionError("--bias-reduced covers one-group designs; a two-group design's "
@@ -330,7 +352,7 @@ def predicted_prevalence(model: ModelResult) -> dict[str, list[dict[str, Any]]]:
 
 
 def _expit(value: float) -> float:
-    return 1.0 / (1.0 + math.exp(-value))
+    return 0.5 * (1.0 + math.tanh(0.5 * value))
 
 
 def regress(
@@ -433,6 +455,8 @@ def _summary_lines(model: ModelResult) -> list[str]:
 
 
 def _design_text(d: Mapping[str, Any]) -> str:
+    if "reports" in d:
+        return f"version {d['version']}: {d['design']} (reports {', '.join(d['reports'])})"
     if "p00" in d:
         return f"version {d['version']}: {d['design']} (p00 = {d['p00']:.4g}, p11 = {d['p11']:.4g})"
     p = ", ".join(f"{v:.4g}" for v in d["p"])

@@ -26,7 +26,7 @@ from typing import Any
 
 import numpy as np
 from scipy import stats
-from scipy.optimize import brentq
+from scipy.optimize import brentq, minimize_scalar
 
 from ..errors import RRSiteError
 
@@ -210,14 +210,21 @@ def _solve(matrix: np.ndarray, vector: np.ndarray) -> np.ndarray | None:
 
 
 def starting_values(X: np.ndarray, y: np.ndarray, a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """Intercept at the logit of the de-biased prevalence (kept inside (0.02, 0.98)), slopes 0.
+    """Intercept at the logit of the intercept-only ML prevalence in [0.02, 0.98], slopes 0.
 
-    Assumes column 0 is the intercept when it is constant; otherwise starts at zero.
+    With every slope 0 the log-likelihood sum y log(a + b pi) + (1 - y) log(1 - a - b pi) is
+    concave in pi, so a bounded one-dimensional search finds it whatever the rows' designs
+    (binary reports, or each row's own report of a design with several: y = 1). Assumes
+    column 0 is the intercept when it is constant; otherwise starts at zero.
     """
     beta = np.zeros(X.shape[1])
     if X.shape[1] and np.allclose(X[:, 0], 1.0):
-        pi = (float(np.mean(y)) - float(np.mean(a))) / float(np.mean(b))
-        pi = min(max(pi, 0.02), 0.98)
+        def minus(pi: float) -> float:
+            lam = _clip(a + b * pi)
+            return -float(np.sum(np.where(y > 0, np.log(lam), np.log1p(-lam))))
+
+        pi = float(minimize_scalar(minus, bounds=(0.02, 0.98), method="bounded",
+                                   options={"xatol": 1e-3}).x)
         beta[0] = math.log(pi / (1.0 - pi))
     return beta
 
@@ -393,6 +400,9 @@ NUISANCE_MEANING = {
     "piUQ": "yes-rate of the innocuous question (unrelated-unknown; RRlog's pi)",
     "gamma": "share of cheaters, who say 'no' whatever the instruction (CDM's gamma)",
 }
+#: An observed information whose smallest eigenvalue is below this share of its largest is
+#: singular: the data lie on a ridge of the likelihood (e.g. one group only).
+IDENTIFIED_CONDITION = 1e-12
 #: Starting values of the nuisance parameter; the fit keeps the best of them.
 NUISANCE_STARTS = (0.8, 0.5, 0.2)
 
@@ -583,6 +593,12 @@ def fit_nuisance(
     tau = float(theta[-1])
     on_boundary = not boundary < tau < 1 - boundary
     k = X.shape[1]
+    # on a bound of tau only beta's block must be regular (tau may then be held fixed)
+    eigen = np.linalg.eigvalsh(information[:k, :k] if on_boundary else information)
+    if not eigen[-1] > 0 or eigen[0] < eigen[-1] * IDENTIFIED_CONDITION:
+        raise RegressionError("the observed information is singular at the optimum: the two "
+                              "groups cannot identify the model (are both groups present, with "
+                              "different p?)")
     try:
         covariance = np.linalg.inv(information)
         usable = bool(np.all(np.isfinite(covariance)) and np.all(np.diag(covariance) > 0))

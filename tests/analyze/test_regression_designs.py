@@ -7,7 +7,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from scipy import optimize
+from scipy import optimize, stats
 from scipy.special import expit
 
 from rrsite.analyze.regression_report import regress
@@ -76,7 +76,8 @@ def export(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
     out = root / "sim.csv"
     assert main(["simulate", str(survey), "--respondents", "30000", "--seed", "8", "-o", str(out),
                  "--logit", "cross ~ -1 + 1.2*year[Second]",
-                 "--logit", "tri ~ -1 + 1.2*year[Second]"]) == 0
+                 "--logit", "tri ~ -1 + 1.2*year[Second]",
+                 "--logit", "kuk3 ~ -1 + 1.2*year[Second]"]) == 0
     return survey, out
 
 
@@ -110,7 +111,34 @@ def test_model_equals_an_independent_mle_and_recovers_the_truth(
         (1 - low, high, label))
 
 
-def test_kuk_with_several_cards_is_refused(export: tuple[Path, Path]) -> None:
+def test_kuk_with_several_cards_is_the_independent_mle(export: tuple[Path, Path]) -> None:
+    """Kuk with 3 cards: each respondent's red count r has P(r | x) = s Bin(r; 3, 0.7) +
+    (1 - s) Bin(r; 3, 0.3), s = logistic(x'beta): the person's state is drawn once."""
     survey, out = export
-    with pytest.raises(RegressionError, match="not two reports"):
-        regress([out], survey=survey, models=["kuk3 ~ year"])
+    with open(out, newline="", encoding="utf-8") as handle:
+        rows = [r for r in csv.DictReader(handle) if r["kuk3"]]
+    x = np.array([r["year"] == "Second" for r in rows], dtype=float)
+    red = np.array([int(r["kuk3"]) for r in rows])
+    assert set(red.tolist()) == {0, 1, 2, 3}
+    if_yes, if_no = stats.binom.pmf(red, 3, 0.7), stats.binom.pmf(red, 3, 0.3)
+
+    def loglik(beta: np.ndarray) -> float:
+        share = expit(beta[0] + beta[1] * x)
+        return float(np.sum(np.log(share * if_yes + (1 - share) * if_no)))
+
+    best = optimize.minimize(lambda b: -loglik(b), np.zeros(2), method="Nelder-Mead",
+                             options={"xatol": 1e-9, "fatol": 1e-12, "maxiter": 5000})
+    (model,) = regress([out], survey=survey, models=["kuk3 ~ year"])
+    estimates = np.array([c.estimate for c in model.fit.coefficients])
+    np.testing.assert_allclose(estimates, best.x, atol=1e-4)
+    assert model.fit.loglik == pytest.approx(loglik(estimates), abs=1e-8)
+    h, b = 1e-4, estimates
+    hessian = np.array([[(loglik(b + h * (e_i + e_j)) - loglik(b + h * (e_i - e_j))
+                          - loglik(b - h * (e_i - e_j)) + loglik(b - h * (e_i + e_j)))
+                         / (4 * h * h) for e_j in np.eye(2)] for e_i in np.eye(2)])
+    np.testing.assert_allclose(model.fit.se, np.sqrt(np.diag(np.linalg.inv(-hessian))), rtol=1e-3)
+    (design,) = model.designs
+    assert design["reports"] == ["0", "1", "2", "3"]
+    assert design["p_if_yes"] == pytest.approx(stats.binom.pmf([0, 1, 2, 3], 3, 0.7).tolist())
+    with pytest.raises(RegressionError, match="maximum likelihood only"):
+        regress([out], survey=survey, models=["kuk3 ~ year"], bias_reduced=True)
