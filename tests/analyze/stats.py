@@ -36,3 +36,14 @@ def clopper_pearson_reference(n: int, total: int, confidence: float) -> tuple[fl
     high = 1.0 if n == total else bisect(
         lambda p: binomial_lower_tail(n, total, p) - alpha / 2, 0.0, 1.0)
     return low, high
+
+
+def numerical_hessian(function, theta, h: float = 1e-4):
+    """Central second differences of a scalar function at theta (a numpy vector)."""
+    import numpy as np
+
+    k = len(theta)
+    steps = np.eye(k) * h
+    return np.array([[(function(theta + a + b) - function(theta + a - b)
+                       - function(theta - a + b) + function(theta - a - b)) / (4 * h * h)
+                      for b in steps] for a in steps])

@@ -14,6 +14,8 @@ from rrsite.analyze.regression_report import regress
 from rrsite.cli import main
 from rrsite.estimate.regression import RegressionError
 
+from .stats import numerical_hessian
+
 SURVEY = """\
 ---
 id: reg-designs
@@ -132,10 +134,7 @@ def test_kuk_with_several_cards_is_the_independent_mle(export: tuple[Path, Path]
     estimates = np.array([c.estimate for c in model.fit.coefficients])
     np.testing.assert_allclose(estimates, best.x, atol=1e-4)
     assert model.fit.loglik == pytest.approx(loglik(estimates), abs=1e-8)
-    h, b = 1e-4, estimates
-    hessian = np.array([[(loglik(b + h * (e_i + e_j)) - loglik(b + h * (e_i - e_j))
-                          - loglik(b - h * (e_i - e_j)) + loglik(b - h * (e_i + e_j)))
-                         / (4 * h * h) for e_j in np.eye(2)] for e_i in np.eye(2)])
+    hessian = numerical_hessian(loglik, estimates)
     np.testing.assert_allclose(model.fit.se, np.sqrt(np.diag(np.linalg.inv(-hessian))), rtol=1e-3)
     (design,) = model.designs
     assert design["reports"] == ["0", "1", "2", "3"]

@@ -21,6 +21,8 @@ from rrsite.analyze.regression_report import regress
 from rrsite.cli import main
 from rrsite.estimate.regression import RegressionError
 
+from .stats import numerical_hessian
+
 SURVEY = """\
 ---
 id: reg-two-group
@@ -161,15 +163,8 @@ def _independent_fit(qid: str, data: dict[str, np.ndarray]) -> tuple[np.ndarray,
     return best.x, loglik
 
 
-def _numerical_se(loglik: callable, theta: np.ndarray, h: float = 1e-4) -> np.ndarray:
-    k = len(theta)
-    hessian = np.zeros((k, k))
-    for i in range(k):
-        for j in range(k):
-            e_i, e_j = np.eye(k)[i] * h, np.eye(k)[j] * h
-            hessian[i, j] = (loglik(theta + e_i + e_j) - loglik(theta + e_i - e_j)
-                             - loglik(theta - e_i + e_j) + loglik(theta - e_i - e_j)) / (4 * h * h)
-    return np.sqrt(np.diag(np.linalg.inv(-hessian)))
+def _numerical_se(loglik: callable, theta: np.ndarray) -> np.ndarray:
+    return np.sqrt(np.diag(np.linalg.inv(-numerical_hessian(loglik, theta))))
 
 
 @pytest.mark.parametrize("qid", ["sld", "uqt", "cdm", "cdmsym"])
