@@ -282,3 +282,70 @@ def test_simulate_logit_draws_two_group_reports(tmp_path: Path) -> None:
         inside = group == g
         n, mean = int(inside.sum()), float(expected[inside].mean())
         assert abs(yes[inside].mean() - mean) < 4 * np.sqrt(mean * (1 - mean) / n), g
+
+
+def _pooled_surveys(tmp_path: Path, second: str) -> tuple[list[Path], Path]:
+    """Two versions of one survey: `q` under SLD in the first, under `second` in the other."""
+    head = "---\nid: pooled\ntitle: Pooled\nlanguage: en\nprivacy:\n  budget: 10\n---\n## Q\n\n"
+    year = ("\n## Y\n\n```question\nid: year\ntype: choice\noptions: [First, Second]\n"
+            "required: true\n```\n")
+    designs = {
+        "sld": "randomize: sld\np: [0.25, 0.75]\naccept_no_epsilon: true\n",
+        "warner": "randomize: warner\np: 0.8\nmirrored: I have not.\n",
+        "uqt": "randomize: unrelated-unknown\np: [0.75, 0.3]\ninnocuous: Born in spring?\n",
+    }
+    surveys, exports = [], []
+    for i, name in enumerate(("sld", second)):
+        survey = tmp_path / f"s{i}.md"
+        survey.write_text(f"{head}```question\nid: q\ntype: yes-no\n{designs[name]}```\n{year}",
+                          encoding="utf-8")
+        out = tmp_path / f"e{i}.csv"
+        assert main(["simulate", str(survey), "--respondents", "6000", "--seed", str(i + 1),
+                     "-o", str(out), "--logit", "q ~ -0.5 + 1.0*year[Second]"]) == 0
+        surveys.append(survey)
+        exports.append(out)
+    with open(exports[0], newline="", encoding="utf-8") as handle:
+        fields = list(csv.DictReader(handle).fieldnames or [])
+    combined = tmp_path / "both.csv"
+    with open(combined, "w", newline="", encoding="utf-8") as handle:
+        writer = csv.DictWriter(handle, fieldnames=fields, restval="")
+        writer.writeheader()
+        for export in exports:
+            with open(export, newline="", encoding="utf-8") as source:
+                writer.writerows(csv.DictReader(source))
+    return surveys, combined
+
+
+def test_an_sld_version_pools_with_a_warner_version_in_one_likelihood(tmp_path: Path) -> None:
+    surveys, combined = _pooled_surveys(tmp_path, "warner")
+    (model,) = regress([combined], survey=surveys, models=["q ~ year"])
+    with open(combined, newline="", encoding="utf-8") as handle:
+        rows = [r for r in csv.DictReader(handle) if r["q"]]
+    versions = sorted({r["version"] for r in rows})
+    assert len(versions) == 2 and len(model.designs) == 2
+    sld_version = next(d["version"] for d in model.designs if d.get("model") == "SLD")
+    x = np.array([r["year"] == "Second" for r in rows], dtype=float)
+    y = np.array([r["q"] == "yes" for r in rows], dtype=float)
+    is_sld = np.array([r["version"] == sld_version for r in rows])
+    p_no = np.array([{"1": 0.25, "2": 0.75}.get(r.get("q.group", ""), 0.0) for r in rows])
+
+    def loglik(theta: np.ndarray) -> float:
+        s = expit(theta[0] + theta[1] * x)
+        lam = np.where(is_sld, theta[2] * s + (1 - s) * (1 - p_no),     # SLD (t = theta[2])
+                       0.8 * s + 0.2 * (1 - s))                         # Warner p = 0.8
+        lam = np.clip(lam, 1e-300, 1 - 1e-16)
+        return float(np.sum(y * np.log(lam) + (1 - y) * np.log1p(-lam)))
+
+    best = optimize.minimize(lambda t: -loglik(t), np.array([0.0, 0.0, 0.5]), method="L-BFGS-B",
+                             bounds=[(None, None)] * 2 + [(0, 1)],
+                             options={"ftol": 1e-15, "gtol": 1e-10})
+    theta = np.append(model.fit.beta, model.fit.nuisance.estimate)
+    np.testing.assert_allclose(theta, best.x, atol=2e-4)
+    assert model.fit.loglik == pytest.approx(loglik(theta), abs=1e-8)
+    assert model.fit.loglik >= -best.fun - 1e-8
+
+
+def test_versions_with_different_second_parameters_are_refused(tmp_path: Path) -> None:
+    surveys, combined = _pooled_surveys(tmp_path, "uqt")
+    with pytest.raises(RegressionError, match=r"different second parameters \(piUQ, t\)"):
+        regress([combined], survey=surveys, models=["q ~ year"])
