@@ -9,7 +9,14 @@ import pytest
 from scipy import stats
 
 from rrsite.estimate.models import Design
-from rrsite.estimate.univariate import METHOD_EXACT, METHOD_PROFILE, Part, fit, loglik
+from rrsite.estimate.univariate import (
+    METHOD_EXACT,
+    METHOD_PROFILE,
+    METHOD_PROFILE_BOUNDARY,
+    Part,
+    fit,
+    loglik,
+)
 
 
 def one(design: Design, counts: tuple[int, ...]) -> list[Part]:
@@ -95,7 +102,8 @@ def test_two_group_estimates_and_delta_method_se(model: str, p: list[float],
     variances_n = np.array([lam[0] * (1 - lam[0]) / n1, lam[1] * (1 - lam[1]) / n2])
     assert result.se_observed["pi"] == pytest.approx(
         math.sqrt(float(np.sum(jac[:, 0] ** 2 * variances_n))), rel=1e-5)
-    assert result.method["pi"] == METHOD_PROFILE
+    assert result.method["pi"] == METHOD_PROFILE_BOUNDARY
+    assert result.method[design.parameters[1]] == METHOD_PROFILE
     assert result.rrreg is not None and result.rrreg["estimator"] == "moment"
 
 
