@@ -59,6 +59,11 @@ CI_METHOD_NAMES = {
     "wilson": "Wilson score for the report rate, mapped through the design",
     "wald": "Wald (normal approximation)",
     "profile-likelihood": "profile likelihood (designs pooled, or RRreg's models; asymptotic)",
+    "profile-likelihood-boundary": (
+        "profile likelihood with a boundary-calibrated critical value (RRreg's two-group "
+        "designs: the likelihood ratio's large-sample law with the parameter bounds, at least "
+        "chi2_1)"
+    ),
 }
 
 

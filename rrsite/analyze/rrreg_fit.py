@@ -23,6 +23,7 @@ from ..estimate.intervals import chebyshev_k
 from ..estimate.models import Design, from_manifest
 from ..estimate.univariate import (
     METHOD_EXACT,
+    METHOD_PROFILE_BOUNDARY,
     Part,
     UniFit,
     fit,
@@ -40,7 +41,7 @@ PARAMETER_MEANING = {
     "gamma": "share of cheaters, who say no whatever the instruction (CDM)",
 }
 #: ``ci_method`` of an Estimate from a fit (keys of api.CI_METHOD_NAMES).
-CI_METHODS = {METHOD_EXACT: "exact"}
+CI_METHODS = {METHOD_EXACT: "exact", METHOD_PROFILE_BOUNDARY: "profile-likelihood-boundary"}
 CI_PROFILE = "profile-likelihood"
 
 

@@ -6,10 +6,19 @@ import math
 
 import numpy as np
 import pytest
-from scipy import stats
+from scipy import optimize, stats
 
 from rrsite.estimate.models import Design
-from rrsite.estimate.univariate import METHOD_EXACT, METHOD_PROFILE, Part, fit, loglik
+from rrsite.estimate.univariate import (
+    METHOD_EXACT,
+    METHOD_PROFILE,
+    METHOD_PROFILE_BOUNDARY,
+    Part,
+    boundary_critical,
+    fit,
+    loglik,
+    profile_interval,
+)
 
 
 def one(design: Design, counts: tuple[int, ...]) -> list[Part]:
@@ -95,7 +104,8 @@ def test_two_group_estimates_and_delta_method_se(model: str, p: list[float],
     variances_n = np.array([lam[0] * (1 - lam[0]) / n1, lam[1] * (1 - lam[1]) / n2])
     assert result.se_observed["pi"] == pytest.approx(
         math.sqrt(float(np.sum(jac[:, 0] ** 2 * variances_n))), rel=1e-5)
-    assert result.method["pi"] == METHOD_PROFILE
+    assert result.method["pi"] == METHOD_PROFILE_BOUNDARY
+    assert result.method[design.parameters[1]] == METHOD_PROFILE
     assert result.rrreg is not None and result.rrreg["estimator"] == "moment"
 
 
@@ -279,3 +289,45 @@ def test_parts_from_a_hand_written_manifest_question() -> None:
     assert [p.group for p in parts] == [1, 2]
     with pytest.raises(ValueError, match="unknown report"):
         parts_from_manifest(question, {1: {"maybe": 3}})
+
+
+def test_boundary_critical_at_the_vertex_is_the_chi_bar_square_quantile() -> None:
+    """SLD at pi0 = 0: the null is a point at the vertex of a cone; 2 x the log-LR is the mixture
+    (angle / 2 pi) chi2_2 + 1/2 chi2_1 + rest chi2_0 (angle: the cone's, in the metric of the
+    information). Equal groups and lambda = (0.7, 0.3) make that metric Euclidean."""
+    design = Design("SLD", [0.3, 0.7])
+    parts = [Part(design, 1, (100, 0)), Part(design, 2, (100, 0))]
+    t_zero, t_one = np.array([-0.7, -0.3]), np.array([0.3, 0.7])  # edges leaving the vertex
+    angle = math.acos(float(t_zero @ t_one) / float(np.linalg.norm(t_zero) ** 2))
+    def tail(c: float) -> float:
+        return angle / (2 * math.pi) * math.exp(-c / 2) + 0.5 * float(stats.chi2.sf(c, 1)) - 0.05
+    expected = optimize.brentq(tail, 3.0, 6.0)
+    for t in (0.0, 0.5, 1.0):  # t does not matter at pi = 0
+        assert boundary_critical(parts, np.array([0.0, t]), 0.95) == pytest.approx(
+            expected, abs=0.02)
+    assert expected > 4.7  # far above chi2_1(0.95) = 3.84
+
+
+def test_boundary_critical_is_chi2_away_from_the_bounds_and_never_below() -> None:
+    chi2 = float(stats.chi2.ppf(0.95, 1))
+    sld = Design("SLD", [0.3, 0.7])
+    big = [Part(sld, 1, (2000, 0)), Part(sld, 2, (2000, 0))]
+    assert boundary_critical(big, np.array([0.5, 0.5]), 0.95) == chi2
+    for design, theta in ((sld, [0.02, 1.0]), (sld, [0.3, 0.0]), (Design("CDM", [0.3, 0.7]),
+                          [0.0, 0.5]), (Design("UQTunknown", [0.75, 0.25]), [0.1, 0.0])):
+        parts = [Part(design, 1, (100, 0)), Part(design, 2, (100, 0))]
+        assert boundary_critical(parts, np.array(theta), 0.95) >= chi2
+    # a nuisance on its bound (SLD's t = 1 near pi = 0) raises it
+    small = [Part(sld, 1, (100, 0)), Part(sld, 2, (100, 0))]
+    assert boundary_critical(small, np.array([0.02, 1.0]), 0.95) > chi2 + 0.2
+
+
+def test_calibrated_interval_contains_the_chi2_profile_interval() -> None:
+    design = Design("SLD", [0.3, 0.7])
+    for g1, g2 in (((40, 60), (70, 30)), ((31, 69), (68, 32)), ((50, 50), (60, 40))):
+        parts = [Part(design, 1, g1), Part(design, 2, g2)]
+        result = fit(parts)
+        low, high = result.intervals["pi"]
+        plain = profile_interval(parts, "pi", result.theta, result.loglik, 0.95)
+        assert low <= plain[0] + 1e-9 and high >= plain[1] - 1e-9
+        assert result.method["pi"] == METHOD_PROFILE_BOUNDARY
