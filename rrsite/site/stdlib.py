@@ -27,6 +27,10 @@ KEEP_FILE = Path(__file__).with_name("stdlib_keep.txt")
 MINIFY_SCRIPT = Path(__file__).with_name("stdlib_minify.mjs")
 #: Seconds the minifying Node process may take (it starts Pyodide once: about 3 s).
 MINIFY_TIMEOUT_S = 180
+#: Compressed bytes (zlib -9, per module) the build may add to the zip by shipping modules as
+#: bytecode (``name.pyc``) instead of source, which Pyodide would otherwise compile at every start.
+#: Chosen so that a first visit stays within its 3.4 MB (benchmarks/page_load.py).
+PRECOMPILE_BUDGET = 140_000
 
 
 class StdlibError(Exception):
@@ -74,8 +78,12 @@ def trim_stdlib(data: bytes, keep: list[str]) -> bytes:
     return buffer.getvalue()
 
 
-def minify_stdlib(data: bytes, pyodide: Path, cache: Path | None) -> bytes:
+def minify_stdlib(data: bytes, pyodide: Path, cache: Path | None,
+                  budget: int = PRECOMPILE_BUDGET) -> bytes:
     """``data`` (a stdlib zip) with docstrings and comments removed by Pyodide's own Python.
+
+    The modules that save Pyodide's start the most compiling per byte added are shipped compiled
+    (``name.pyc`` instead of ``name.py``) until ``budget`` compressed bytes are added (0: none).
 
     The stripping runs in Pyodide (``node stdlib_minify.mjs``), because the host Python may be
     older than Pyodide's and unable to parse its standard library. Results are cached in
@@ -86,7 +94,7 @@ def minify_stdlib(data: bytes, pyodide: Path, cache: Path | None) -> bytes:
     if node is None:
         raise StdlibError("node is not installed (needed to minify the standard library)")
     wasm = pyodide / "pyodide.asm.wasm"
-    key = hashlib.sha256(data + MINIFY_SCRIPT.read_bytes()
+    key = hashlib.sha256(data + MINIFY_SCRIPT.read_bytes() + str(budget).encode()
                          + hashlib.sha256(wasm.read_bytes()).digest()).hexdigest()
     entry = cache / key[:2] / f"{key}.stdlib.zip" if cache else None
     if entry is not None and entry.is_file():
@@ -97,7 +105,8 @@ def minify_stdlib(data: bytes, pyodide: Path, cache: Path | None) -> bytes:
         source, target = Path(work) / "in.zip", Path(work) / "out.zip"
         source.write_bytes(data)
         try:
-            subprocess.run([node, str(MINIFY_SCRIPT), str(pyodide), str(source), str(target)],
+            subprocess.run([node, str(MINIFY_SCRIPT), str(pyodide), str(source), str(target),
+                            str(budget)],
                            check=True, capture_output=True, timeout=MINIFY_TIMEOUT_S)
         except subprocess.CalledProcessError as error:
             detail = error.stderr.decode("utf-8", "replace").strip().splitlines()[-3:]

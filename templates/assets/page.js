@@ -113,6 +113,7 @@ class Randomizer {
       pyodideUrl: new URL(config.pyodide_url, document.baseURI).href,
       coreUrl: new URL(config.core_url, document.baseURI).href,
       coreHash: config.core_hash,
+      pyodideLock: config.pyodide_lock,
     });
   }
 

@@ -7,8 +7,9 @@
 // (random.SystemRandom -> os.urandom -> crypto.getRandomValues). The worker never sends anything
 // over the network and keeps nothing: the page decides what leaves the device.
 //
-// Messages in:  {type: "init", pyodideUrl, coreUrl, coreHash}  (absolute URLs and the manifest's
-//                                                             core_hash, from the page's config)
+// Messages in:  {type: "init", pyodideUrl, coreUrl, coreHash, pyodideLock?}  (absolute URLs, the
+//               manifest's core_hash and Pyodide's lock file without its packages, from the
+//               page's config; with the lock given, loadPyodide does not fetch pyodide-lock.json)
 //               {type: "respond", id, items: [{question, truth, innocuous?}]}
 // Messages out: {type: "progress", stage: "downloading" | "starting"}
 //               {type: "ready", ms}  |  {type: "failed", reason, message}  (reason: "blocked",
@@ -44,7 +45,7 @@ for (const name of ["compile", "compileStreaming", "instantiate", "instantiateSt
 // zipimport (frozen into the interpreter), so neither zipfile nor shutil has to be shipped.
 const CORE_PATH = "/lib/rrsite_core.zip";
 
-async function start({ pyodideUrl, coreUrl, coreHash }) {
+async function start({ pyodideUrl, coreUrl, coreHash, pyodideLock }) {
   const started = performance.now();
   self.postMessage({ type: "progress", stage: "downloading" });
   const coreBytes = fetch(coreUrl, { credentials: "same-origin" }).then((response) => {
@@ -54,7 +55,9 @@ async function start({ pyodideUrl, coreUrl, coreHash }) {
   coreBytes.catch(() => {}); // awaited below; avoid an unhandled-rejection report meanwhile
   const { loadPyodide } = await import(`${pyodideUrl}pyodide.mjs`);
   self.postMessage({ type: "progress", stage: "starting" });
-  const pyodide = await loadPyodide({ indexURL: pyodideUrl, packages: [] });
+  const options = { indexURL: pyodideUrl, packages: [] };
+  if (pyodideLock && typeof pyodideLock === "object") options.lockFileContents = pyodideLock;
+  const pyodide = await loadPyodide(options);
   pyodide.FS.writeFile(CORE_PATH, new Uint8Array(await coreBytes));
   // The code that randomizes must be the code the survey names (the manifest's core_hash):
   // checked here, before anything is imported from it. _sha2 is built into the interpreter.

@@ -119,6 +119,8 @@ def test_page_urls_resolve_to_built_files(example_site):
         assert config["submit"] == survey.manifest()["submit"]
         assert config["questions"] == survey.manifest()["questions"]
         assert config["pyodide_url"].endswith("/")
+        lock = json.loads((PYODIDE / "pyodide-lock.json").read_text("utf-8"))
+        assert config["pyodide_lock"] == {"info": lock["info"], "packages": {}}
         for key in ("manifest_url", "core_url", "worker_url"):
             assert (page.parent / config[key]).resolve().is_file(), (key, config[key])
         for name in PYODIDE_FILES:

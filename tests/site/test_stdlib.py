@@ -66,7 +66,7 @@ def test_minify_strips_docstrings_and_comments_and_keeps_the_code(tmp_path):
     source = (b'"""Module doc."""\n# a comment\ndef f(x):\n    """Doc."""\n'
               b'    return x + 1  # why\n\nclass C:\n    """Only a docstring."""\n')
     data = make_zip({"m.py": source, "data.txt": b"keep me\n"})
-    out = zipfile.ZipFile(io.BytesIO(minify_stdlib(data, PYODIDE, tmp_path / "cache")))
+    out = zipfile.ZipFile(io.BytesIO(minify_stdlib(data, PYODIDE, tmp_path / "cache", budget=0)))
     text = out.read("m.py").decode()
     assert "doc" not in text.lower() and "comment" not in text and "why" not in text
     tree = ast.parse(text)
@@ -77,7 +77,22 @@ def test_minify_strips_docstrings_and_comments_and_keeps_the_code(tmp_path):
     cached = list((tmp_path / "cache").rglob("*.stdlib.zip"))
     assert len(cached) == 1
     # a second call is served from the cache (same bytes)
-    assert minify_stdlib(data, PYODIDE, tmp_path / "cache") == cached[0].read_bytes()
+    assert minify_stdlib(data, PYODIDE, tmp_path / "cache", budget=0) == cached[0].read_bytes()
+
+
+def test_minify_ships_modules_compiled_within_the_budget(tmp_path):
+    sources = {f"m{i}.py": f"def f{i}(x):\n    return x + {i}\n".encode() * 40 for i in range(6)}
+    data = make_zip({**sources, "pkg/": b"", "data.txt": b"keep me\n"})
+    everything = zipfile.ZipFile(io.BytesIO(minify_stdlib(data, PYODIDE, None, budget=10**6)))
+    assert everything.namelist() == [*(f"{name}c" for name in sources), "pkg/", "data.txt"]
+    pyc = everything.read("m0.pyc")
+    assert pyc[2:4] == b"\r\n"  # a magic number (of Pyodide's Python, not the host's)
+    assert int.from_bytes(pyc[4:8], "little") == 0b01  # hash-based, unchecked: no source needed
+    none = zipfile.ZipFile(io.BytesIO(minify_stdlib(data, PYODIDE, None, budget=0)))
+    assert [name for name in none.namelist() if name.endswith(".pyc")] == []
+    # a small budget: some modules, each costing bytes, the rest stay source
+    some = zipfile.ZipFile(io.BytesIO(minify_stdlib(data, PYODIDE, None, budget=1000)))
+    assert 0 < len([name for name in some.namelist() if name.endswith(".pyc")]) < len(sources)
 
 
 def test_minify_reports_a_module_that_does_not_parse(tmp_path):
@@ -92,7 +107,10 @@ def test_build_ships_the_trimmed_library_and_it_is_smaller(tmp_path):
     (folder,) = (result.dist / "_rr").glob("pyodide-*")
     shipped = zipfile.ZipFile(folder / "python_stdlib.zip")
     files = [name for name in shipped.namelist() if not name.endswith("/")]
-    assert sorted(files) == read_keep_list()
+    # every kept module, some of them compiled (name.pyc instead of name.py)
+    assert sorted(name.removesuffix("c") for name in files) == read_keep_list()
+    compiled = [name for name in files if name.endswith(".pyc")]
+    assert 5 <= len(compiled) < len(files) / 2
     full = zipfile.ZipFile(PYODIDE / "python_stdlib.zip")
     original = full.read("json/decoder.py").decode()
     minified = shipped.read("json/decoder.py").decode()
