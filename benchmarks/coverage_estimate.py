@@ -27,15 +27,15 @@ from rrsite.estimate.models import Design
 from rrsite.estimate.univariate import (
     Part,
     _exact_interval,
-    _reference_normals,
     boundary_calibrated,
+    boundary_ceiling,
     boundary_critical,
 )
 
 CONFIDENCE = 0.95
 CRITICAL = float(stats.chi2.ppf(CONFIDENCE, 1))
-#: The boundary-calibrated critical value never exceeds this (univariate.profile_interval).
-CEILING = float(np.quantile((_reference_normals() ** 2).sum(axis=1), CONFIDENCE))
+#: The boundary-calibrated critical value never exceeds this.
+CEILING = boundary_ceiling(CONFIDENCE)
 NS = (100, 500, 2000)
 RATES = (0.02, 0.2, 0.5)
 #: Every design, with a typical p and the true nuisance used in the simulation.

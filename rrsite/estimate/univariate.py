@@ -29,6 +29,7 @@ Several versions of one question are pooled in one likelihood (never by adding c
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -521,18 +522,23 @@ def _polygon(rows: Sequence[tuple[np.ndarray, float]]) -> np.ndarray:
     return vertices[np.argsort(angles)]
 
 
+@functools.cache
 def _reference_normals() -> np.ndarray:
     """REFERENCE_POINTS standard normal points in the plane (computed once)."""
-    global _NORMALS
-    if _NORMALS is None:
-        from scipy.stats import qmc
+    from scipy.stats import qmc
 
-        uniform = qmc.Sobol(2, scramble=True, seed=REFERENCE_SEED).random(REFERENCE_POINTS)
-        _NORMALS = stats.norm.ppf(uniform)
-    return _NORMALS
+    uniform = qmc.Sobol(2, scramble=True, seed=REFERENCE_SEED).random(REFERENCE_POINTS)
+    return np.asarray(stats.norm.ppf(uniform))
 
 
-_NORMALS: np.ndarray | None = None
+@functools.cache
+def boundary_ceiling(confidence: float) -> float:
+    """The most ``boundary_critical`` can return.
+
+    LR(xi) <= |xi|^2 point by point, so its quantile is at most that of |xi|^2 over the same
+    reference points (about chi2_2's).
+    """
+    return float(np.quantile((_reference_normals() ** 2).sum(axis=1), confidence))
 
 
 def _distance2_to_segment(points: np.ndarray, a: np.ndarray, b: np.ndarray) -> np.ndarray:
@@ -623,8 +629,8 @@ def profile_interval(
     c, d0 = _targets(parts[0].design)[name]
     estimate = float(c @ theta_hat + d0)
     chi2 = _chi2(confidence)
-    # the calibrated critical value lies in [chi2, ceiling]: LR(xi) <= |xi|^2 point by point
-    ceiling = float(np.quantile((_reference_normals() ** 2).sum(axis=1), confidence))
+    # the calibrated critical value lies in [chi2, ceiling]
+    ceiling = boundary_ceiling(confidence) if calibrated else math.inf
 
     def excess(value: float) -> float:
         # At the estimate itself the profile is the maximum by definition; the numerical
