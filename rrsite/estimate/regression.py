@@ -336,9 +336,24 @@ def check_design(a: np.ndarray, b: np.ndarray) -> None:
         )
     # p00 + p11 < 1 (e.g. crosswise with p < 1/2, RRreg's report 1 = "same") is fine: the
     # likelihood is the same function of beta; only p00 + p11 = 1 carries no information.
+    _check_probabilities(a, b)
+
+
+def _check_probabilities(a: np.ndarray, b: np.ndarray) -> None:
+    """P(report | no) = a and P(report | yes) = a + b must lie in [0, 1] in every row."""
     if np.any(a < -1e-12) or np.any(a > 1 + 1e-12) or np.any(a + b < -1e-12) \
             or np.any(a + b > 1 + 1e-12):
         raise RegressionError("a design's probabilities are outside [0, 1]")
+
+
+def _check_rows(X: np.ndarray, y: np.ndarray, names: Sequence[str]) -> None:
+    """Rows to fit, 0/1 reports, and X, y and names of matching shapes."""
+    if len(y) == 0:
+        raise RegressionError("no rows to fit (every row misses the outcome or a covariate)")
+    if not np.all((y == 0) | (y == 1)):
+        raise RegressionError("the outcome must be 0/1 reports")
+    if X.shape[0] != len(y) or X.shape[1] != len(names):
+        raise RegressionError("X, y and names do not agree in shape")
 
 
 def fit(
@@ -363,13 +378,8 @@ def fit(
     p11a = np.broadcast_to(np.asarray(p11, dtype=np.float64), (n,))
     a = 1.0 - p00a
     b = p00a + p11a - 1.0
-    if n == 0:
-        raise RegressionError("no rows to fit (every row misses the outcome or a covariate)")
-    if not np.all((y == 0) | (y == 1)):
-        raise RegressionError("the outcome must be 0/1 reports")
+    _check_rows(X, y, names)
     check_design(a, b)
-    if X.shape[0] != n or X.shape[1] != len(names):
-        raise RegressionError("X, y and names do not agree in shape")
     beta, covariance, value, iterations = maximise(X, y, a, b, names)
     result = Fit(list(names), beta, covariance, value, n, iterations, confidence)
     if bias_reduction:
@@ -664,19 +674,11 @@ def fit_two_group(
     X = np.asarray(X, dtype=np.float64)
     y = np.asarray(y, dtype=np.float64)
     n = len(y)
-    if n == 0:
-        raise RegressionError("no rows to fit (every row misses the outcome or a covariate)")
-    if not np.all((y == 0) | (y == 1)):
-        raise RegressionError("the outcome must be 0/1 reports")
-    if X.shape[0] != n or X.shape[1] != len(names):
-        raise RegressionError("X, y and names do not agree in shape")
+    _check_rows(X, y, names)
     a0, a1, b0, b1 = (np.asarray(c, dtype=np.float64) for c in coef)
     coef = (a0, a1, b0, b1)
-    for tau in (0.0, 1.0):
-        a, b = a0 + a1 * tau, b0 + b1 * tau
-        if np.any(a < -1e-12) or np.any(a > 1 + 1e-12) or np.any(a + b < -1e-12) \
-                or np.any(a + b > 1 + 1e-12):
-            raise RegressionError("a design's probabilities are outside [0, 1]")
+    for tau in (0.0, 1.0):      # affine in tau: inside [0, 1] at both ends, inside throughout
+        _check_probabilities(a0 + a1 * tau, b0 + b1 * tau)
     joint = fit_nuisance(X, y, coef, names)
     k = X.shape[1]
     result = Fit(list(names), joint.beta, joint.covariance[:k, :k], joint.loglik, n,
