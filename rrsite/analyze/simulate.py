@@ -110,6 +110,13 @@ def randomize(rng: np.random.Generator, matrix: np.ndarray, truth: np.ndarray) -
     return reports
 
 
+def randomize_in_groups(rng: np.random.Generator, design: TwoGroupDesign, truth: np.ndarray,
+                        group: np.ndarray) -> np.ndarray:
+    """Reports (indices) of a two-group design: each respondent through their group's matrix."""
+    first, second = (np.asarray(m, dtype=np.float64) for m in design.group_matrices())
+    return np.where(group == 1, randomize(rng, first, truth), randomize(rng, second, truth))
+
+
 def _sensitive_reports(
     rng: np.random.Generator, question: QuestionSpec, truth: np.ndarray
 ) -> tuple[list[Any], list[int] | None]:
@@ -122,10 +129,8 @@ def _sensitive_reports(
     assert design is not None
     reports = np.array(design.report_values() or question.values, dtype=object)
     if isinstance(design, TwoGroupDesign):
-        first, second = (np.asarray(m, dtype=np.float64) for m in design.group_matrices())
         group = np.where(rng.random(len(truth)) < design.probability, 1, 2)
-        index = np.where(group == 1, randomize(rng, first, truth), randomize(rng, second, truth))
-        return reports[index].tolist(), group.tolist()
+        return reports[randomize_in_groups(rng, design, truth, group)].tolist(), group.tolist()
     return reports[randomize(rng, question.matrix, truth)].tolist(), None
 
 
@@ -230,9 +235,8 @@ def _logit_answers(rng: np.random.Generator, version: VersionSpec, model: LogitM
     yes = question.values.index("yes") if "yes" in question.values else 1
     truth = np.where(rng.random(count) < 1.0 / (1.0 + np.exp(-eta)), yes, 1 - yes)
     if isinstance(question.design, TwoGroupDesign):
-        first, second = (np.asarray(m, dtype=np.float64) for m in question.design.group_matrices())
         group = np.array([g or 1 for g in columns[model.outcome + GROUP_SUFFIX]])
-        index = np.where(group == 1, randomize(rng, first, truth), randomize(rng, second, truth))
+        index = randomize_in_groups(rng, question.design, truth, group)
     else:
         index = randomize(rng, question.matrix, truth) if question.sensitive else truth
     skipped = columns[model.outcome]
