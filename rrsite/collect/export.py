@@ -29,7 +29,8 @@ from typing import Any, TextIO
 from ..errors import RRSiteError
 from ..spreadsheet import neutralise
 from .manifests import GROUP_SUFFIX
-from .store import connect, is_postgres, shown
+from .store import connect
+from .storebase import is_postgres, shown
 
 BASE_COLUMNS = ("survey", "version", "respondent", "submitted_at")
 FORMATS = ("csv", "jsonl")

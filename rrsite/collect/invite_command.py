@@ -54,7 +54,7 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError(f"--url {url!r}: give the page's address, http(s)://... without a '#'")
     if not args.output.parent.is_dir():
         raise UsageError(f"-o {args.output}: the folder {args.output.parent} does not exist")
-    from .store import open_store
+    from .stores import open_store
 
     codes = new_codes(args.n)
     store = open_store(args.db)  # StoreError (path and reason) before anything is written

@@ -23,7 +23,7 @@ from typing import Any
 
 import asyncpg
 
-from .store import (
+from .storebase import (
     BAD_CODE,
     CONFLICT,
     DUPLICATE,

@@ -124,8 +124,8 @@ def run(args: argparse.Namespace) -> int:
     import uvicorn
 
     from .server import create_app
-    from .store import open_store
-    from .store import shown as shown_db
+    from .storebase import shown as shown_db
+    from .stores import open_store
 
     store = open_store(args.db, caps=args.caps)
     try:

@@ -35,7 +35,7 @@ from .manifests import (
     read_manifest,
 )
 from .static import HeaderRules, SiteHeadersMiddleware, StaticSite
-from .store import (
+from .storebase import (
     BAD_CODE,
     CONFLICT,
     FULL,

@@ -22,18 +22,38 @@ Nothing about the request (no address, no user agent, no headers) ever reaches t
 from __future__ import annotations
 
 import asyncio
-import hashlib
 import json
 import queue
 import sqlite3
 import threading
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any
 
-from ..errors import RRSiteError
+from .storebase import (
+    BAD_CODE,
+    CONFLICT,
+    DUPLICATE,
+    FULL,
+    NO_CODE,
+    STORED,
+    USED_CODE,
+    StoreError,
+    StoreUnavailable,
+    SubmissionStore,
+    canonical_json,
+    code_hash,
+    is_postgres,
+    minute_now,
+    shown,
+)
+
+__all__ = [  # the names tests and tools import from here (they live in storebase)
+    "BAD_CODE", "CONFLICT", "DUPLICATE", "FULL", "NO_CODE", "STORED", "USED_CODE", "Store",
+    "StoreError", "StoreUnavailable", "SubmissionStore", "canonical_json", "code_hash", "connect",
+    "is_postgres", "minute_now", "shown",
+]
 
 #: PRAGMA user_version of the schema this code writes (2: the invitations table).
 SCHEMA_VERSION = 2
@@ -61,48 +81,8 @@ CREATE TABLE IF NOT EXISTS invitations (
     PRIMARY KEY (survey, code_hash)
 ) WITHOUT ROWID;
 """
-STORED, DUPLICATE, CONFLICT, FULL = "stored", "duplicate", "conflict", "full"
-#: Outcomes for invitation-only surveys: no code sent, a code not issued, a code already used.
-NO_CODE, BAD_CODE, USED_CODE = "no-code", "bad-code", "used-code"
 #: Submissions waiting for the writer beyond which new ones are refused (503, retry later).
 MAX_QUEUE = 20_000
-
-
-class StoreError(RRSiteError):
-    """The database file cannot be used (path and reason)."""
-
-
-class StoreUnavailable(Exception):
-    """A write failed (disk full, I/O error, locked by another program): answer 503, retry later."""
-
-
-def is_postgres(db: str | Path) -> bool:
-    """True if a --db value names a PostgreSQL database (a postgresql:// or postgres:// URL)."""
-    return str(db).startswith(("postgresql://", "postgres://"))
-
-
-def shown(db: str | Path) -> str:
-    """A --db value for messages: a URL without its password."""
-    head, sep, rest = str(db).partition("://")
-    credentials, at, place = rest.rpartition("@")
-    if not sep or not at or ":" not in credentials:
-        return str(db)
-    return f"{head}{sep}{credentials.split(':', 1)[0]}:***@{place}"
-
-
-def minute_now() -> str:
-    """The current time, UTC, truncated to the minute: ``2026-11-22T13:05Z``."""
-    return datetime.now(UTC).strftime("%Y-%m-%dT%H:%MZ")
-
-
-def code_hash(code: str) -> str:
-    """What the database keeps of an invitation code: its SHA-256, hex (the code is not stored)."""
-    return hashlib.sha256(code.encode("utf-8")).hexdigest()
-
-
-def canonical_json(value: Any) -> str:
-    """JSON text with sorted keys and no spaces: equal content gives equal text."""
-    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
 
 
 def connect(path: Path, *, create: bool) -> sqlite3.Connection:
@@ -456,50 +436,6 @@ class Store:
                 for survey, survey_versions in versions.items()
             ],
         }
-
-
-class SubmissionStore(Protocol):
-    """What the collector needs of a store: `Store` (SQLite) and `PgStore` (PostgreSQL)."""
-
-    path: Any
-    caps: dict[str, int]
-
-    def register_manifests(self, manifests: Iterable[dict[str, Any]]) -> int:
-        """Record manifests at start-up; the number that were new."""
-
-    def stored_manifests(self) -> list[dict[str, Any]]:
-        """Every manifest version recorded, in the order first seen."""
-
-    async def register(self, manifest: dict[str, Any]) -> bool:
-        """Record a manifest version seen while running."""
-
-    def add_invitations(self, survey: str, codes: Iterable[str]) -> int:
-        """Record invitation codes' hashes for a survey; how many were new."""
-
-    async def open(self) -> None:
-        """Get ready to store (in the app's lifespan, on its event loop)."""
-
-    async def aclose(self) -> None:
-        """Finish and release everything."""
-
-    def close(self) -> None:
-        """Release what is held outside an event loop (after `aclose`, or if never opened)."""
-
-    async def submit(self, survey: str, version: str, respondent: str,
-                     answers: dict[str, Any], invitation: str | None = None) -> str:
-        """Store one submission; STORED, DUPLICATE, CONFLICT, FULL or an invitation outcome."""
-
-    async def state(self) -> dict[str, Any]:
-        """What `GET /api/health` shows, with `ok`; StoreUnavailable if unreadable."""
-
-
-def open_store(db: str | Path, *, caps: dict[str, int] | None = None) -> SubmissionStore:
-    """The store a --db value names: a postgresql:// URL, else a SQLite file (created if new)."""
-    if is_postgres(db):
-        from .pgstore import PgStore
-
-        return PgStore(str(db), caps=caps)
-    return Store(Path(db), caps=caps)
 
 
 class _reader:

@@ -13,7 +13,8 @@ from starlette.testclient import TestClient
 from rrsite.cli import main
 from rrsite.collect.pgstore import PgStore
 from rrsite.collect.server import create_app
-from rrsite.collect.store import CONFLICT, DUPLICATE, STORED, StoreError, open_store
+from rrsite.collect.store import CONFLICT, DUPLICATE, STORED, StoreError
+from rrsite.collect.stores import open_store
 
 JSON = {"content-type": "application/json"}
 
