@@ -43,7 +43,11 @@ def format_for(path: str) -> str | None:
 
 
 class Export:
-    """The stored submissions of a database, optionally of one survey, in arrival order."""
+    """The stored submissions of a database, optionally of one survey.
+
+    In the order of (survey, respondent token): the tokens are random, so the order says nothing
+    about when a submission arrived (docs: the threat model of invitation codes).
+    """
 
     manifests: list[dict[str, Any]]
 
@@ -91,7 +95,7 @@ class Export:
             query += " WHERE survey = ?"
             params = (self.survey,)
         for survey, version, respondent, submitted_at, answers in self.connection.execute(
-                query + " ORDER BY id", params):
+                query + " ORDER BY survey, respondent", params):
             yield _record(survey, version, respondent, submitted_at, answers)
 
     def write_csv(self, out: TextIO, *, keep_formulas: bool = False) -> int:
@@ -184,19 +188,20 @@ class PgExport(Export):
         self._loop.close()
 
     def rows(self) -> Iterator[dict[str, Any]]:
-        """Each submission as a record, in arrival order (id), a chunk at a time."""
-        last = 0
-        where = " AND survey = $2" if self.survey is not None else ""
+        """Each submission as a record, by (survey, respondent token), a chunk at a time."""
+        last = ("", "")
+        where = " AND survey = $3" if self.survey is not None else ""
         args: tuple[str, ...] = (self.survey,) if self.survey is not None else ()
         while True:
             chunk = self._fetch(
-                "SELECT id, survey, version, respondent, submitted_at, answers FROM submissions "
-                f"WHERE id > $1{where} ORDER BY id LIMIT {self.CHUNK}", last, *args)
+                "SELECT survey, version, respondent, submitted_at, answers FROM submissions "
+                f"WHERE (survey, respondent) > ($1, $2){where} "
+                f"ORDER BY survey, respondent LIMIT {self.CHUNK}", *last, *args)
             for row in chunk:
-                yield _record(row[1], row[2], row[3], row[4], row[5])
+                yield _record(row[0], row[1], row[2], row[3], row[4])
             if len(chunk) < self.CHUNK:
                 return
-            last = chunk[-1][0]
+            last = (chunk[-1][0], chunk[-1][2])
 
 
 def _record(survey: str, version: str, respondent: str, submitted_at: str,

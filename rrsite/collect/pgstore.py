@@ -2,9 +2,25 @@
 
 For a survey that outgrows one process: several `rrsite serve --db postgresql://...` processes (or
 machines) share one database. Every decision is the database's, never one process's memory:
-the respondent's uniqueness is `UNIQUE (survey, respondent)`, an invitation code is spent by an
-`UPDATE ... WHERE NOT used` (row lock: once), a survey's cap is counted under a
-transaction-level advisory lock per survey. A submission is answered 201 only after its
+the respondent's uniqueness is `UNIQUE (survey, respondent)`, a survey's cap is counted under a
+transaction-level advisory lock per survey, and submissions that carry an invitation code are
+serialised by the lock that spending a code takes (below), so an identical resend, one token with
+two codes, or one code with two tokens resolve the same way on every process.
+
+Invitation codes without a trail. `invitation_codes` holds the hash of every code issued, written
+once by `rrsite invite` in hash order. Which codes are still unused lives in `unused_codes`, and a
+code is spent by rewriting that table whole in the submission's own transaction: `LOCK` it, read
+it, `TRUNCATE` it (a new file; the old one is emptied at commit) and write the remaining hashes
+back in hash order. Every row then carries the same `xmin` (the newest spending transaction's)
+and a position fixed by its hash, and no earlier version of the table survives in the heap: the
+database holds the set of spent codes (issued minus unused) and nothing about when or by which
+submission each was spent. Updating a `used` flag in place, as schema 1 did, gave the code's new
+row version the submission's `xmin` and appended it to the heap in spending order. PostgreSQL's
+write-ahead log still records each rewrite unless the server runs with `wal_level = minimal`
+(with `max_wal_senders = 0` and `wal_skip_threshold = 0`): then a table rewritten in its own
+transaction is fsynced instead of logged (the docs' threat model). The cost: a spend rewrites the
+unused codes of every survey (about 1 ms per thousand codes) under a table lock, so invitation-only
+submissions commit one at a time. A submission is answered 201 only after its
 transaction committed (PostgreSQL's default `synchronous_commit = on`: the commit is flushed to
 its WAL). When the database cannot be reached, `submit` raises StoreUnavailable (503 +
 Retry-After); the connection pool (asyncpg) opens new connections by itself once it is back, so
@@ -39,7 +55,8 @@ from .storebase import (
     shown,
 )
 
-SCHEMA_VERSION = 1
+#: 1: `invitations` with a `used` flag; 2: `invitation_codes` and `unused_codes`.
+SCHEMA_VERSION = 2
 #: Key of the advisory lock held while the schema is created or checked.
 SCHEMA_LOCK = 0x72727369
 SCHEMA = """
@@ -61,14 +78,29 @@ CREATE TABLE IF NOT EXISTS submissions (
     answers      text NOT NULL,
     UNIQUE (survey, respondent)
 );
-CREATE TABLE IF NOT EXISTS invitations (
+CREATE TABLE IF NOT EXISTS invitation_codes (
     survey    text NOT NULL,
     code_hash text NOT NULL,
-    used      boolean NOT NULL DEFAULT false,
+    PRIMARY KEY (survey, code_hash)
+);
+CREATE TABLE IF NOT EXISTS unused_codes (
+    survey    text NOT NULL,
+    code_hash text NOT NULL,
     PRIMARY KEY (survey, code_hash)
 );
 """
+#: Schema 1's invitations, moved into schema 2's tables (the old table, and its history, dropped).
+MIGRATE_1 = """
+INSERT INTO invitation_codes (survey, code_hash)
+    SELECT survey, code_hash FROM invitations ORDER BY survey, code_hash ON CONFLICT DO NOTHING;
+INSERT INTO unused_codes (survey, code_hash)
+    SELECT survey, code_hash FROM invitations WHERE NOT used ORDER BY survey, code_hash
+    ON CONFLICT DO NOTHING;
+DROP TABLE invitations;
+"""
 #: Errors meaning "the database cannot be used right now" (answered 503, retried by the page).
+#: Taken on `unused_codes` by every transaction that may spend or add a code: one at a time.
+SPEND_LOCK = "ACCESS EXCLUSIVE"
 UNAVAILABLE = (OSError, asyncio.TimeoutError, asyncpg.PostgresError, asyncpg.InterfaceError)
 
 
@@ -82,12 +114,23 @@ async def setup_schema(connection: asyncpg.Connection, dsn: str) -> None:
         await connection.execute("SELECT pg_advisory_xact_lock($1)", SCHEMA_LOCK)
         await connection.execute(SCHEMA)
         version = await connection.fetchval("SELECT max(version) FROM rrsite_schema")
-        if version is None:
-            await connection.execute("INSERT INTO rrsite_schema (version) VALUES ($1)",
-                                     SCHEMA_VERSION)
-        elif version > SCHEMA_VERSION:
+        if version is not None and version > SCHEMA_VERSION:
             raise StoreError(f"{shown(dsn)}: written by a newer rrsite (schema {version}); "
                              "upgrade rrsite")
+        if version == 1:
+            await connection.execute(MIGRATE_1)
+        if version != SCHEMA_VERSION:
+            await connection.execute("DELETE FROM rrsite_schema")
+            await connection.execute("INSERT INTO rrsite_schema (version) VALUES ($1)",
+                                     SCHEMA_VERSION)
+
+
+class _RolledBack(Exception):
+    """Raised inside a submission's transaction to undo it and answer `outcome` instead."""
+
+    def __init__(self, outcome: str) -> None:
+        super().__init__(outcome)
+        self.outcome = outcome
 
 
 class PgStore:
@@ -173,21 +216,25 @@ class PgStore:
             raise StoreUnavailable(f"the database could not record it ({error})") from error
 
     def add_invitations(self, survey: str, codes: Iterable[str]) -> int:
-        """Record invitation codes (their hashes) for a survey, in one transaction; how many."""
-        hashes = [code_hash(code) for code in codes]
+        """Record invitation codes (their hashes) for a survey, in one transaction; how many.
+
+        New hashes go into both tables in hash order (no trace of the order they were drawn in).
+        """
+        hashes = sorted({code_hash(code) for code in codes})
 
         async def work() -> int:
             connection = await _connect(self.dsn)
             try:
                 async with connection.transaction():
-                    before = await connection.fetchval(
-                        "SELECT count(*) FROM invitations WHERE survey = $1", survey)
+                    await connection.execute(f"LOCK TABLE unused_codes IN {SPEND_LOCK} MODE")
+                    known = {row[0] for row in await connection.fetch(
+                        "SELECT code_hash FROM invitation_codes WHERE survey = $1", survey)}
+                    new = [(survey, h) for h in hashes if h not in known]
                     await connection.executemany(
-                        "INSERT INTO invitations (survey, code_hash) VALUES ($1, $2) "
-                        "ON CONFLICT DO NOTHING", [(survey, h) for h in hashes])
-                    after = await connection.fetchval(
-                        "SELECT count(*) FROM invitations WHERE survey = $1", survey)
-                    return int(after - before)
+                        "INSERT INTO invitation_codes (survey, code_hash) VALUES ($1, $2)", new)
+                    await connection.executemany(
+                        "INSERT INTO unused_codes (survey, code_hash) VALUES ($1, $2)", new)
+                    return len(new)
             finally:
                 await connection.close()
 
@@ -231,6 +278,8 @@ class PgStore:
             async with pool.acquire(timeout=5) as connection, connection.transaction():
                 outcome = await self._write(connection, survey, version, respondent,
                                             canonical_json(answers), invitation)
+        except _RolledBack as rolled_back:
+            outcome = rolled_back.outcome
         except UNAVAILABLE as error:
             self.last_error = f"{type(error).__name__}: {error}"
             raise StoreUnavailable(f"the database could not store it ({error})") from error
@@ -249,7 +298,12 @@ class PgStore:
 
         cap = self.caps.get(survey)
         invited = invitation is not None or bool(await connection.fetchval(
-            "SELECT EXISTS (SELECT 1 FROM invitations WHERE survey = $1)", survey))
+            "SELECT EXISTS (SELECT 1 FROM invitation_codes WHERE survey = $1)", survey))
+        if invited:
+            # before anything is read: every process sees the others' committed spends and
+            # submissions, so a resend, a token with two codes or a code with two tokens are
+            # decided one after the other
+            await connection.execute(f"LOCK TABLE unused_codes IN {SPEND_LOCK} MODE")
         if invited or cap is not None:
             previous = await existing()
             if previous is not None:
@@ -265,12 +319,9 @@ class PgStore:
             if invitation is None:
                 return NO_CODE
             hashed = code_hash(invitation)
-            status = await connection.execute(
-                "UPDATE invitations SET used = true WHERE survey = $1 AND code_hash = $2 "
-                "AND NOT used", survey, hashed)
-            if not status.endswith(" 1"):
+            if not await self._spend(connection, survey, hashed):
                 known = await connection.fetchval(
-                    "SELECT EXISTS (SELECT 1 FROM invitations WHERE survey = $1 "
+                    "SELECT EXISTS (SELECT 1 FROM invitation_codes WHERE survey = $1 "
                     "AND code_hash = $2)", survey, hashed)
                 return USED_CODE if known else BAD_CODE
         status = await connection.execute(
@@ -279,7 +330,27 @@ class PgStore:
             survey, version, respondent, minute_now(), answers_text)
         if status.endswith(" 1"):
             return STORED
-        return await existing() or CONFLICT
+        outcome = await existing() or CONFLICT
+        if invited:  # cannot happen under SPEND_LOCK; if it did, the code must not stay spent
+            raise _RolledBack(outcome)
+        return outcome
+
+    @staticmethod
+    async def _spend(connection: asyncpg.Connection, survey: str, hashed: str) -> bool:
+        """Spend an unused code by rewriting `unused_codes` without it; False if it is not there.
+
+        Runs under SPEND_LOCK, in the submission's transaction (a failed insert rolls it back).
+        """
+        rows = await connection.fetch(
+            "SELECT survey, code_hash FROM unused_codes ORDER BY survey, code_hash")
+        remaining = [(row[0], row[1]) for row in rows if (row[0], row[1]) != (survey, hashed)]
+        if len(remaining) == len(rows):
+            return False
+        await connection.execute("TRUNCATE unused_codes")
+        if remaining:
+            await connection.copy_records_to_table(
+                "unused_codes", records=remaining, columns=["survey", "code_hash"])
+        return True
 
     # -- reading ------------------------------------------------------------------------------
 

@@ -13,6 +13,17 @@ queue: it takes every job waiting (up to `max_batch`), runs them in one transact
 by all the submissions that arrived while the previous commit was running. benchmarks/collector.py
 measures both ways.
 
+No history of the commits. The write-ahead log keeps every committed page image in commit order
+until a checkpoint copies them into the database file, and a plain checkpoint leaves old frames in
+the `-wal` file to be overwritten later: anyone holding the live database with its `-wal` could
+read, commit by commit, which invitation code was marked used beside which new submission. So the
+writer checkpoints with TRUNCATE after every commit, before it answers (the log is emptied: the
+file is cut to zero bytes), and `secure_delete` overwrites freed content with zeros. A checkpoint
+cannot empty the log while a reader (an export, a health check) still reads an older snapshot; it
+then gives up at once rather than wait, and the next commit tries again. In the database file
+itself an invitation's `used` flag is overwritten in place, in a table ordered by the code's hash,
+with no row id and no time: nothing there orders the spent codes.
+
 What is stored per submission: survey id, manifest version, the respondent token, the answers as
 the page sent them (validated, unanswered ones left out) and `submitted_at`, UTC truncated to the
 minute.
@@ -200,11 +211,13 @@ class Store:
             if mode.lower() != "wal":
                 raise StoreError(f"{path}: SQLite cannot use WAL mode here (got {mode!r})")
             self._connection.execute("PRAGMA synchronous = FULL")
+            self._connection.execute("PRAGMA secure_delete = ON")
             self._connection.executescript(
                 f"BEGIN IMMEDIATE; {SCHEMA} PRAGMA user_version = {SCHEMA_VERSION}; COMMIT;")
         except sqlite3.Error as error:
             self._connection.close()
             raise StoreError(f"{path}: cannot set up the database: {error}") from error
+        self.empty_log(self._connection)  # a previous run killed mid-way may have left frames
         self._queue: queue.SimpleQueue[_Job | None] = queue.SimpleQueue()
         self._thread: threading.Thread | None = None
         self.last_error: str | None = None
@@ -361,6 +374,7 @@ class Store:
             self.commits += 1
             self.committed_jobs += len(batch)
             self.last_error = None
+            self.empty_log(connection)
         except sqlite3.Error as error:
             self.last_error = f"{type(error).__name__}: {error}"
             try:
@@ -372,6 +386,23 @@ class Store:
             self._counts.clear()  # the rolled-back inserts were counted: count again
         for job in batch:
             self._wake(job)
+
+    @staticmethod
+    def empty_log(connection: sqlite3.Connection) -> bool:
+        """Checkpoint and truncate the write-ahead log, without waiting; True if it is empty.
+
+        The commit is already durable in the log: a checkpoint that fails (a reader on an older
+        snapshot, an I/O error) loses nothing and is tried again after the next commit.
+        """
+        try:
+            connection.execute("PRAGMA busy_timeout = 0")
+            try:
+                busy, frames, _ = connection.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()
+            finally:
+                connection.execute("PRAGMA busy_timeout = 10000")
+        except sqlite3.Error:
+            return False
+        return not busy and frames == 0
 
     @staticmethod
     def _wake(job: _Job) -> None:

@@ -61,7 +61,8 @@ def hostile(tmp_path, kit) -> tuple[Path, list[dict], dict]:
             response = client.post("/api/submissions", content=json.dumps(body), headers=JSON)
             assert response.status_code == 201, response.text
             sent.append(body)
-    return db, sent, manifest
+    # the export's order: by survey, then (random) respondent token
+    return db, sorted(sent, key=lambda b: (b["survey"], b["respondent"])), manifest
 
 
 def test_export_neutralises_text_cells(hostile, tmp_path):
