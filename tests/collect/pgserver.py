@@ -27,7 +27,8 @@ def bindir() -> Path:
 class PgServer:
     """`start()`, `dsn(dbname)`, `create_database()`, `stop()`, `remove()`."""
 
-    def __init__(self) -> None:
+    def __init__(self, settings: dict[str, str] | None = None) -> None:
+        self.settings = dict(settings or {})
         self.bin = bindir()
         self.root = Path(tempfile.mkdtemp(prefix="rrsite-pg-"))
         self.data = self.root / "data"
@@ -49,6 +50,7 @@ class PgServer:
     def start(self) -> PgServer:
         options = (f"-k {self.root} -p {self.port} -c listen_addresses='' "
                    "-c max_connections=100 -c fsync=on -c synchronous_commit=on")
+        options += "".join(f" -c {name}={value}" for name, value in self.settings.items())
         self._run("pg_ctl", "-D", str(self.data), "-o", options, "-l",
                   str(self.root / "server.log"), "-w", "-t", "60", "start")
         return self
