@@ -16,6 +16,11 @@ asyncio (cheap enough per request that it is not the bottleneck). In the same ru
    group commit that the collector uses, the same writer committing every submission on its own,
    and a connection per request with busy_timeout.
 
+5. invitation-only submissions (each request carries an unused code of --invitations issued):
+   spending a code empties SQLite's write-ahead log after the commit, and rewrites PostgreSQL's
+   table of unused codes under a lock, so that no trace orders the spent codes (docs: the threat
+   model); the same closed loop on both stores.
+
 4. PostgreSQL (unless --no-postgres): the same closed-loop submissions with one `rrsite serve
    --db postgresql://...` process, and with two processes on the same database, each driven by
    half the connections at the same time. The database is a throwaway PostgreSQL server
@@ -72,10 +77,37 @@ def submission() -> dict:
                         "age": 21, "comment": "nothing to add"}}
 
 
-def post_request() -> bytes:
-    body = json.dumps(submission()).encode()
+def post_request(body_of: dict | None = None) -> bytes:
+    body = json.dumps(body_of or submission()).encode()
     return (b"POST /api/submissions HTTP/1.1\r\nHost: bench\r\nContent-Type: application/json\r\n"
             b"Content-Length: %d\r\n\r\n" % len(body)) + body
+
+
+def invited_requests(codes: list[str]) -> Callable[[], bytes]:
+    """Requests for the invitation-only survey, each with the next unused code."""
+    pending = iter(codes)
+
+    def make() -> bytes:
+        body = submission()
+        body["survey"] = "invited"
+        code = next(pending, None)
+        if code is None:
+            raise SystemExit("every invitation code was used: raise --invitations")
+        body["invitation"] = code
+        return post_request(body)
+
+    return make
+
+
+def issue(db: str, count: int) -> list[str]:
+    """`count` invitation codes for the survey `invited`, recorded in the database."""
+    from rrsite.collect.stores import open_store
+
+    codes = [secrets.token_urlsafe(12) for _ in range(count)]
+    store = open_store(db)
+    store.add_invitations("invited", codes)
+    store.close()
+    return codes
 
 
 TRIVIAL = b"GET /api/nope HTTP/1.1\r\nHost: bench\r\n\r\n"
@@ -159,9 +191,10 @@ def show(row: dict) -> None:
 def start_server(work: Path, db: str | None = None) -> tuple[subprocess.Popen[str], int]:
     dist = work / "dist"
     if not dist.is_dir():
-        (dist / "bench").mkdir(parents=True)
-        (dist / "bench" / "survey.json").write_text(json.dumps(MANIFEST))
-        (dist / "bench" / "index.html").write_text("<!doctype html><title>bench</title>\n")
+        for survey in ("bench", "invited"):
+            (dist / survey).mkdir(parents=True)
+            (dist / survey / "survey.json").write_text(json.dumps({**MANIFEST, "id": survey}))
+            (dist / survey / "index.html").write_text("<!doctype html><title>bench</title>\n")
     process = subprocess.Popen(
         [sys.executable, "-m", "rrsite", "serve", str(dist), "--port", "0",
          "--db", db or str(work / "bench.db")],
@@ -239,10 +272,27 @@ async def together(ports: list[int], connections: int, seconds: float
                                        for port in ports)))
 
 
-def postgres_rows(work: Path, dsn: str, connections: int, seconds: float) -> list[dict]:
-    """Closed-loop submissions through one, then two `rrsite serve` processes on one database."""
+def postgres_rows(work: Path, dsn: str, connections: int, seconds: float,
+                  invitations: int) -> list[dict]:
+    """Closed-loop submissions through one, then two `rrsite serve` processes on one database,
+    then invitation-only submissions through one."""
     rows = []
     acknowledged = 0
+    codes = issue(dsn, invitations)
+    process, port = start_server(work, dsn)
+    try:
+        latencies, statuses = asyncio.run(drive(port, invited_requests(codes), connections,
+                                                seconds))
+    finally:
+        process.terminate()
+        process.wait(timeout=30)
+    if set(statuses) != {201}:
+        raise SystemExit(f"PostgreSQL, invitation-only: unexpected statuses {statuses}")
+    acknowledged += statuses[201]
+    row = summary(f"durable submission with a code ({invitations:,} issued), PostgreSQL",
+                  latencies, seconds)
+    rows.append(row)
+    show(row)
     for count in (1, 2):
         servers = [start_server(work, dsn) for _ in range(count)]
         try:
@@ -301,6 +351,9 @@ def main() -> int:
     parser.add_argument("--json", action="store_true", help="also print the figures as JSON")
     parser.add_argument("--postgres", metavar="URL",
                         help="an empty PostgreSQL database to use (default: a throwaway server)")
+    parser.add_argument("--invitations", type=int, default=5000, metavar="N",
+                        help="invitation codes issued for the invitation-only measurement "
+                        "(default 5000; each request spends one)")
     parser.add_argument("--no-postgres", action="store_true", help="skip the PostgreSQL part")
     args = parser.parse_args()
 
@@ -309,6 +362,7 @@ def main() -> int:
     results: dict[str, object] = {}
     with tempfile.TemporaryDirectory(prefix="rrsite-bench-") as temporary:
         work = Path(temporary)
+        sqlite_codes = issue(str(work / "bench.db"), args.invitations)
         process, port = start_server(work)
         try:
             asyncio.run(drive(port, lambda: TRIVIAL, 4, 0.5))  # warm up
@@ -328,6 +382,14 @@ def main() -> int:
                 row = summary(name, latencies, args.seconds)
                 rows.append(row)
                 show(row)
+            latencies, statuses = asyncio.run(drive(
+                port, invited_requests(sqlite_codes), args.connections, args.seconds))
+            if set(statuses) != {201}:
+                raise SystemExit(f"invitation-only: unexpected statuses {statuses}")
+            row = summary(f"durable submission with a code ({args.invitations:,} issued)",
+                          latencies, args.seconds)
+            invited_rows = [row]
+            show(row)
             for rate in (300, 1000):
                 latencies, statuses = asyncio.run(paced(port, post_request, rate, args.seconds))
                 if set(statuses) != {201}:
@@ -336,7 +398,8 @@ def main() -> int:
                 row["offered"] = rate
                 rows.append(row)
                 show(row)
-            acknowledged = sum(row["requests"] for row in rows if "submission" in row["name"])
+            acknowledged = sum(row["requests"] for row in rows + invited_rows
+                               if "submission" in row["name"])
             acknowledged += warm.get(201, 0)
         finally:
             process.terminate()
@@ -356,7 +419,8 @@ def main() -> int:
         store_rows = store_alone(work, args.connections, args.seconds)
         for row in store_rows:
             show(row)
-        results = {"http": rows, "ratio": ratio, "store": store_rows, "target_met": target}
+        results = {"http": rows + invited_rows, "ratio": ratio, "store": store_rows,
+                   "target_met": target}
         if not args.no_postgres:
             print(f"PostgreSQL ({args.connections} connections in all, beside the baseline "
                   f"above):")
@@ -367,7 +431,8 @@ def main() -> int:
                 server = throwaway_postgres()
                 dsn = server.create_database()
             try:
-                pg_rows = postgres_rows(work, dsn, args.connections, args.seconds)
+                pg_rows = postgres_rows(work, dsn, args.connections, args.seconds,
+                                        args.invitations)
             finally:
                 if server is not None:
                     server.remove()

@@ -8,23 +8,25 @@ serialised by the lock that spending a code takes (below), so an identical resen
 two codes, or one code with two tokens resolve the same way on every process.
 
 Invitation codes without a trail. `invitation_codes` holds the hash of every code issued, written
-once by `rrsite invite` in hash order. Which codes are still unused lives in `unused_codes`, and a
-code is spent by rewriting that table whole in the submission's own transaction: `LOCK` it, read
-it, `TRUNCATE` it (a new file; the old one is emptied at commit) and write the remaining hashes
-back in hash order. Every row then carries the same `xmin` (the newest spending transaction's)
-and a position fixed by its hash, and no earlier version of the table survives in the heap: the
+once by `rrsite invite` in hash order. Which codes are still unused lives in `unused_codes`, one
+row per survey holding the sorted SHA-256 digests of its unused codes end to end, and a code is
+spent by rewriting that table whole in the submission's own transaction: `LOCK` it, read it,
+`TRUNCATE` it (new files; the old ones are emptied at commit) and write the rows back without the
+code. Every row then carries the same `xmin` (the newest spending transaction's), its content is
+a function of the set alone, and no earlier version of the table survives in the heap: the
 database holds the set of spent codes (issued minus unused) and nothing about when or by which
 submission each was spent. Updating a `used` flag in place, as schema 1 did, gave the code's new
 row version the submission's `xmin` and appended it to the heap in spending order. PostgreSQL's
 write-ahead log still records each rewrite unless the server runs with `wal_level = minimal`
 (with `max_wal_senders = 0` and `wal_skip_threshold = 0`): then a table rewritten in its own
 transaction is fsynced instead of logged (the docs' threat model). The cost: a spend rewrites the
-unused codes of every survey (about 1 ms per thousand codes) under a table lock, so invitation-only
-submissions commit one at a time. A submission is answered 201 only after its
-transaction committed (PostgreSQL's default `synchronous_commit = on`: the commit is flushed to
-its WAL). When the database cannot be reached, `submit` raises StoreUnavailable (503 +
-Retry-After); the connection pool (asyncpg) opens new connections by itself once it is back, so
-no restart is needed.
+unused codes of every survey under a table lock (32 bytes a code), so invitation-only submissions
+commit one at a time (benchmarks/collector.py measures it).
+
+A submission is answered 201 only after its transaction committed (PostgreSQL's default
+`synchronous_commit = on`: the commit is flushed to its WAL). When the database cannot be reached,
+`submit` raises StoreUnavailable (503 + Retry-After); the connection pool (asyncpg) opens new
+connections by itself once it is back, so no restart is needed.
 
 Schema: created on first start under an advisory lock (several processes may start at once) and
 versioned in `rrsite_schema`, so a later rrsite can migrate it.
@@ -33,6 +35,7 @@ versioned in `rrsite_schema`, so a later rrsite can migrate it.
 from __future__ import annotations
 
 import asyncio
+import bisect
 import concurrent.futures
 from collections.abc import Iterable
 from typing import Any
@@ -84,23 +87,24 @@ CREATE TABLE IF NOT EXISTS invitation_codes (
     PRIMARY KEY (survey, code_hash)
 );
 CREATE TABLE IF NOT EXISTS unused_codes (
-    survey    text NOT NULL,
-    code_hash text NOT NULL,
-    PRIMARY KEY (survey, code_hash)
+    survey text PRIMARY KEY,
+    hashes bytea NOT NULL
 );
 """
 #: Schema 1's invitations, moved into schema 2's tables (the old table, and its history, dropped).
 MIGRATE_1 = """
 INSERT INTO invitation_codes (survey, code_hash)
     SELECT survey, code_hash FROM invitations ORDER BY survey, code_hash ON CONFLICT DO NOTHING;
-INSERT INTO unused_codes (survey, code_hash)
-    SELECT survey, code_hash FROM invitations WHERE NOT used ORDER BY survey, code_hash
-    ON CONFLICT DO NOTHING;
+INSERT INTO unused_codes (survey, hashes)
+    SELECT survey, string_agg(decode(code_hash, 'hex'), ''::bytea ORDER BY code_hash)
+    FROM invitations WHERE NOT used GROUP BY survey;
 DROP TABLE invitations;
 """
 #: Errors meaning "the database cannot be used right now" (answered 503, retried by the page).
 #: Taken on `unused_codes` by every transaction that may spend or add a code: one at a time.
 SPEND_LOCK = "ACCESS EXCLUSIVE"
+#: Bytes of a SHA-256 digest, as `unused_codes.hashes` stores them end to end.
+DIGEST = 32
 UNAVAILABLE = (OSError, asyncio.TimeoutError, asyncpg.PostgresError, asyncpg.InterfaceError)
 
 
@@ -123,6 +127,27 @@ async def setup_schema(connection: asyncpg.Connection, dsn: str) -> None:
             await connection.execute("DELETE FROM rrsite_schema")
             await connection.execute("INSERT INTO rrsite_schema (version) VALUES ($1)",
                                      SCHEMA_VERSION)
+
+
+async def _unused(connection: asyncpg.Connection) -> dict[str, list[bytes]]:
+    """Every survey's unused codes: sorted SHA-256 digests (read under SPEND_LOCK)."""
+    unused: dict[str, list[bytes]] = {}
+    for survey, blob in await connection.fetch("SELECT survey, hashes FROM unused_codes"):
+        unused[survey] = [blob[i:i + DIGEST] for i in range(0, len(blob), DIGEST)]
+    return unused
+
+
+async def _rewrite(connection: asyncpg.Connection, unused: dict[str, list[bytes]]) -> None:
+    """Replace `unused_codes` by new files holding `unused` (under SPEND_LOCK, in a transaction).
+
+    TRUNCATE gives the table (and its TOAST table and index) new files and empties the old ones
+    at commit, so no earlier version of the set survives in the heap (see the module docstring).
+    """
+    await connection.execute("TRUNCATE unused_codes")
+    rows = [(survey, b"".join(digests)) for survey, digests in sorted(unused.items()) if digests]
+    if rows:
+        await connection.executemany(
+            "INSERT INTO unused_codes (survey, hashes) VALUES ($1, $2)", rows)
 
 
 class _RolledBack(Exception):
@@ -229,11 +254,14 @@ class PgStore:
                     await connection.execute(f"LOCK TABLE unused_codes IN {SPEND_LOCK} MODE")
                     known = {row[0] for row in await connection.fetch(
                         "SELECT code_hash FROM invitation_codes WHERE survey = $1", survey)}
-                    new = [(survey, h) for h in hashes if h not in known]
+                    new = [h for h in hashes if h not in known]
                     await connection.executemany(
-                        "INSERT INTO invitation_codes (survey, code_hash) VALUES ($1, $2)", new)
-                    await connection.executemany(
-                        "INSERT INTO unused_codes (survey, code_hash) VALUES ($1, $2)", new)
+                        "INSERT INTO invitation_codes (survey, code_hash) VALUES ($1, $2)",
+                        [(survey, h) for h in new])
+                    unused = await _unused(connection)
+                    unused[survey] = sorted(unused.get(survey, []) + [bytes.fromhex(h)
+                                                                       for h in new])
+                    await _rewrite(connection, unused)
                     return len(new)
             finally:
                 await connection.close()
@@ -341,15 +369,14 @@ class PgStore:
 
         Runs under SPEND_LOCK, in the submission's transaction (a failed insert rolls it back).
         """
-        rows = await connection.fetch(
-            "SELECT survey, code_hash FROM unused_codes ORDER BY survey, code_hash")
-        remaining = [(row[0], row[1]) for row in rows if (row[0], row[1]) != (survey, hashed)]
-        if len(remaining) == len(rows):
+        unused = await _unused(connection)
+        digests = unused.get(survey, [])
+        digest = bytes.fromhex(hashed)
+        at = bisect.bisect_left(digests, digest)
+        if at == len(digests) or digests[at] != digest:
             return False
-        await connection.execute("TRUNCATE unused_codes")
-        if remaining:
-            await connection.copy_records_to_table(
-                "unused_codes", records=remaining, columns=["survey", "code_hash"])
+        del digests[at]
+        await _rewrite(connection, unused)
         return True
 
     # -- reading ------------------------------------------------------------------------------

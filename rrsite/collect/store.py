@@ -17,10 +17,12 @@ No history of the commits. The write-ahead log keeps every committed page image 
 until a checkpoint copies them into the database file, and a plain checkpoint leaves old frames in
 the `-wal` file to be overwritten later: anyone holding the live database with its `-wal` could
 read, commit by commit, which invitation code was marked used beside which new submission. So the
-writer checkpoints with TRUNCATE after every commit, before it answers (the log is emptied: the
-file is cut to zero bytes), and `secure_delete` overwrites freed content with zeros. A checkpoint
-cannot empty the log while a reader (an export, a health check) still reads an older snapshot; it
-then gives up at once rather than wait, and the next commit tries again. In the database file
+writer checkpoints with TRUNCATE after every commit that spent a code, before it answers (the log
+is emptied: the file is cut to zero bytes), and `secure_delete` overwrites freed content with
+zeros. Commits without a code keep the log (a submission's arrival order links it to nothing). A
+checkpoint cannot empty the log while a reader (an export, a health check) still reads an older
+snapshot; it then gives up at once rather than wait, and every later commit tries again until
+the log is empty. In the database file
 itself an invitation's `used` flag is overwritten in place, in a table ordered by the code's hash,
 with no row id and no time: nothing there orders the spent codes.
 
@@ -132,6 +134,8 @@ class _Job:
     future: asyncio.Future[Any] | None
     result: Any = None
     error: BaseException | None = None
+    #: The job may spend an invitation code (it carries one).
+    spends: bool = False
     done: threading.Event = field(default_factory=threading.Event)
 
 
@@ -217,7 +221,8 @@ class Store:
         except sqlite3.Error as error:
             self._connection.close()
             raise StoreError(f"{path}: cannot set up the database: {error}") from error
-        self.empty_log(self._connection)  # a previous run killed mid-way may have left frames
+        # a previous run killed mid-way may have left frames
+        self._log_holds_codes = not self.empty_log(self._connection)
         self._queue: queue.SimpleQueue[_Job | None] = queue.SimpleQueue()
         self._thread: threading.Thread | None = None
         self.last_error: str | None = None
@@ -294,14 +299,14 @@ class Store:
         """
         write = _submission_writer(survey, version, respondent, answers,
                                    self.caps.get(survey), self._counts, invitation)
-        return str(await self._submit_job(write))
+        return str(await self._submit_job(write, spends=invitation is not None))
 
     def submit_sync(self, survey: str, version: str, respondent: str,
                     answers: dict[str, Any], invitation: str | None = None) -> str:
         """`submit` for a caller without an event loop (benchmarks, tools); blocks until durable."""
         write = _submission_writer(survey, version, respondent, answers,
                                    self.caps.get(survey), self._counts, invitation)
-        job = _Job(run=write, loop=None, future=None)
+        job = _Job(run=write, loop=None, future=None, spends=invitation is not None)
         self._put(job)
         job.done.wait()
         if job.error is not None:
@@ -315,10 +320,11 @@ class Store:
             raise StoreUnavailable("too many submissions waiting; retry in a moment")
         self._queue.put(job)
 
-    async def _submit_job(self, run: Callable[[sqlite3.Connection], Any]) -> Any:
+    async def _submit_job(self, run: Callable[[sqlite3.Connection], Any], *,
+                          spends: bool = False) -> Any:
         loop = asyncio.get_running_loop()
         future: asyncio.Future[Any] = loop.create_future()
-        self._put(_Job(run=run, loop=loop, future=future))
+        self._put(_Job(run=run, loop=loop, future=future, spends=spends))
         return await future
 
     # -- the writer ---------------------------------------------------------------------------
@@ -374,7 +380,9 @@ class Store:
             self.commits += 1
             self.committed_jobs += len(batch)
             self.last_error = None
-            self.empty_log(connection)
+            if self._log_holds_codes or any(job.spends and job.result == STORED
+                                            for job in batch):
+                self._log_holds_codes = not self.empty_log(connection)
         except sqlite3.Error as error:
             self.last_error = f"{type(error).__name__}: {error}"
             try:

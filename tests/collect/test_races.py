@@ -52,7 +52,8 @@ def together(requests: Sequence[tuple[httpx.Client, dict[str, Any]]]) -> list[ht
 async def _state(dsn: str) -> tuple[set[str], dict[str, str]]:
     connection = await asyncpg.connect(dsn)
     try:
-        unused = {row[0] for row in await connection.fetch("SELECT code_hash FROM unused_codes")}
+        unused = {blob[i:i + 32].hex() for (blob,) in await connection.fetch(
+            "SELECT hashes FROM unused_codes") for i in range(0, len(blob), 32)}
         stored = {row[0]: row[1] for row in await connection.fetch(
             "SELECT respondent, answers FROM submissions")}
         return unused, stored

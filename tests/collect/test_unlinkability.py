@@ -213,8 +213,9 @@ def raw_file_attacks(data: Path, pairs: Sequence[tuple[str, str]]) -> dict[str, 
     of its row) and how many copies of it the files hold, against each token's first place."""
     wal = wal_stream(data)
     heap = b"".join(p.read_bytes() for p in (data / "base").rglob("*") if p.is_file())
-    last = {h: wal.rfind(h.encode()) for h, _ in pairs}
-    copies = {h: wal.count(h.encode()) + heap.count(h.encode()) for h, _ in pairs}
+    forms = {h: (h.encode(), bytes.fromhex(h)) for h, _ in pairs}  # as text and as a digest
+    last = {h: max(wal.rfind(form) for form in forms[h]) for h, _ in pairs}
+    copies = {h: sum(wal.count(form) + heap.count(form) for form in forms[h]) for h, _ in pairs}
     tokens = {t: wal.find(t.encode()) for _, t in pairs}
     return {"wal: newest copy": right(rank_pairs(last, tokens), pairs),
             "data directory: copies": right(rank_pairs(copies, tokens), pairs),
@@ -278,3 +279,29 @@ def test_attacks_find_a_link_that_is_there():
     assert wal_attack(header + frames, known) == USED
     assert len(codes) == ISSUED
 
+
+
+def test_sqlite_log_left_by_a_reader_is_emptied_by_a_later_commit(tmp_path):
+    """A reader on an older snapshot keeps the spending commit in the log; the next commit,
+    with or without a code, empties it once the reader is gone."""
+    import sqlite3
+
+    db = tmp_path / "c.db"
+    store = Store(db)
+    store.add_invitations("honor", ["C" * 16])
+    store.add_invitations("open", [])
+    store.start()
+    try:
+        reader = sqlite3.connect(db, isolation_level=None)
+        reader.execute("BEGIN")
+        reader.execute("SELECT count(*) FROM submissions").fetchone()  # holds a snapshot
+        assert store.submit_sync("honor", "v", "t1", {"a": 1}, "C" * 16) == "stored"
+        wal = db.with_name("c.db-wal")
+        assert wal.stat().st_size > 0  # the checkpoint gave way to the reader
+        reader.execute("COMMIT")
+        reader.close()
+        assert store.submit_sync("open", "v", "t2", {"a": 1}) == "stored"  # no code
+        assert wal.stat().st_size == 0
+        assert code_hash("C" * 16).encode() not in wal.read_bytes()
+    finally:
+        store.close()
