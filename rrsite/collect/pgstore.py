@@ -103,6 +103,10 @@ DROP TABLE invitations;
 #: Errors meaning "the database cannot be used right now" (answered 503, retried by the page).
 #: Taken on `unused_codes` by every transaction that may spend or add a code: one at a time.
 SPEND_LOCK = "ACCESS EXCLUSIVE"
+#: The settings under which PostgreSQL fsyncs a table rewritten in one transaction instead of
+#: copying it into its write-ahead log (the accepted spellings of each value).
+MINIMAL_WAL = {"wal_level": ("minimal",), "max_wal_senders": ("0",),
+               "wal_skip_threshold": ("0", "0kb")}
 #: Bytes of a SHA-256 digest, as `unused_codes.hashes` stores them end to end.
 DIGEST = 32
 UNAVAILABLE = (OSError, asyncio.TimeoutError, asyncpg.PostgresError, asyncpg.InterfaceError)
@@ -185,6 +189,29 @@ class PgStore:
             await setup_schema(connection, self.dsn)
         finally:
             await connection.close()
+
+    def advice(self) -> list[str]:
+        """Warnings for the operator at start-up: WAL settings that keep codes' spending order."""
+        async def work() -> tuple[bool, dict[str, str]]:
+            connection = await _connect(self.dsn)
+            try:
+                invited = bool(await connection.fetchval(
+                    "SELECT EXISTS (SELECT 1 FROM invitation_codes)"))
+                settings = {name: str(await connection.fetchval(f"SHOW {name}"))
+                            for name in MINIMAL_WAL}
+                return invited, settings
+            finally:
+                await connection.close()
+
+        invited, settings = self._run(work())
+        off = [f"{name} = {settings[name]}" for name, wanted in MINIMAL_WAL.items()
+               if settings[name].lower() not in wanted]
+        if not invited or not off:
+            return []
+        return [f"PostgreSQL runs with {', '.join(off)}: its write-ahead log keeps, for a while, "
+                "the order in which invitation codes were spent; set "
+                + ", ".join(f"{name} = {values[0]}" for name, values in MINIMAL_WAL.items())
+                + " (docs: the threat model of invitation codes)"]
 
     # -- manifests ----------------------------------------------------------------------------
 

@@ -144,6 +144,8 @@ def run(args: argparse.Namespace) -> int:
     if not args.api_only:
         for survey, _ in collector.surveys():
             print(f"rrsite serve:   http://{shown}:{port}/{survey}/", flush=True)
+    for advice in store.advice():
+        print(f"rrsite serve: warning: {advice}", file=sys.stderr, flush=True)
     if args.allow_origin:
         print(f"rrsite serve: accepting submissions from {', '.join(args.allow_origin)}",
               flush=True)

@@ -279,6 +279,10 @@ class Store:
             raise StoreError(f"{self.path}: cannot record the invitation codes: {error}") from error
         return added
 
+    def advice(self) -> list[str]:
+        """Nothing to warn of: the SQLite store's settings are its own (see the docstring)."""
+        return []
+
     def stored_manifests(self) -> list[dict[str, Any]]:
         """Every manifest version recorded, in the order first seen."""
         with _reader(self.path) as connection:

@@ -75,6 +75,9 @@ class SubmissionStore(Protocol):
     def add_invitations(self, survey: str, codes: Iterable[str]) -> int:
         """Record invitation codes' hashes for a survey; how many were new."""
 
+    def advice(self) -> list[str]:
+        """Warnings for the operator at start-up (settings that weaken a guarantee)."""
+
     async def open(self) -> None:
         """Get ready to store (in the app's lifespan, on its event loop)."""
 

@@ -305,3 +305,19 @@ def test_sqlite_log_left_by_a_reader_is_emptied_by_a_later_commit(tmp_path):
         assert code_hash("C" * 16).encode() not in wal.read_bytes()
     finally:
         store.close()
+
+
+def test_serve_warns_when_postgres_logs_spends(postgres, pg_db, tmp_path, kit,
+                                               minimal_wal_server):
+    """On a server whose WAL keeps rewritten tables, an invitation-only collector says so at
+    start-up and names the settings; under the documented settings it is silent."""
+    dist = kit.write_dist(tmp_path / "dist")
+    quiet = minimal_wal_server.create_database()
+    for dsn, warned in ((pg_db, True), (quiet, False)):
+        store = open_store(dsn)
+        store.add_invitations("honor", ["C" * 16])
+        with kit.Server(dist, dsn) as server:
+            pass
+        said = server.stop()
+        assert ("wal_level = minimal" in said) is warned, said
+        assert (f"wal_level = {'replica'}" in said) is warned
