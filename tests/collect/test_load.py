@@ -249,3 +249,85 @@ def test_two_processes_on_postgres_one_killed_mid_load(tmp_path, kit, pg_db):
     for record in records:
         assert record["answers"] == by_token[record["respondent"]]["answers"]
     print(f"\ntwo processes: {len(acked)} acknowledged, {len(failed)} without answer at the kill")
+
+
+def spent_codes(db: Any) -> set[str]:
+    """The hashes of the codes a database counts as used (issued minus unused)."""
+    if isinstance(db, Path):
+        with sqlite3.connect(db) as connection:
+            return {row[0] for row in connection.execute(
+                "SELECT code_hash FROM invitations WHERE used = 1")}
+    import asyncio
+
+    import asyncpg
+
+    async def read() -> set[str]:
+        connection = await asyncpg.connect(db)
+        try:
+            issued = {row[0] for row in await connection.fetch(
+                "SELECT code_hash FROM invitation_codes")}
+            unused = {blob[i:i + 32].hex() for (blob,) in await connection.fetch(
+                "SELECT hashes FROM unused_codes") for i in range(0, len(blob), 32)}
+            return issued - unused
+        finally:
+            await connection.close()
+
+    return asyncio.run(read())
+
+
+@pytest.mark.parametrize("store", ["sqlite", "postgresql"])
+def test_sigkill_with_invitation_codes(tmp_path, kit, store, request):
+    """SIGKILL while invited respondents post: every acknowledged submission is stored, and the
+    spent codes are exactly the stored submissions' codes (never one without the other)."""
+    from rrsite.collect.store import code_hash
+    from rrsite.collect.stores import open_store
+
+    dist = kit.write_dist(tmp_path / "dist")
+    db = database(store, request, tmp_path)
+    bodies = make_bodies(500, seed=5)
+    code_of = {}
+    for body in bodies:
+        body["invitation"] = secrets.token_urlsafe(12)
+        code_of[body["respondent"]] = code_hash(body["invitation"])
+    opened = open_store(db)
+    opened.add_invitations("honor", [body["invitation"] for body in bodies])
+    opened.close()
+    results: dict[str, list[int]] = {}
+    server = kit.Server(dist, db).start()
+    try:
+        stop = threading.Event()
+
+        def killer() -> None:
+            deadline = time.monotonic() + 30
+            while time.monotonic() < deadline:
+                if sum(1 for s in list(results.values()) if s and s[-1] in ACKED) >= 100:
+                    break
+                time.sleep(0.002)
+            server.kill()
+            time.sleep(0.3)
+            stop.set()
+
+        killing = threading.Thread(target=killer)
+        killing.start()
+        post_all(server.url, bodies, 16, time.monotonic() + 40, results, stop)
+        killing.join()
+    finally:
+        server.kill()
+    acked = {token for token, statuses in results.items() if statuses[-1] in ACKED}
+    failed = {token for token, statuses in results.items() if statuses[-1] == 0}
+    assert len(acked) >= 100 and failed, (len(acked), len(failed))
+    assert store == "postgresql" or integrity(db) == "ok"
+    stored = {record["respondent"] for record in export_records(db, tmp_path)}
+    assert acked <= stored <= acked | failed
+    assert spent_codes(db) == {code_of[token] for token in stored}
+    # after a restart the unanswered retry: stored ones are duplicates, the others are stored
+    by_token = {body["respondent"]: body for body in bodies}
+    again: dict[str, list[int]] = {}
+    with kit.Server(dist, db) as server:
+        post_all(server.url, [by_token[t] for t in sorted(failed)], 8, time.monotonic() + 30,
+                 again)
+    for token, statuses in again.items():
+        assert statuses == [200 if token in stored else 201], (token, statuses)
+    stored = {record["respondent"] for record in export_records(db, tmp_path)}
+    assert stored == acked | failed
+    assert spent_codes(db) == {code_of[token] for token in stored}
