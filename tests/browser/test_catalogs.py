@@ -10,7 +10,7 @@ import pytest
 
 TEMPLATES = Path(__file__).resolve().parents[2] / "templates"
 PLACEHOLDER = re.compile(r"\{(\w+)\}")
-# Keys page.js builds from a name: runtime_<stage>.
+# Keys page.js (and its modules) builds from a name: runtime_<stage>.
 DYNAMIC = {f"runtime_{stage}" for stage in ("loading", "downloading", "starting", "ready")}
 # page.js: explain_<design>, action_card_<colour>;
 # page.html: report_<report>, combined_intro_<design>.
@@ -23,8 +23,22 @@ def catalog(lang: str) -> dict[str, str]:
     return json.loads((TEMPLATES / "messages" / f"{lang}.json").read_text(encoding="utf-8"))
 
 
+def page_modules() -> list[Path]:
+    """page.js and the modules it imports, transitively (the page split by concern)."""
+    found: list[Path] = []
+    todo = [TEMPLATES / "assets" / "page.js"]
+    while todo:
+        path = todo.pop()
+        if path in found:
+            continue
+        found.append(path)
+        text = path.read_text(encoding="utf-8")
+        todo += [path.parent / name for name in re.findall(r"""from\s+["']\./([\w.-]+)["']""", text)]
+    return found
+
+
 def used_keys() -> set[str]:
-    script = (TEMPLATES / "assets" / "page.js").read_text(encoding="utf-8")
+    script = "\n".join(path.read_text(encoding="utf-8") for path in page_modules())
     page = (TEMPLATES / "page.html").read_text(encoding="utf-8")
     keys = set(re.findall(r"""\bt\(\s*["']([\w-]+)["']""", script))
     keys |= set(re.findall(r"""["']([a-z]+_[\w-]+)["']""", script)) & set(catalog("en"))

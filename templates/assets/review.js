@@ -1,0 +1,244 @@
+// rrsite respondent page: the review before sending, the transcript of the coins, sending, the
+// thanks screen, forgetting, and editing the direct answers before sending.
+
+import {
+  $, config, confirmButton, directQuestions, form, formatDate, optionLabel, questionElement,
+  questionText, questions, retryBox, review, sendError, sendStatus, sensitiveQuestions, state,
+  STORAGE_KEY, t, target,
+} from "./shared.js";
+import { deviceIcon, describeStep, explainDesign } from "./explain.js";
+import { readForm, setDirectAnswer, showErrors } from "./form.js";
+import { destinationText, downloadFile, outgoing, post } from "./send.js";
+import { markerKey, storage } from "./storage.js";
+
+/** Back to the form to fix direct answers; the sensitive reports stay as randomized. */
+export function editDirectAnswers() {
+  if (!state.current || state.current.record.sent_at) return;
+  state.editing = state.current.record;
+  for (const q of directQuestions) setDirectAnswer(q, state.editing.body.answers[q.id]);
+  for (const q of sensitiveQuestions) {
+    const element = questionElement(q);
+    if (element) {
+      element.disabled = true;
+      element.dataset.fixed = "true";
+    }
+    const explain = $(`q-${q.id}-explain`);
+    if (explain) explain.textContent = t("edit_fixed", { label: optionLabel(q, String(state.editing.body.answers[q.id])) });
+  }
+  const innocuous = document.querySelectorAll("[data-innocuous-for]");
+  for (const box of innocuous) box.disabled = true;
+  review.hidden = true;
+  $("rr-transcript").replaceChildren();
+  $("rr-transcript").hidden = true;
+  form.hidden = false;
+  $("rr-submit-note").textContent = t("edit_note");
+  const first = directQuestions.length && questionElement(directQuestions[0]);
+  if (first) first.scrollIntoView({ block: "start" });
+  const input = first && first.querySelector("input, textarea");
+  if (input) input.focus();
+}
+
+/** Save edited direct answers into the stored record (same token, same reports) and review it. */
+export function saveEditedAnswers() {
+  const { errors, direct } = readForm();
+  if (errors.length) {
+    showErrors(errors);
+    return;
+  }
+  const record = state.editing;
+  const answers = {};
+  for (const q of questions) {
+    if (q.sensitive) {
+      if (Object.prototype.hasOwnProperty.call(record.body.answers, q.id)) answers[q.id] = record.body.answers[q.id];
+    } else if (Object.prototype.hasOwnProperty.call(direct, q.id)) {
+      answers[q.id] = direct[q.id];
+    }
+  }
+  record.body.answers = answers;
+  storage.save(record);
+  state.editing = null;
+  $("rr-submit-note").textContent = t("submit_note");
+  showReview(record, { restored: false, edited: true });
+}
+
+export function renderTranscript(results, items) {
+  const box = $("rr-transcript");
+  box.replaceChildren();
+  for (let result of results) {
+    const q = sensitiveQuestions.find((candidate) => candidate.id === result.id);
+    const item = items.find((candidate) => candidate.question.id === result.id);
+    const section = document.createElement("section");
+    section.className = "rr-transcript-question";
+    section.dataset.question = q.id;
+    const heading = document.createElement("h3");
+    heading.textContent = questionText(q);
+    const list = document.createElement("ol");
+    list.className = "rr-steps";
+    const counters = {};
+    if (config.review === "result-only") {
+      // A shared screen: the report and the rule that produced it, not what the coins did.
+      const rule = document.createElement("li");
+      rule.className = "rr-rule";
+      rule.textContent = explainDesign(q) || t("review_as_given");
+      list.append(rule);
+      result = { ...result, steps: [] };
+      list.dataset.review = "result-only";
+    }
+    for (const step of result.steps) {
+      const li = document.createElement("li");
+      li.append(deviceIcon(step), document.createTextNode(describeStep(q, step, counters, result, item)));
+      list.append(li);
+    }
+    if (!result.steps.length && config.review !== "result-only") {
+      const li = document.createElement("li");
+      li.textContent = t("review_as_given");
+      list.append(li);
+    }
+    const report = document.createElement("p");
+    report.className = "rr-report";
+    report.dataset.report = result.report;
+    report.textContent = t("review_sent_value", { label: optionLabel(q, result.report) });
+    section.append(heading, list, report);
+    box.append(section);
+  }
+  box.hidden = results.length === 0;
+  // Play the animation once (CSS skips it under prefers-reduced-motion).
+  requestAnimationFrame(() => box.classList.add("rr-animate"));
+}
+
+/** An answer as the page's language shows it (option labels, not the values sent). */
+function answerText(q, value) {
+  if (Array.isArray(value)) return value.map((v) => optionLabel(q, v)).join(", ");
+  if (q.sensitive || q.type === "yes-no" || q.type === "choice") return optionLabel(q, String(value));
+  return String(value);
+}
+
+/** The answers of the body, question by question, in the page's language. */
+function renderAnswers(body) {
+  const list = $("rr-answers");
+  if (!list) return;
+  list.replaceChildren();
+  for (const q of questions) {
+    if (!Object.prototype.hasOwnProperty.call(body.answers, q.id)) continue;
+    const term = document.createElement("dt");
+    term.textContent = questionText(q);
+    const value = document.createElement("dd");
+    value.dataset.answerFor = q.id;
+    value.textContent = answerText(q, body.answers[q.id]);
+    list.append(term, value);
+  }
+}
+
+export function showReview(record, { restored, edited = false }) {
+  const request = outgoing(record.body);
+  state.current = { record, request };
+  form.hidden = true;
+  $("rr-done").hidden = true;
+  $("rr-review-title").textContent = restored ? t("stored_title") : t("review_title");
+  const intro = restored
+    ? [t(target === "download" ? "stored_intro_download" : "stored_intro", { date: formatDate(record.randomized_at) }), record.sent_at ? t(target === "download" ? "stored_saved" : "stored_sent", { date: formatDate(record.sent_at) }) : ""]
+    : [t("review_intro")];
+  $("rr-review-intro").textContent = intro.filter(Boolean).join(" ");
+  if (restored || edited) {
+    $("rr-transcript").replaceChildren();
+    $("rr-transcript").hidden = true;
+  }
+  if (edited) $("rr-review-intro").textContent = t("edit_saved");
+  $("rr-edit").hidden = Boolean(record.sent_at) || directQuestions.length === 0;
+  $("rr-destination").textContent = destinationText(request);
+  renderAnswers(record.body);
+  $("rr-body").textContent = request.shown;
+  confirmButton.textContent = target === "download" ? t("confirm_download") : record.sent_at ? t("send_again") : t("confirm_send");
+  confirmButton.disabled = false;
+  confirmButton.hidden = false;
+  retryBox.hidden = true;
+  sendStatus.textContent = "";
+  sendError.textContent = "";
+  review.hidden = false;
+  $("rr-review-title").focus();
+}
+
+export async function confirmAndSend() {
+  if (!state.current) return;
+  const { record, request } = state.current;
+  // fielding hook (issue 11): in kiosk mode kiosk.js queues and sends the report, clears this
+  // respondent from the page and storage, and hands the device to the next respondent.
+  if (window.rrsiteKiosk) { state.current = null; window.rrsiteKiosk.hand(record, request); return; }
+  performance.mark("rr-confirm");
+  confirmButton.disabled = true;
+  retryBox.hidden = true;
+  sendError.textContent = "";
+  if (target === "download") {
+    const filename = downloadFile(record, request);
+    record.sent_at = new Date().toISOString();
+    storage.save(record);
+    finish(t("saved", { filename }));
+    return;
+  }
+  sendStatus.textContent = t("sending");
+  try {
+    await post(request, { onRetry: () => { sendStatus.textContent = t("retrying"); } });
+  } catch (error) {
+    sendStatus.textContent = "";
+    if (error.retryable === false && error.status) {
+      // A permanent refusal (e.g. 405 from a host without the form handler): trying again cannot
+      // help, so say what is wrong; the report stays stored for when the survey is fixed.
+      sendError.textContent = t("send_refused", { status: error.status });
+      confirmButton.hidden = true;
+      retryBox.hidden = true;
+      sendError.tabIndex = -1;
+      sendError.focus();
+      return;
+    }
+    sendError.textContent = t("send_failed", { reason: error.message });
+    confirmButton.hidden = true;
+    retryBox.hidden = false;
+    $("rr-retry").focus();
+    return;
+  }
+  performance.mark("rr-sent");
+  record.sent_at = new Date().toISOString();
+  storage.save(record);
+  finish(t("sent"));
+}
+
+export function finish(text) {
+  review.hidden = true;
+  $("rr-transcript").replaceChildren(); // the coins' transcript is not kept once sent
+  $("rr-done-text").textContent = text;
+  $("rr-done").hidden = false;
+  const outro = $("rr-outro");
+  if (outro) {
+    $("rr-done-title").textContent = t("done_title"); // the author's words carry the thanks
+    $("rr-done").append(outro); // the author's closing words, once, inside the thanks screen
+    outro.hidden = false;
+  }
+  $("rr-forget-box").hidden = false;
+  $("rr-done-title").focus();
+  state.current = null;
+}
+
+/** Drop the stored report and direct answers; keep only the salted marker. */
+export async function forget() {
+  const key = await markerKey(true);
+  try {
+    if (key) window.localStorage.setItem(key, "1");
+    window.localStorage.removeItem(STORAGE_KEY);
+  } catch {
+    // storage blocked: nothing was kept
+  }
+  storage.memory = null;
+  showForgotten();
+}
+
+export function showForgotten() {
+  form.hidden = true;
+  review.hidden = true;
+  state.current = null;
+  $("rr-transcript").replaceChildren();
+  $("rr-done-title").textContent = t("forgotten_title");
+  $("rr-done-text").textContent = t("forgotten");
+  $("rr-forget-box").hidden = true;
+  $("rr-done").hidden = false;
+  $("rr-done-title").focus();
+}
