@@ -23,6 +23,7 @@ from typing import Any
 
 import asyncpg
 
+from . import blindstore
 from .store import (
     BAD_CODE,
     CONFLICT,
@@ -81,6 +82,7 @@ async def setup_schema(connection: asyncpg.Connection, dsn: str) -> None:
     async with connection.transaction():
         await connection.execute("SELECT pg_advisory_xact_lock($1)", SCHEMA_LOCK)
         await connection.execute(SCHEMA)
+        await blindstore.setup_pg(connection)  # [blind hook, issue 24]
         version = await connection.fetchval("SELECT max(version) FROM rrsite_schema")
         if version is None:
             await connection.execute("INSERT INTO rrsite_schema (version) VALUES ($1)",
@@ -221,7 +223,8 @@ class PgStore:
     # -- submissions --------------------------------------------------------------------------
 
     async def submit(self, survey: str, version: str, respondent: str,
-                     answers: dict[str, Any], invitation: str | None = None) -> str:
+                     answers: dict[str, Any], invitation: str | None = None,
+                     token: str | None = None) -> str:
         """Store one validated submission; its outcome once committed (as `Store.submit`).
 
         Raises StoreUnavailable if the database cannot be reached or the commit failed.
@@ -230,7 +233,7 @@ class PgStore:
         try:
             async with pool.acquire(timeout=5) as connection, connection.transaction():
                 outcome = await self._write(connection, survey, version, respondent,
-                                            canonical_json(answers), invitation)
+                                            canonical_json(answers), invitation, token)
         except UNAVAILABLE as error:
             self.last_error = f"{type(error).__name__}: {error}"
             raise StoreUnavailable(f"the database could not store it ({error})") from error
@@ -238,7 +241,8 @@ class PgStore:
         return outcome
 
     async def _write(self, connection: asyncpg.Connection, survey: str, version: str,
-                     respondent: str, answers_text: str, invitation: str | None) -> str:
+                     respondent: str, answers_text: str, invitation: str | None,
+                     token: str | None = None) -> str:
         async def existing() -> str | None:
             row = await connection.fetchrow(
                 "SELECT version, answers FROM submissions WHERE survey = $1 AND respondent = $2",
@@ -248,7 +252,7 @@ class PgStore:
             return DUPLICATE if (row[0], row[1]) == (version, answers_text) else CONFLICT
 
         cap = self.caps.get(survey)
-        invited = invitation is not None or bool(await connection.fetchval(
+        invited = invitation is not None or token is not None or bool(await connection.fetchval(
             "SELECT EXISTS (SELECT 1 FROM invitations WHERE survey = $1)", survey))
         if invited or cap is not None:
             previous = await existing()
@@ -261,7 +265,13 @@ class PgStore:
                 "SELECT count(*) FROM submissions WHERE survey = $1", survey)
             if count >= cap:
                 return FULL
-        if invited:
+        if invited:  # [blind hook, issue 24] a blind token instead of a code
+            refused = await blindstore.check_pg(connection, survey, invitation, token)
+            if refused == blindstore.USED_TOKEN:  # an identical resend racing its first copy
+                return await existing() or refused
+            if refused is not None:
+                return refused
+        if invited and token is None:
             if invitation is None:
                 return NO_CODE
             hashed = code_hash(invitation)

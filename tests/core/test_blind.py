@@ -109,7 +109,7 @@ def test_verify_refuses_another_message_or_salt_length() -> None:
 
 
 def test_json_round_trip_with_fresh_randomness() -> None:
-    """The worker's calls: blind a new token, sign it (m^d), finalize; the blinded value is fresh."""
+    """The worker's calls: blind a new token, sign it (m^d), finalize; each blinding is fresh."""
     v = VECTORS[0]
     key = _key(v)
     d = int(v["d"], 16)
