@@ -22,7 +22,11 @@ const STARTUP_TIMEOUT_S = 120;
 const SEND_ATTEMPTS = 3;
 // [collector hook, issue 12] invitation code of a personal link (`rrsite invite`): read from the
 // fragment (#invitation=CODE), which is never sent to a server; sent as the body's `invitation`.
-const invitationCode = new URLSearchParams(window.location.hash.slice(1)).get("invitation");
+const fragment = new URLSearchParams(window.location.hash.slice(1));
+const invitationCode = fragment.get("invitation");
+// [blind invitations, issue 24] `rrsite invite --blind` links add `&key=KEY_ID`: the page trades
+// the code for a blind-signed token when it opens and sends only the token with the answers.
+const blindKeyId = invitationCode && /^[0-9a-f]{32}$/.test(fragment.get("key") || "") ? fragment.get("key") : null;
 
 const form = $("rr-form");
 const submitButton = $("rr-submit");
@@ -169,12 +173,91 @@ class Randomizer {
   }
 
   respond(items) {
+    return this.call({ type: "respond", items });
+  }
+
+  /** A message to the worker (respond, blind, finalize) and its answer's `results`. */
+  call(message) {
     const id = this.nextId++;
     return new Promise((resolve, reject) => {
       this.pending.set(id, { resolve, reject });
-      this.worker.postMessage({ type: "respond", id, items });
+      this.worker.postMessage({ ...message, id });
     });
   }
+}
+
+// ---- blind invitations (issue 24) ---------------------------------------------------------
+//
+// RFC 9474 (RSABSSA-SHA384-PSS-Randomized) with rrsite/core/blind.py in the worker: fetch the
+// collector's public key (GET /api/blind-key; its id must be the link's `key`), blind a new token
+// in the worker, trade the code for a blind signature (POST /api/blind-sign: the code is spent
+// there), unblind and verify it in the worker. Kept in localStorage under `rrsite:blind:<survey>`:
+// the trade in flight ({code, key, msg, blinded_msg, inv}: a reload resends the identical trade,
+// which the collector answers again) and then the token ({code, token: {msg, sig}}).
+
+const BLIND_STORAGE_KEY = `rrsite:blind:${config.survey}`;
+let blindToken = null; // Promise of {msg, sig}
+
+function blindApiUrl(name) {
+  const submit = config.submit && config.submit.url ? config.submit.url : "/api/submissions";
+  return new URL(new URL(submit, document.baseURI).href.replace(/submissions$/, name));
+}
+
+function blindState() {
+  try {
+    const state = JSON.parse(localStorage.getItem(BLIND_STORAGE_KEY) || "null");
+    return state && state.code === invitationCode ? state : null;
+  } catch {
+    return null;
+  }
+}
+
+function saveBlindState(state) {
+  try {
+    localStorage.setItem(BLIND_STORAGE_KEY, JSON.stringify(state));
+  } catch {
+    // without storage a reload trades again and is refused (the code is spent): said then
+  }
+}
+
+async function blindFetch(url, options) {
+  let response;
+  try {
+    response = await fetch(url, { credentials: target === "endpoint" ? "omit" : "same-origin", cache: "no-store", ...options });
+  } catch {
+    throw new Error(t("send_failed_network"));
+  }
+  const body = await response.json().catch(() => ({}));
+  if (!response.ok) throw new Error(body.error || t("send_failed_status", { status: response.status }));
+  return body;
+}
+
+async function tradeInvitation() {
+  const stored = blindState();
+  if (stored && stored.token) return stored.token;
+  const keyBody = await blindFetch(blindApiUrl("blind-key"));
+  if (keyBody.key_id !== blindKeyId) throw new Error(t("blind_wrong_key"));
+  const key = JSON.stringify(keyBody);
+  await randomizer.ready;
+  const pending = stored && stored.key === key ? stored
+    : { code: invitationCode, key, ...(await randomizer.call({ type: "blind", key, survey: config.survey })) };
+  saveBlindState(pending);
+  const signed = await blindFetch(blindApiUrl("blind-sign"), {
+    method: "POST",
+    headers: { "Content-Type": "application/json" },
+    body: JSON.stringify({ survey: config.survey, invitation: invitationCode, blinded_msg: pending.blinded_msg }),
+  });
+  const token = await randomizer.call({ type: "finalize", key, msg: pending.msg, blindSig: signed.blind_sig, inv: pending.inv });
+  saveBlindState({ code: invitationCode, token: { msg: token.msg, sig: token.sig } });
+  document.documentElement.dataset.rrBlind = "ready";
+  return { msg: token.msg, sig: token.sig };
+}
+
+function startBlindTrade() {
+  if (!blindKeyId || blindToken) return;
+  document.documentElement.dataset.rrBlind = "trading";
+  blindToken = tradeInvitation();
+  blindToken.catch(() => { document.documentElement.dataset.rrBlind = "failed"; });
 }
 
 // ---- the form ----------------------------------------------------------------------------
@@ -970,6 +1053,18 @@ async function randomizeAndStore() {
     showErrors(errors);
     return;
   }
+  let token = null;
+  if (blindKeyId) { // [blind invitations, issue 24]
+    $("rr-submit-note").textContent = t("blind_trading");
+    startBlindTrade();
+    try {
+      token = await blindToken;
+    } catch (error) {
+      blindToken = null; // a later submit tries again
+      $("rr-submit-note").textContent = t("blind_failed", { reason: error.message });
+      return;
+    }
+  }
   let results = [];
   if (items.length) {
     $("rr-submit-note").textContent = t("randomizing");
@@ -995,7 +1090,7 @@ async function randomizeAndStore() {
     format: 1,
     body: { survey: config.survey, version: config.version, respondent: newRespondentToken(), answers,
       ...(Object.keys(groups).length ? { groups } : {}),
-      ...(invitationCode ? { invitation: invitationCode } : {}) }, // [collector hook, issue 12]
+      ...(token ? { token } : invitationCode ? { invitation: invitationCode } : {}) }, // [collector hooks, issues 12, 24]
     randomized_at: new Date().toISOString(),
     sent_at: null,
   };
@@ -1045,7 +1140,8 @@ function runtimeNotNeeded() {
 function main() {
   const stored = storage.load();
   // The runtime first: it is the long pole, and the form does not need it until submit.
-  if (sensitiveQuestions.some((q) => !isCombined(q)) && !stored) randomizer = new Randomizer();
+  if ((blindKeyId || sensitiveQuestions.some((q) => !isCombined(q))) && !stored) randomizer = new Randomizer();
+  if (blindKeyId && !stored) startBlindTrade(); // when the survey opens, not when it is sent
   for (const group of form.querySelectorAll("[data-group]")) setUpRadioGroup(group);
   form.addEventListener("submit", onSubmit);
   confirmButton.addEventListener("click", confirmAndSend);
