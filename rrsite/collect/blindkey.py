@@ -1,8 +1,10 @@
 """The collector's RSA key for blind invitations (RFC 9474, RSABSSA-SHA384-PSS-Randomized).
 
-The key pair is made by `rrsite invite --blind` (`cryptography`: 3072-bit RSA, e = 65537) and kept
+The key pair is made by `rrsite invite --blind` (`cryptography`: 2048-bit RSA, e = 65537) and kept
 in one file, `--blind-key` (default ``rrsite-blind.pem`` in the folder the command runs in):
 PKCS#8 PEM, unencrypted, created with mode 0600 (owner read/write only) and never overwritten.
+2048 bits: a token only has to resist forgery while the survey is open, and each signature is a
+private-key operation in Python (benchmarks/blind.py; 3072 bits costs about 3 times as much).
 `rrsite serve --blind-key` reads it and refuses a file that others can read. Every process of a
 PostgreSQL collector needs a copy of the same file.
 
@@ -29,7 +31,7 @@ from ..core.blind import SALT_LEN, VARIANT, BlindError, PublicKey, b64, int_to_b
 from ..errors import RRSiteError
 
 DEFAULT_PATH = "rrsite-blind.pem"
-KEY_BITS = 3072
+KEY_BITS = 2048
 PUBLIC_EXPONENT = 65537
 
 

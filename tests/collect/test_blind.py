@@ -63,7 +63,7 @@ def test_key_file_is_private_and_never_replaced(tmp_path):
     path = tmp_path / "k.pem"
     signer = create_key(path)
     assert stat.S_IMODE(path.stat().st_mode) == 0o600
-    assert signer.public.n.bit_length() == 3072 and signer.public.e == 65537
+    assert signer.public.n.bit_length() == 2048 and signer.public.e == 65537
     assert load_key(path).key_id == signer.key_id
     before = path.read_bytes()
     with pytest.raises(BlindKeyError, match="exists already"):
@@ -78,7 +78,7 @@ def test_key_file_is_private_and_never_replaced(tmp_path):
 
 @pytest.fixture(scope="module")
 def key_file(tmp_path_factory) -> Path:
-    """One key for the module's tests (3072-bit generation takes a moment)."""
+    """One key for the module's tests (key generation takes a moment)."""
     path = tmp_path_factory.mktemp("key") / "rrsite-blind.pem"
     create_key(path)
     return path
@@ -207,8 +207,9 @@ def test_tokens_of_another_survey_or_key_are_refused(tmp_path, kit, key_file):
         refused = post(client, other)
         assert refused.status_code == 403 and "another survey" in refused.json()["error"]
         # a survey without blind invitations refuses a trade
+        zeros = rb.b64(bytes(load_key(key_file).public.size))
         not_blind = client.post("/api/blind-sign", headers=JSON, content=json.dumps(
-            {"survey": "other", "invitation": codes[1], "blinded_msg": rb.b64(bytes(384))}))
+            {"survey": "other", "invitation": codes[1], "blinded_msg": zeros}))
         assert not_blind.status_code == 403 and not_blind.json()["field"] == "survey"
     # a collector started with another key does not accept the first key's tokens
     stranger = create_key(tmp_path / "other.pem")
