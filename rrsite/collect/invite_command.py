@@ -78,8 +78,10 @@ def run(args: argparse.Namespace) -> int:
             signer, made = load_or_create(key_path)
             mark_blind(store, args.survey, signer.key_id)
             fragment = f"&key={signer.key_id}"
-            blind_note = (f"; blind invitations: {'new key' if made else 'key'} {key_path} (mode "
-                          f"0600, key id {signer.key_id}): keep it, back it up, and start "
+            blind_note = (f"\nrrsite invite: blind invitations: the page trades its code for a "
+                          f"token when it opens and sends only the token; "
+                          f"{'new key' if made else 'key'} {key_path} (mode 0600, key id "
+                          f"{signer.key_id}): keep it private, back it up, and start "
                           f"`rrsite serve --blind-key {key_path}`")
         try:
             handle = open(args.output, "x", encoding="utf-8", newline="")
