@@ -239,3 +239,67 @@ def test_what_the_sqlite_store_keeps(tmp_path, kit, key_file):
     assert columns == ["survey", "token_hash"]
     assert spent[0][1] == hashlib.sha256(rb.unb64(token["msg"])).hexdigest()
     assert spent[0][1] not in traded[0] and traded[0][2] not in spent[0]
+
+
+def test_identical_token_resends_racing_on_two_postgresql_stores(pg_db, kit):
+    """Two stores (two pools, as two processes have): each blind token's submission sent to both
+    at once is stored once and the other copy is answered as a duplicate, never "used"."""
+    import asyncio
+
+    from rrsite.collect.blindstore import mark_blind
+    from rrsite.collect.pgstore import PgStore
+    from rrsite.collect.store import DUPLICATE, STORED
+
+    first, second = PgStore(pg_db), PgStore(pg_db)
+    mark_blind(first, "honor", "0" * 32)
+    tokens = [(kit.token(), rb.b64(bytes([i]) * 32)) for i in range(25)]
+
+    async def race() -> list[str]:
+        await first.open()
+        await second.open()
+        try:
+            jobs = [store.submit("honor", kit.VERSION, respondent, {"violated": "yes"}, None,
+                                 token_hash)
+                    for respondent, token_hash in tokens for store in (first, second)]
+            return list(await asyncio.gather(*jobs))
+        finally:
+            await first.aclose()
+            await second.aclose()
+
+    outcomes = asyncio.run(race())
+    assert outcomes.count(STORED) == len(tokens)
+    assert outcomes.count(DUPLICATE) == len(tokens)
+
+
+def test_one_code_traded_twice_at_once_on_two_postgresql_stores(pg_db):
+    """The same code traded for two different blinded messages at once, on two stores: exactly
+    one trade goes ahead; the identical trade on both is answered on both (a resend)."""
+    import asyncio
+
+    from rrsite.collect.blindstore import SIGN, exchange, mark_blind
+    from rrsite.collect.pgstore import PgStore
+    from rrsite.collect.store import USED_CODE, code_hash
+
+    first, second = PgStore(pg_db), PgStore(pg_db)
+    codes = [f"code-number-{i:05d}" for i in range(40)]
+    first.add_invitations("honor", codes)
+    mark_blind(first, "honor", "0" * 32)
+
+    async def race() -> list[str]:
+        await first.open()
+        await second.open()
+        try:
+            jobs = [exchange(store, "honor", code_hash(code), f"{i}-{n}")
+                    for i, code in enumerate(codes[:20]) for n, store in enumerate((first, second))]
+            jobs += [exchange(store, "honor", code_hash(code), "same")
+                     for code in codes[20:] for store in (first, second)]
+            return list(await asyncio.gather(*jobs))
+        finally:
+            await first.aclose()
+            await second.aclose()
+
+    outcomes = asyncio.run(race())
+    different, same = outcomes[:40], outcomes[40:]
+    for i in range(20):
+        assert sorted(different[2 * i:2 * i + 2]) == sorted([SIGN, USED_CODE])
+    assert same == [SIGN] * 40
