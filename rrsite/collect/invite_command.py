@@ -33,6 +33,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--db", default="rrsite.db",
                         help="the collector's SQLite database (created if missing; default "
                         "rrsite.db) or PostgreSQL database (postgresql://...)")
+    parser.add_argument("--blind", action="store_true",
+                        help="blind invitations: the page trades its code for a blind-signed "
+                        "token when the survey opens and sends only the token with the answers "
+                        "(docs/explanation/blind-tokens.md); makes the key file if missing")
+    parser.add_argument("--blind-key", type=Path, default=None, metavar="FILE",
+                        help="with --blind: the collector's key file (default rrsite-blind.pem; "
+                        "created with mode 0600 if missing; `rrsite serve --blind-key` reads it)")
 
 
 def new_codes(count: int) -> list[str]:
@@ -56,9 +63,26 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError(f"-o {args.output}: the folder {args.output.parent} does not exist")
     from .stores import open_store
 
+    if args.blind_key is not None and not args.blind:
+        raise UsageError("--blind-key is only used with --blind")
     codes = new_codes(args.n)
     store = open_store(args.db)  # StoreError (path and reason) before anything is written
+    fragment = ""
+    blind_note = ""
     try:
+        if args.blind:
+            from .blindkey import DEFAULT_PATH, load_or_create
+            from .blindstore import mark_blind
+
+            key_path = args.blind_key or Path(DEFAULT_PATH)
+            signer, made = load_or_create(key_path)
+            mark_blind(store, args.survey, signer.key_id)
+            fragment = f"&key={signer.key_id}"
+            blind_note = (f"\nrrsite invite: blind invitations: the page trades its code for a "
+                          f"token when it opens and sends only the token; "
+                          f"{'new key' if made else 'key'} {key_path} (mode 0600, key id "
+                          f"{signer.key_id}): keep it private, back it up, and start "
+                          f"`rrsite serve --blind-key {key_path}`")
         try:
             handle = open(args.output, "x", encoding="utf-8", newline="")
         except FileExistsError:
@@ -69,7 +93,7 @@ def run(args: argparse.Namespace) -> int:
                 writer = csv.writer(handle, lineterminator="\n")
                 writer.writerow(["code", "link"])
                 for code in codes:
-                    writer.writerow([code, f"{url}#invitation={code}"])
+                    writer.writerow([code, f"{url}#invitation={code}{fragment}"])
             added = store.add_invitations(args.survey, codes)
         except BaseException:
             args.output.unlink()  # codes the collector does not know must not be sent out
@@ -77,6 +101,6 @@ def run(args: argparse.Namespace) -> int:
     finally:
         store.close()
     print(f"rrsite invite: {added} codes for survey {args.survey!r} -> {args.output} (database "
-          f"{store.path}); the survey now accepts only submissions with an unused code",
-          file=sys.stderr)
+          f"{store.path}); the survey now accepts only submissions with an unused code"
+          f"{blind_note}", file=sys.stderr)
     return 0

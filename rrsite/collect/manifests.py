@@ -27,7 +27,7 @@ VERSION_RE = re.compile(r"[0-9a-f]{8,64}")
 QUESTION_TYPES = ("yes-no", "choice", "multi-choice", "number", "text")
 DEFAULT_TEXT_MAX_LENGTH = 500
 SUBMISSION_FIELDS = ("survey", "version", "respondent", "answers", "groups",
-                     "invitation")
+                     "invitation", "token")  # token: blind invitations (blindapi.token_hash)
 #: The stored answers keep a two-group question's group under ``<question id>`` + this suffix
 #: (question ids have no dots), which the export splits off again (docs/contracts.md).
 GROUP_SUFFIX = ".group"

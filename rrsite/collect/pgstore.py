@@ -42,6 +42,7 @@ from typing import Any
 
 import asyncpg
 
+from . import blindstore
 from .storebase import (
     BAD_CODE,
     CONFLICT,
@@ -49,6 +50,7 @@ from .storebase import (
     FULL,
     NO_CODE,
     STORED,
+    UNUSED,
     USED_CODE,
     StoreError,
     StoreUnavailable,
@@ -121,6 +123,7 @@ async def setup_schema(connection: asyncpg.Connection, dsn: str) -> None:
     async with connection.transaction():
         await connection.execute("SELECT pg_advisory_xact_lock($1)", SCHEMA_LOCK)
         await connection.execute(SCHEMA)
+        await blindstore.setup_pg(connection)  # [blind hook, issue 24]
         version = await connection.fetchval("SELECT max(version) FROM rrsite_schema")
         if version is not None and version > SCHEMA_VERSION:
             raise StoreError(f"{shown(dsn)}: written by a newer rrsite (schema {version}); "
@@ -152,6 +155,18 @@ async def _rewrite(connection: asyncpg.Connection, unused: dict[str, list[bytes]
     if rows:
         await connection.executemany(
             "INSERT INTO unused_codes (survey, hashes) VALUES ($1, $2)", rows)
+
+
+async def code_state(connection: asyncpg.Connection, survey: str, hashed: str) -> str:
+    """UNUSED, USED_CODE or BAD_CODE (never issued) for a code's hash, as of now."""
+    if not await connection.fetchval(
+            "SELECT EXISTS (SELECT 1 FROM invitation_codes WHERE survey = $1 AND code_hash = $2)",
+            survey, hashed):
+        return BAD_CODE
+    blob = await connection.fetchval("SELECT hashes FROM unused_codes WHERE survey = $1", survey)
+    digests = [blob[i:i + DIGEST] for i in range(0, len(blob or b""), DIGEST)]
+    at = bisect.bisect_left(digests, bytes.fromhex(hashed))
+    return UNUSED if at < len(digests) and digests[at] == bytes.fromhex(hashed) else USED_CODE
 
 
 class _RolledBack(Exception):
@@ -323,7 +338,8 @@ class PgStore:
     # -- submissions --------------------------------------------------------------------------
 
     async def submit(self, survey: str, version: str, respondent: str,
-                     answers: dict[str, Any], invitation: str | None = None) -> str:
+                     answers: dict[str, Any], invitation: str | None = None,
+                     token: str | None = None) -> str:
         """Store one validated submission; its outcome once committed (as `Store.submit`).
 
         Raises StoreUnavailable if the database cannot be reached or the commit failed.
@@ -332,7 +348,7 @@ class PgStore:
         try:
             async with pool.acquire(timeout=5) as connection, connection.transaction():
                 outcome = await self._write(connection, survey, version, respondent,
-                                            canonical_json(answers), invitation)
+                                            canonical_json(answers), invitation, token)
         except _RolledBack as rolled_back:
             outcome = rolled_back.outcome
         except UNAVAILABLE as error:
@@ -342,7 +358,8 @@ class PgStore:
         return outcome
 
     async def _write(self, connection: asyncpg.Connection, survey: str, version: str,
-                     respondent: str, answers_text: str, invitation: str | None) -> str:
+                     respondent: str, answers_text: str, invitation: str | None,
+                     token: str | None = None) -> str:
         async def existing() -> str | None:
             row = await connection.fetchrow(
                 "SELECT version, answers FROM submissions WHERE survey = $1 AND respondent = $2",
@@ -352,7 +369,7 @@ class PgStore:
             return DUPLICATE if (row[0], row[1]) == (version, answers_text) else CONFLICT
 
         cap = self.caps.get(survey)
-        invited = invitation is not None or bool(await connection.fetchval(
+        invited = invitation is not None or token is not None or bool(await connection.fetchval(
             "SELECT EXISTS (SELECT 1 FROM invitation_codes WHERE survey = $1)", survey))
         if invited:
             # before anything is read: every process sees the others' committed spends and
@@ -370,7 +387,13 @@ class PgStore:
                 "SELECT count(*) FROM submissions WHERE survey = $1", survey)
             if count >= cap:
                 return FULL
-        if invited:
+        if invited:  # [blind hook, issue 24] a blind token instead of a code
+            refused = await blindstore.check_pg(connection, survey, invitation, token)
+            if refused == blindstore.USED_TOKEN:  # an identical resend racing its first copy
+                return await existing() or refused
+            if refused is not None:
+                return refused
+        if invited and token is None:
             if invitation is None:
                 return NO_CODE
             hashed = code_hash(invitation)

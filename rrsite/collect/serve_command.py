@@ -60,6 +60,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--cap", action="append", default=[], metavar="ID=N",
                         help="accept at most N submissions for survey ID (new respondents get "
                         "429 beyond; resends are still answered); repeat for several surveys")
+    parser.add_argument("--blind-key", type=Path, metavar="FILE",  # [blind hook, issue 24]
+                        help="the key of blind invitations made by `rrsite invite --blind` "
+                        "(default: rrsite-blind.pem if it exists); serves /api/blind-key and "
+                        "/api/blind-sign")
 
 
 def _check(args: argparse.Namespace) -> None:
@@ -123,15 +127,18 @@ def run(args: argparse.Namespace) -> int:
     _check(args)
     import uvicorn
 
+    from .blindkey import DEFAULT_PATH, load_key
     from .server import create_app
     from .storebase import shown as shown_db
     from .stores import open_store
 
+    blind_path = args.blind_key or (Path(DEFAULT_PATH) if Path(DEFAULT_PATH).exists() else None)
+    blind_key = load_key(blind_path) if blind_path is not None else None  # [blind hook, issue 24]
     store = open_store(args.db, caps=args.caps)
     try:
         app = create_app(args.dist, store, allow_origins=args.allow_origin,
                          api_only=args.api_only, max_body=args.max_body,
-                         rate_limit=args.rate_limit)
+                         rate_limit=args.rate_limit, blind_key=blind_key)
     except BaseException:
         store.close()
         raise
@@ -146,6 +153,9 @@ def run(args: argparse.Namespace) -> int:
             print(f"rrsite serve:   http://{shown}:{port}/{survey}/", flush=True)
     for advice in store.advice():
         print(f"rrsite serve: warning: {advice}", file=sys.stderr, flush=True)
+    if blind_key is not None:
+        print(f"rrsite serve: blind invitations signed with {blind_path} (key id "
+              f"{blind_key.key_id})", flush=True)
     if args.allow_origin:
         print(f"rrsite serve: accepting submissions from {', '.join(args.allow_origin)}",
               flush=True)

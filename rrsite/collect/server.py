@@ -23,6 +23,8 @@ from starlette.requests import ClientDisconnect, Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
+from . import blindapi  # [blind hook, issue 24]
+from .blindkey import BlindSigner
 from .limits import RateLimit
 from .manifests import (
     SURVEY_ID_RE,
@@ -56,6 +58,7 @@ INVITATION_ERRORS = {
               "were sent it",
     USED_CODE: "this invitation code has already been used: each invitation accepts one set of "
                "answers",
+    **blindapi.TOKEN_ERRORS,  # [blind hook, issue 24]
 }
 #: Default limit on a submission body (bytes).
 MAX_BODY = 64 * 1024
@@ -76,8 +79,9 @@ class Collector:
     """Validates submissions against every manifest version seen and hands them to the store."""
 
     def __init__(self, dist: Path, store: SubmissionStore, *, max_body: int = MAX_BODY,
-                 rate_limit: RateLimit | None = None) -> None:
+                 rate_limit: RateLimit | None = None, blind: BlindSigner | None = None) -> None:
         self.dist = dist
+        self.blind = blind  # [blind hook, issue 24] the key of blind invitations, if any
         self.store = store
         self.max_body = max_body
         self.rate_limit = rate_limit
@@ -181,17 +185,19 @@ class Collector:
             rules = await self.rules_for(data["survey"], data["version"])
             answers = rules.check_answers(data["answers"])
             answers.update(rules.check_groups(data.get("groups"), answers))
+            token = blindapi.token_hash(self.blind, rules.survey, data)  # [blind hook, issue 24]
         except SubmissionError as error:
             return JSONResponse(error.body(), status_code=error.status, headers=API_HEADERS)
         try:
             outcome = await self.store.submit(rules.survey, rules.version, data["respondent"],
-                                              answers, data.get("invitation"))
+                                              answers, data.get("invitation"), token)
         except StoreUnavailable as error:
             return _error(503, str(error), None, {"retry-after": "1"})
         if outcome == STORED:
             return JSONResponse({"status": "stored"}, status_code=201, headers=API_HEADERS)
         if outcome in INVITATION_ERRORS:
-            return _error(403, INVITATION_ERRORS[outcome], "invitation")
+            field = "token" if token is not None else "invitation"
+            return _error(403, INVITATION_ERRORS[outcome], field)
         if outcome == FULL:
             cap = self.store.caps.get(rules.survey)
             return _error(429, f"survey {rules.survey!r} has reached its limit of {cap} "
@@ -232,15 +238,17 @@ async def _api_method(request: Request, allow: str) -> Response:
 
 def create_app(dist: Path, store: SubmissionStore, *, allow_origins: Sequence[str] = (),
                api_only: bool = False, max_body: int = MAX_BODY,
-               rate_limit: int | None = None) -> Starlette:
+               rate_limit: int | None = None, blind_key: BlindSigner | None = None) -> Starlette:
     """The collector app for DIST and a Store; the store's writer runs during the app's lifespan.
 
     `rate_limit`: submissions a minute per client address (in memory only), None for no limit.
+    `blind_key`: the key of blind invitations (`/api/blind-key`, `/api/blind-sign`), or None.
 
     ManifestError if a manifest in DIST is unusable.
     """
     collector = Collector(dist, store, max_body=max_body,
-                          rate_limit=RateLimit(rate_limit) if rate_limit else None)
+                          rate_limit=RateLimit(rate_limit) if rate_limit else None,
+                          blind=blind_key)
     header_rules = HeaderRules(dist / "_headers")
     site = StaticSite(dist, header_rules, collector.surveys)
 
@@ -266,6 +274,12 @@ def create_app(dist: Path, store: SubmissionStore, *, allow_origins: Sequence[st
     routes = [
         Route("/api/submissions", submissions, methods=every),
         Route("/api/health", health, methods=every),
+    ]
+    if blind_key is not None:  # [blind hook, issue 24]
+        blind = blindapi.BlindEndpoints(blind_key, store, INVITATION_ERRORS, collector.rate_limit)
+        routes += [Route("/api/blind-key", blind.key, methods=every),
+                   Route("/api/blind-sign", blind.sign, methods=every)]
+    routes += [
         Route("/api/{rest:path}", _api_not_found, methods=every),
         Route("/{path:path}", static, methods=every),
     ]

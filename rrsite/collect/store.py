@@ -44,6 +44,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from . import blindstore
 from .storebase import (
     BAD_CODE,
     CONFLICT,
@@ -67,6 +68,7 @@ __all__ = [  # the names tests and tools import from here (they live in storebas
     "StoreError", "StoreUnavailable", "SubmissionStore", "canonical_json", "code_hash", "connect",
     "is_postgres", "minute_now", "shown",
 ]
+
 
 #: PRAGMA user_version of the schema this code writes (2: the invitations table).
 SCHEMA_VERSION = 2
@@ -142,7 +144,8 @@ class _Job:
 
 def _submission_writer(survey: str, version: str, respondent: str, answers: dict[str, Any],
                        cap: int | None = None, counts: dict[str, int] | None = None,
-                       invitation: str | None = None) -> Callable[[sqlite3.Connection], str]:
+                       invitation: str | None = None,
+                       token: str | None = None) -> Callable[[sqlite3.Connection], str]:
     """The writer-thread job storing one submission.
 
     STORED, DUPLICATE or CONFLICT; FULL when a `cap` is set and the survey already holds `cap`
@@ -151,6 +154,7 @@ def _submission_writer(survey: str, version: str, respondent: str, answers: dict
     the code is missing, was never issued, or was used. A resend of a stored submission is
     recognised before any of these, so retrying stays safe. The code's use is marked in the
     same transaction as the insert, in a table that holds nothing joining the two.
+    `token`: the SHA-256 of a verified blind token (blindstore.check_sqlite), instead of a code.
     """
     answers_text = canonical_json(answers)
 
@@ -163,7 +167,7 @@ def _submission_writer(survey: str, version: str, respondent: str, answers: dict
         return DUPLICATE if row == (version, answers_text) else CONFLICT
 
     def write(connection: sqlite3.Connection) -> str:
-        invited = invitation is not None or connection.execute(
+        invited = invitation is not None or token is not None or connection.execute(
             "SELECT 1 FROM invitations WHERE survey = ? LIMIT 1", (survey,)).fetchone()
         if invited or cap is not None:
             previous = existing(connection)
@@ -175,7 +179,11 @@ def _submission_writer(survey: str, version: str, respondent: str, answers: dict
                     "SELECT count(*) FROM submissions WHERE survey = ?", (survey,)).fetchone()[0]
             if counts[survey] >= cap:
                 return FULL
-        if invited:
+        if invited:  # [blind hook, issue 24] a blind token instead of a code
+            refused = blindstore.check_sqlite(connection, survey, invitation, token)
+            if refused is not None:
+                return refused
+        if invited and token is None:
             if invitation is None:
                 return NO_CODE
             hashed = code_hash(invitation)
@@ -217,7 +225,8 @@ class Store:
             self._connection.execute("PRAGMA synchronous = FULL")
             self._connection.execute("PRAGMA secure_delete = ON")
             self._connection.executescript(
-                f"BEGIN IMMEDIATE; {SCHEMA} PRAGMA user_version = {SCHEMA_VERSION}; COMMIT;")
+                f"BEGIN IMMEDIATE; {SCHEMA} {blindstore.SQLITE_SCHEMA} "  # [blind hook, issue 24]
+                f"PRAGMA user_version = {SCHEMA_VERSION}; COMMIT;")
         except sqlite3.Error as error:
             self._connection.close()
             raise StoreError(f"{path}: cannot set up the database: {error}") from error
@@ -296,13 +305,14 @@ class Store:
     # -- submissions --------------------------------------------------------------------------
 
     async def submit(self, survey: str, version: str, respondent: str,
-                     answers: dict[str, Any], invitation: str | None = None) -> str:
+                     answers: dict[str, Any], invitation: str | None = None,
+                     token: str | None = None) -> str:
         """Store one validated submission; its outcome (`_submission_writer`) once durable.
 
         Raises StoreUnavailable if the write could not be committed.
         """
         write = _submission_writer(survey, version, respondent, answers,
-                                   self.caps.get(survey), self._counts, invitation)
+                                   self.caps.get(survey), self._counts, invitation, token)
         return str(await self._submit_job(write, spends=invitation is not None))
 
     def submit_sync(self, survey: str, version: str, respondent: str,

@@ -18,6 +18,8 @@ from ..errors import RRSiteError
 STORED, DUPLICATE, CONFLICT, FULL = "stored", "duplicate", "conflict", "full"
 #: Outcomes for invitation-only surveys: no code sent, a code not issued, a code already used.
 NO_CODE, BAD_CODE, USED_CODE = "no-code", "bad-code", "used-code"
+#: A code issued and not used yet (`pgstore.code_state`).
+UNUSED = "unused"
 
 
 class StoreError(RRSiteError):
@@ -88,8 +90,12 @@ class SubmissionStore(Protocol):
         """Release what is held outside an event loop (after `aclose`, or if never opened)."""
 
     async def submit(self, survey: str, version: str, respondent: str,
-                     answers: dict[str, Any], invitation: str | None = None) -> str:
-        """Store one submission; STORED, DUPLICATE, CONFLICT, FULL or an invitation outcome."""
+                     answers: dict[str, Any], invitation: str | None = None,
+                     token: str | None = None) -> str:
+        """Store one submission; STORED, DUPLICATE, CONFLICT, FULL or an invitation outcome.
+
+        `token`: the SHA-256 of a verified blind token (blind invitations), instead of a code.
+        """
 
     async def state(self) -> dict[str, Any]:
         """What `GET /api/health` shows, with `ok`; StoreUnavailable if unreadable."""

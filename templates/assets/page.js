@@ -16,6 +16,7 @@ import {
   state, submitButton, isCombined, STORAGE_KEY, config, invitationCode, t,
 } from "./shared.js";
 import { Randomizer } from "./randomizer.js";
+import { blindKeyId, blindTokenFor, startBlindTrade } from "./blind.js";
 import { describeStep, explainDesign } from "./explain.js";
 import { clearErrors, clearQuestionError, readForm, resetForm, resetTruths, setUpRadioGroup, showErrors } from "./form.js";
 import { answeredAndForgotten, newRespondentToken, storage, withDeviceLock } from "./storage.js";
@@ -104,6 +105,16 @@ async function randomizeAndStore() {
     showErrors(errors);
     return;
   }
+  let token = null;
+  if (blindKeyId) { // [blind invitations, issue 24]
+    $("rr-submit-note").textContent = t("blind_trading");
+    try {
+      token = await blindTokenFor(randomizer);
+    } catch (error) {
+      $("rr-submit-note").textContent = t("blind_failed", { reason: error.message });
+      return;
+    }
+  }
   let results = [];
   if (items.length) {
     $("rr-submit-note").textContent = t("randomizing");
@@ -129,7 +140,7 @@ async function randomizeAndStore() {
     format: 1,
     body: { survey: config.survey, version: config.version, respondent: newRespondentToken(), answers,
       ...(Object.keys(groups).length ? { groups } : {}),
-      ...(invitationCode ? { invitation: invitationCode } : {}) }, // [collector hook, issue 12]
+      ...(token ? { token } : invitationCode ? { invitation: invitationCode } : {}) }, // [collector hooks, issues 12, 24]
     randomized_at: new Date().toISOString(),
     sent_at: null,
   };
@@ -179,7 +190,8 @@ function runtimeNotNeeded() {
 function main() {
   const stored = storage.load();
   // The runtime first: it is the long pole, and the form does not need it until submit.
-  if (sensitiveQuestions.some((q) => !isCombined(q)) && !stored) randomizer = new Randomizer();
+  if ((blindKeyId || sensitiveQuestions.some((q) => !isCombined(q))) && !stored) randomizer = new Randomizer();
+  if (blindKeyId && !stored) startBlindTrade(randomizer); // when the survey opens, not when it is sent
   for (const group of form.querySelectorAll("[data-group]")) setUpRadioGroup(group);
   form.addEventListener("submit", onSubmit);
   confirmButton.addEventListener("click", confirmAndSend);

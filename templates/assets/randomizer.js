@@ -89,10 +89,15 @@ export class Randomizer {
   }
 
   respond(items) {
+    return this.call({ type: "respond", items });
+  }
+
+  /** A message to the worker (respond, blind, finalize) and its answer's `results`. */
+  call(message) {
     const id = this.nextId++;
     return new Promise((resolve, reject) => {
       this.pending.set(id, { resolve, reject });
-      this.worker.postMessage({ type: "respond", id, items });
+      this.worker.postMessage({ ...message, id });
     });
   }
 }

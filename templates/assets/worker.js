@@ -11,12 +11,17 @@
 //               manifest's core_hash and Pyodide's lock file without its packages, from the
 //               page's config; with the lock given, loadPyodide does not fetch pyodide-lock.json)
 //               {type: "respond", id, items: [{question, truth, innocuous?}]}
+//               {type: "blind", id, key, survey} | {type: "finalize", id, key, msg, blindSig, inv}
+//               (blind invitations: rrsite.core.blind, RFC 9474; `key` is /api/blind-key's body)
 // Messages out: {type: "progress", stage: "downloading" | "starting"}
 //               {type: "ready", ms}  |  {type: "failed", reason, message}  (reason: "blocked",
 //               "integrity" when the core's hash is not core_hash, "error")
 //               {type: "result", id, results: [{id, report, steps}]}  |  {type: "result", id, error}
+//               {type: "result", id, results: {key_id, msg, blinded_msg, inv} | {msg, sig}}
 
 let respondJson = null;
+let blindCore = null; // rrsite.core.blind, imported on the first blind invitation's message
+let pyodideInstance = null;
 let failed = false;
 
 function fail(reason, message) {
@@ -75,6 +80,7 @@ async function start({ pyodideUrl, coreUrl, coreHash, pyodideLock }) {
   const respond = pyodide.pyimport("rrsite.core").respond_json;
   if (typeof respond !== "function") throw new Error("rrsite.core.respond_json is missing");
   respondJson = respond;
+  pyodideInstance = pyodide;
   self.postMessage({ type: "ready", ms: performance.now() - started });
 }
 
@@ -91,6 +97,17 @@ self.addEventListener("message", (event) => {
   const message = event.data || {};
   if (message.type === "init") {
     start(message).catch((error) => fail("error", error && error.message ? error.message : error));
+  } else if (message.type === "blind" || message.type === "finalize") {
+    try {
+      if (!respondJson) throw new Error("not ready");
+      blindCore ??= pyodideInstance.pyimport("rrsite.core.blind");
+      const out = message.type === "blind"
+        ? blindCore.blind_json(message.key, message.survey)
+        : blindCore.finalize_json(message.key, message.msg, message.blindSig, message.inv);
+      self.postMessage({ type: "result", id: message.id, results: JSON.parse(out) });
+    } catch (error) {
+      self.postMessage({ type: "result", id: message.id, error: String(error && error.message ? error.message : error) });
+    }
   } else if (message.type === "respond") {
     if (!respondJson) {
       self.postMessage({ type: "result", id: message.id, error: "not ready" });

@@ -33,7 +33,8 @@ def page_modules() -> list[Path]:
             continue
         found.append(path)
         text = path.read_text(encoding="utf-8")
-        todo += [path.parent / name for name in re.findall(r"""from\s+["']\./([\w.-]+)["']""", text)]
+        imported = re.findall(r"""from\s+["']\./([\w.-]+)["']""", text)
+        todo += [path.parent / name for name in imported]
     return found
 
 
