@@ -303,3 +303,47 @@ def test_one_code_traded_twice_at_once_on_two_postgresql_stores(pg_db):
     for i in range(20):
         assert sorted(different[2 * i:2 * i + 2]) == sorted([SIGN, USED_CODE])
     assert same == [SIGN] * 40
+
+
+def test_one_respondent_with_two_tokens_at_once_spends_one(pg_db, kit):
+    """The same respondent token sent with two different blind tokens at once, on two stores:
+    exactly one blind token is spent (the other answer is a duplicate or a conflict, its token
+    left unspent), never a token spent without its answers."""
+    import asyncio
+
+    import asyncpg
+
+    from rrsite.collect.blindstore import mark_blind
+    from rrsite.collect.pgstore import PgStore
+    from rrsite.collect.store import CONFLICT, DUPLICATE, STORED
+
+    first, second = PgStore(pg_db), PgStore(pg_db)
+    mark_blind(first, "honor", "0" * 32)
+    cases = [(kit.token(), rb.b64(bytes([i]) * 32), rb.b64(bytes([100 + i]) * 32), i % 2 == 0)
+             for i in range(25)]
+
+    async def race() -> list[list[str]]:
+        await first.open()
+        await second.open()
+        try:
+            results = []
+            for respondent, one, other, same in cases:
+                answers = ({"violated": "yes"}, {"violated": "yes" if same else "no"})
+                results.append(list(await asyncio.gather(
+                    first.submit("honor", kit.VERSION, respondent, answers[0], None, one),
+                    second.submit("honor", kit.VERSION, respondent, answers[1], None, other))))
+            return results
+        finally:
+            await first.aclose()
+            await second.aclose()
+
+    async def spent() -> int:
+        connection = await asyncpg.connect(pg_db)
+        try:
+            return int(await connection.fetchval("SELECT count(*) FROM blind_tokens"))
+        finally:
+            await connection.close()
+
+    for (_, _, _, same), outcome in zip(cases, asyncio.run(race()), strict=True):
+        assert sorted(outcome) == sorted([STORED, DUPLICATE if same else CONFLICT]), outcome
+    assert asyncio.run(spent()) == len(cases)
