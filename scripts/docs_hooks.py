@@ -32,6 +32,12 @@ def _cell(text: str) -> str:
     return text.replace("|", "\\|").replace("\n", " ")
 
 
+def _plain(text: str) -> str:
+    """Help text is plain text: Markdown's marks in it are escaped, not rendered."""
+    text = text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    return re.sub(r"([\\`*_\[\]])", r"\\\1", text)
+
+
 def _option_row(action: argparse.Action) -> str:
     if action.option_strings:
         names = ", ".join(f"`{name}`" for name in action.option_strings)
@@ -52,7 +58,8 @@ def _option_row(action: argparse.Action) -> str:
         shown = "required" if action.required else "—"
     else:
         shown = f"`{default}`" if not isinstance(default, list) or default else "—"
-    if isinstance(action, argparse._AppendAction):  # noqa: SLF001
+    help_text = _plain(help_text)
+    if isinstance(action, argparse._AppendAction) and "repeatable" not in help_text:  # noqa: SLF001
         help_text += " (repeatable)"
     return f"| {names} | {_cell(shown)} | {_cell(help_text)} |"
 
