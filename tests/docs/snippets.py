@@ -51,7 +51,8 @@ class Block:
     @property
     def where(self) -> str:
         """``docs/page.md:line``."""
-        return f"{self.file.relative_to(ROOT) if self.file.is_relative_to(ROOT) else self.file}:{self.line}"
+        shown = self.file.relative_to(ROOT) if self.file.is_relative_to(ROOT) else self.file
+        return f"{shown}:{self.line}"
 
     @property
     def is_survey(self) -> bool:

@@ -65,7 +65,8 @@ def test_strict_build_has_every_section(site: Path) -> None:
     for section in ("tutorial", "how-to", "reference", "explanation", "engineering"):
         assert (site / section / "index.html").is_file(), section
     for language in ("es", "fr", "de", "pt", "it"):
-        assert (site / "explanation" / "how-your-answer-is-protected" / language / "index.html").is_file()
+        protected = site / "explanation" / "how-your-answer-is-protected"
+        assert (protected / language / "index.html").is_file(), language
 
 
 def test_survey_reference_is_generated_from_the_loaders_schema(site: Path) -> None:
