@@ -204,3 +204,13 @@ def test_strict_build_fails_on_a_broken_link(tmp_path: Path) -> None:
     done = mkdocs_build(copy / "mkdocs.yml", tmp_path / "site")
     assert done.returncode != 0
     assert "no-such-page.md" in done.stderr
+
+
+def test_readme_is_one_screen_and_starts_with_the_two_commands() -> None:
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert len(readme.splitlines()) < 150
+    first = next(block for block in blocks(ROOT / "README.md") if block.lang == "sh")
+    commands = [line.split("#")[0].strip() for line in first.text.splitlines() if line.strip()]
+    assert commands[:2] == ["make demo", "make test"]
+    for needed in ("rrsite check", "rrsite preview", "make docs", "make docs-serve"):
+        assert needed in readme, needed
