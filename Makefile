@@ -7,8 +7,11 @@ VENV := .venv
 PY := $(VENV)/bin/python
 RRSITE := $(VENV)/bin/rrsite
 PORT ?= 8000
+DOCS_PORT ?= 8001
+# Material for MkDocs prints a banner about MkDocs 2.0 on every build; the site is built with MkDocs 1.6.
+MKDOCS := NO_MKDOCS_2_WARNING=1 $(VENV)/bin/mkdocs
 
-.PHONY: setup setup-test demo build lint test bench clean distclean
+.PHONY: setup setup-test setup-docs demo build docs docs-serve lint test bench clean distclean
 
 setup:
 	PYTHON=$(PYTHON) VENV=$(VENV) bash scripts/setup.sh
@@ -16,11 +19,21 @@ setup:
 setup-test:
 	PYTHON=$(PYTHON) VENV=$(VENV) bash scripts/setup.sh --browser
 
+setup-docs:
+	PYTHON=$(PYTHON) VENV=$(VENV) bash scripts/setup.sh --docs
+
 build: setup
 	$(RRSITE) build surveys -o dist
 
 demo: build
 	$(RRSITE) serve dist --port $(PORT) --db rrsite.db
+
+# The documentation site (mkdocs.yml, docs/): built offline into site/, strict (a warning fails).
+docs: setup-docs
+	$(MKDOCS) build --strict
+
+docs-serve: setup-docs
+	$(MKDOCS) serve --strict --dev-addr 127.0.0.1:$(DOCS_PORT)
 
 lint:
 	$(PY) -m ruff check rrsite tests benchmarks
@@ -38,7 +51,7 @@ bench: setup-test
 	$(PY) benchmarks/page_load.py --runs 5
 
 clean:
-	rm -rf dist build *.egg-info .pytest_cache .mypy_cache .ruff_cache
+	rm -rf dist build site *.egg-info .pytest_cache .mypy_cache .ruff_cache
 
 distclean: clean
 	rm -rf $(VENV) node_modules

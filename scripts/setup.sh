@@ -9,7 +9,15 @@
 # `pip install` outside a virtual environment (PEP 668, "externally-managed-environment").
 set -euo pipefail
 cd "$(dirname "$0")/.."
-want_browser=${1:-}
+want_browser=
+want_docs=
+for arg in "$@"; do
+  case "$arg" in
+    --browser) want_browser=--browser; want_docs=1 ;;  # the tests build the docs too (tests/docs)
+    --docs) want_docs=1 ;;
+    *) echo "setup: unknown option $arg (use --browser or --docs)" >&2; exit 2 ;;
+  esac
+done
 PYTHON=${PYTHON:-python3}
 VENV=${VENV:-.venv}
 
@@ -37,7 +45,10 @@ if [ ! -x "$VENV/bin/python" ]; then
     "$PYTHON" -m venv "$VENV"
   fi
 fi
-"$VENV/bin/python" -m pip install --quiet --disable-pip-version-check -e '.[test]'
+# The docs extra (MkDocs, Material, mkdocstrings) with --docs and --browser: tests/docs builds the site.
+extras=test
+if [ -n "$want_docs" ]; then extras=test,docs; fi
+"$VENV/bin/python" -m pip install --quiet --disable-pip-version-check -e ".[$extras]"
 
 command -v npm >/dev/null || need_apt nodejs npm
 npm ci --silent --no-audit --no-fund

@@ -160,7 +160,7 @@ class QuestionResult:
         return {"name": "pooled", "parts": [part.to_dict(self.values) for part in self.designs]}
 
     def to_dict(self) -> dict[str, Any]:
-        """The per-question keys of DESIGN.md, and more."""
+        """The per-question keys of the JSON report (docs/reference/contracts.md), and more."""
         figures = self.estimate.to_dict()
         out: dict[str, Any] = {
             "id": self.id,
@@ -247,7 +247,7 @@ class Analysis:
     def to_dict(self) -> dict[str, Any]:
         """The JSON of ``--format json``.
 
-        Keys of DESIGN.md (survey, versions, rejected, privacy, questions) and a few more.
+        Keys of the JSON report (survey, versions, rejected, privacy, questions) and a few more.
         """
         return {
             "survey": self.survey,

@@ -151,7 +151,7 @@ class Design:
         return self.reports
 
     def rrreg(self) -> dict[str, Any] | None:
-        """RRreg 0.7.6's model name and ``p`` for this design (MATH.md section 7), or None."""
+        """RRreg 0.7.6's model name and ``p`` for this design, or None."""
         return None
 
     def params(self) -> dict[str, Any]:
@@ -298,7 +298,7 @@ class ForcedYes(BinaryDesign):
     """One-sided forced "yes" (seed 004): heads, the truth; tails, say yes.
 
     ``truth`` is the probability of answering truthfully (1/2 for a fair coin). A "no" is never
-    deniable: it can only come from a true "no", so no epsilon protects it (MATH.md section 3).
+    deniable: it can only come from a true "no", so no epsilon protects it.
     p00 = truth, p11 = 1; the true "no" rate is the observed one divided by ``truth``.
     """
 

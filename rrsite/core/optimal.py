@@ -64,7 +64,7 @@ def z_value(confidence: float) -> float:
 def respondents_needed(
     design: BinaryDesign, margin: float, confidence: float = 0.95, prior: float = 0.5
 ) -> int:
-    """N = z^2 lambda (1 - lambda) / ((p00 + p11 - 1)^2 m^2), rounded up (MATH.md section 1)."""
+    """N = z^2 lambda (1 - lambda) / ((p00 + p11 - 1)^2 m^2), rounded up."""
     if isinstance(margin, bool) or not isinstance(margin, int | float):
         raise TypeError(f"margin must be a number, got {margin!r}")
     if not 0.0 < margin < 1.0:
@@ -128,7 +128,7 @@ def optimal_design(epsilon: float, delta: float = 0.0, prior: float = 0.5) -> Op
     """The (epsilon, delta)-DP design(s) of least variance when the true rate is ``prior``.
 
     delta = 0: p00 = p11 = e^eps / (1 + e^eps), whatever the prior. delta > 0: the best of the
-    vertices S, A, B (MATH.md section 4); ties are reported as ties.
+    vertices S, A, B (docs/explanation/randomized-response.md); ties are reported as ties.
     """
     prior = check_probability("prior", prior)
     candidates = candidate_designs(epsilon, delta)

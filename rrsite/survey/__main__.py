@@ -1,4 +1,4 @@
-"""``python -m rrsite.survey``: print the survey-file reference tables (Markdown, for README.md)."""
+"""``python -m rrsite.survey``: print the survey-file reference tables (Markdown)."""
 
 from .schema import reference_markdown
 

@@ -1,6 +1,6 @@
 """The survey-file grammar as data: one declaration per key, with its type, default and meaning.
 
-Validation, "did you mean" suggestions and the README's reference table all come from the
+Validation, "did you mean" suggestions and the documentation's reference tables all come from the
 declarations below (``FRONT_MATTER``, ``PRIVACY``, ``SUBMIT``, ``QUESTION``, ``OPTION``), in the
 manner of MkDocs' ``config/defaults.py``. Unlike MkDocs, reading a block never stops at the first
 problem: every problem is recorded with its line and reading goes on.
@@ -124,7 +124,7 @@ def parse_number(text: str, *, allow_ln: bool = False) -> float:
 
 
 class Kind:
-    """How a key's value is read from its node; ``name`` is the README's type column."""
+    """How a key's value is read from its node; ``name`` is the reference's type column."""
 
     name = "value"
 
@@ -363,7 +363,7 @@ class Answers(Kind):
 
 @dataclass(frozen=True)
 class Key:
-    """One key of a block: its kind, default, meaning, and (for the README) where it applies."""
+    """One key of a block: its kind, default, meaning, and (for the reference) where it applies."""
 
     name: str
     kind: Kind
@@ -374,7 +374,7 @@ class Key:
     applies: str = ""
 
     def shown_default(self) -> str:
-        """The default as the README shows it."""
+        """The default as the reference shows it."""
         if self.required:
             return "required"
         if self.default_doc:
@@ -615,9 +615,9 @@ QUESTION = Block(
         Key("randomize", OneOf(DESIGN_NAMES),
             "The design, by name: `forced-response`, `forced-yes`, `warner`, `unrelated`, "
             "`matrix`, `k-rr`, `crosswise`, `triangular`, `mangat`, `kuk`, "
-            "`unrelated-unknown`, `cdm`, `cdm-sym`, `sld` (docs/designs.md); its parameters are "
-            "the keys below. Leave it out and give `epsilon` "
-            "to let rrsite choose the optimal design."),
+            "`unrelated-unknown`, `cdm`, `cdm-sym`, `sld` (the documentation's explanation "
+            "of the designs gives each one's matrix); its parameters are the keys below. "
+            "Leave it out and give `epsilon` to let rrsite choose the optimal design."),
         Key("truth", PROBABILITY, "Probability of answering truthfully.",
             default_doc="`1/2`", applies="randomize: forced-response, forced-yes"),
         Key("yes", PROBABILITIES, "Probability of being told to say yes (cdm-sym: a list, one "
@@ -703,8 +703,11 @@ def reference_table(block: Block) -> str:
     return "\n".join(rows)
 
 
-def reference_markdown(blocks: Sequence[Block] = BLOCKS) -> str:
-    """The README's survey-file reference: one table per block, generated from the declarations."""
+def reference_markdown(blocks: Sequence[Block] = BLOCKS, level: int = 4) -> str:
+    """The survey-file reference: one table per block, generated from the declarations.
+
+    The documentation's reference page (docs/reference/survey-file.md) is this, with ``level`` 2.
+    """
     titles = {
         "front matter": "Front matter (YAML between `---` lines at the top)",
         "privacy": "`privacy:` in the front matter",
@@ -715,6 +718,8 @@ def reference_markdown(blocks: Sequence[Block] = BLOCKS) -> str:
     }
     parts = []
     for block in blocks:
-        parts.append(f"#### {titles.get(block.name, block.name)}\n\n{reference_table(block)}\n")
+        heading = "#" * level
+        title = titles.get(block.name, block.name)
+        parts.append(f"{heading} {title}\n\n{reference_table(block)}\n")
     return "\n".join(parts)
 

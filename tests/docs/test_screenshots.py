@@ -1,0 +1,118 @@
+"""The tutorial's screenshots, taken by a browser test so they cannot go stale (never by hand).
+
+Follows the tutorial (docs/tutorial/index.md): the starter from `rrsite new`, built and served by
+`rrsite serve`, answered in Chromium; then a simulated export analysed into the HTML report. The
+pictures are written to docs/assets/screenshots/, where the tutorial shows them. The coins are
+fixed (constant bytes from the worker's crypto.getRandomValues) so that the review, and with it
+the picture, is the same on every run.
+"""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from playwright.sync_api import Browser, Page, Playwright
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "browser"))
+
+from browserkit import CHROMIUM, CHROMIUM_ARGS  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[2]
+SHOTS = ROOT / "docs" / "assets" / "screenshots"
+RRSITE = Path(sys.executable).parent / "rrsite"
+
+# The page's own random draws (the respondent token) from a seeded generator, for a stable picture.
+SEEDED_PAGE = """(() => {
+  let state = 0x2545f491;
+  crypto.getRandomValues = (view) => {
+    const bytes = new Uint8Array(view.buffer, view.byteOffset, view.byteLength);
+    for (let i = 0; i < bytes.length; i++) {
+      state ^= state << 13; state ^= state >>> 17; state ^= state << 5;
+      bytes[i] = state & 0xff;
+    }
+    return view;
+  };
+})();"""
+
+FIXED_COINS = """() => {
+  crypto.getRandomValues = (view) => view.fill(0);
+  return true;
+}"""
+
+
+@pytest.fixture(scope="module")
+def tutorial(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Path, str]]:
+    """The tutorial's starter survey, built and served; yields (folder, the page's URL)."""
+    folder = tmp_path_factory.mktemp("tutorial")
+    for command in (["new", "my-survey"], ["build", "my-survey.md", "-o", "dist"]):
+        subprocess.run([str(RRSITE), *command], cwd=folder, check=True, capture_output=True,
+                       timeout=300)
+    process = subprocess.Popen([str(RRSITE), "serve", "dist", "--port", "0", "--db", "rrsite.db"],
+                               cwd=folder, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                               text=True)
+    try:
+        assert process.stdout is not None
+        match = re.search(r"http://127\.0\.0\.1:\d+/", process.stdout.readline())
+        assert match, "rrsite serve did not start"
+        yield folder, match.group(0) + "my-survey/"
+    finally:
+        process.terminate()
+        process.wait(timeout=10)
+
+
+@pytest.fixture(scope="module")
+def browser(playwright: Playwright) -> Iterator[Browser]:
+    chromium = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+    yield chromium
+    chromium.close()
+
+
+@pytest.fixture
+def page(browser: Browser) -> Iterator[Page]:
+    context = browser.new_context(viewport={"width": 900, "height": 1000},
+                                  color_scheme="light", reduced_motion="reduce")
+    context.set_default_timeout(60_000)
+    context.add_init_script(SEEDED_PAGE)
+    yield context.new_page()
+    context.close()
+
+
+def test_page_and_review_screenshots(tutorial: tuple[Path, str], page: Page) -> None:
+    _, url = tutorial
+    page.goto(url)
+    page.wait_for_selector("html[data-rr-runtime=ready]")
+    assert "Have you ever" in page.locator("#q-did_it legend").inner_text()
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(SHOTS / "tutorial-page.png"), full_page=True)
+
+    assert len(page.workers) == 1
+    page.workers[0].evaluate(FIXED_COINS)
+    page.locator('#q-did_it input[data-truth][value="yes"]').check()
+    page.locator('#q-how_often input[name="how_often"][value="Sometimes"]').check()
+    page.locator("#rr-submit").click()
+    page.wait_for_selector("#rr-review:not([hidden])")
+    body = page.locator("#rr-body").inner_text()
+    assert '"did_it"' in body and '"how_often": "Sometimes"' in body
+    page.locator("#rr-review").scroll_into_view_if_needed()
+    page.locator("#rr-review").screenshot(path=str(SHOTS / "tutorial-review.png"))
+    for name in ("tutorial-page.png", "tutorial-review.png"):
+        assert (SHOTS / name).stat().st_size > 10_000, name
+
+
+def test_report_screenshot(tutorial: tuple[Path, str], page: Page) -> None:
+    folder, _ = tutorial
+    subprocess.run([str(RRSITE), "simulate", "my-survey.md", "--respondents", "1000",
+                    "--truth", "did_it=0.2", "--seed", "1", "-o", "answers.csv"],
+                   cwd=folder, check=True, capture_output=True, timeout=300)
+    subprocess.run([str(RRSITE), "analyze", "answers.csv", "--survey", "my-survey.md",
+                    "--by", "how_often", "--format", "html", "-o", "report.html"],
+                   cwd=folder, check=True, capture_output=True, timeout=300)
+    page.goto((folder / "report.html").as_uri())
+    assert "did_it" in page.content()
+    page.screenshot(path=str(SHOTS / "tutorial-report.png"))
+    assert (SHOTS / "tutorial-report.png").stat().st_size > 10_000
