@@ -6,6 +6,7 @@ from __future__ import annotations
 import csv
 import itertools
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -20,21 +21,37 @@ STARTERS = "=+-@\t\r"
 GROUPS = ["=1+1", "-2", "+3", "@SUM(A1)", "\tx", "'=quoted", "plain"]
 
 
+LINE_STARTERS = set("=+-@\t")
+BREAK_RE = re.compile(r"\r\n|\r|\n")
+
+
+def guarded_lines(text: str) -> int:
+    """How many places of the text a spreadsheet could run as a formula: the cell's start and the
+    start of each line after a CR, LF or CRLF (any number of apostrophes before the trigger)."""
+    lines = BREAK_RE.split(text)
+    count = int(text.lstrip("'")[:1] in set(STARTERS))
+    return count + sum(line.lstrip("'")[:1] in LINE_STARTERS for line in lines[1:])
+
+
 def test_rule_by_brute_force():
-    """Every string over a small alphabet: written safely, read back exactly, others untouched."""
-    alphabet = ["'", "=", "-", "@", "\t", "\r", "+", "a", " ", '"']
+    """Every string over a small alphabet: no line of the cell starts a formula, read back exactly,
+    two texts never give one cell, and only apostrophes are added, one per formula-like line."""
+    alphabet = ["'", "=", "-", "\t", "\r", "\n", "a"]
     seen: dict[str, str] = {}
-    for length in range(5):
+    for length in range(7):
         for letters in itertools.product(alphabet, repeat=length):
             text = "".join(letters)
             cell = neutralise(text)
-            assert cell[:1] not in STARTERS or cell == "", repr(text)  # never runs as a formula
+            assert cell[:1] not in set(STARTERS), repr(text)  # never runs as a formula
+            for line in BREAK_RE.split(cell)[1:]:
+                assert line[:1] not in LINE_STARTERS, repr(text)
             assert restore(cell) == text, repr(text)
             assert seen.setdefault(cell, text) == text, "two texts written as the same cell"
-            if text.lstrip("'")[:1] not in set(STARTERS) or text.lstrip("'") == "":
-                assert cell == text, repr(text)  # nothing formula-like: written as sent
-            else:
-                assert cell == "'" + text
+            assert cell.replace("'", "") == text.replace("'", "")
+            assert len(cell) - len(text) == guarded_lines(text), repr(text)
+    for text, cell in [("=1", "'=1"), ("'=1", "''=1"), ("'hello", "'hello"), ("a\r=1", "a\r'=1"),
+                       ("\r=1", "'\r'=1"), ("a\r\n-1", "a\r\n'-1"), ("a\n\t@", "a\n'\t@")]:
+        assert neutralise(text) == cell
 
 
 def read_rows(path: Path) -> list[dict[str, str]]:
