@@ -1,4 +1,4 @@
-"""Spreadsheet formula neutralisation for CSV cells, shared by `rrsite export` and the analyzer.
+r"""Spreadsheet formula neutralisation for CSV cells, shared by `rrsite export` and the analyzer.
 
 A spreadsheet opening a CSV runs a cell that starts with ``=``, ``+``, ``-`` or ``@`` as a formula
 (and some also after a leading tab or carriage return); a respondent's free text such as
@@ -9,7 +9,7 @@ injection", OWASP). The export prefixes such text with an apostrophe, which spre
 The same holds after every line break inside a cell (CR, LF or CRLF): a program that splits a
 multi-line cell into lines, or a spreadsheet import that mistakes a line break for a row's end,
 would otherwise see a line starting with a formula. So the rule applies at the start of the cell
-and at the start of every line in it: ``"a\\n=1"`` -> ``"a\\n'=1"``. (After a line break a CR is
+and at the start of every line in it: ``"a\n=1"`` -> ``"a\n'=1"``. (After a line break a CR is
 one more line break, not text, so there only ``= + - @`` and a tab count.)
 
 To read the cell back exactly, the rule is a bijection on strings: a line (or the cell) is prefixed
@@ -40,8 +40,7 @@ def _guarded(text: str) -> bool:
 
 
 def neutralise(text: str) -> str:
-    """The cell as written to CSV: an apostrophe in front of the cell and of every line in it
-    that look like a formula."""
+    """The cell as written to CSV: an apostrophe before it and each line that look like formulas."""
     cell = "'" + text if _guarded(text) else text
     if "\n" in cell or "\r" in cell:
         cell = _LINE_GUARDED.sub("'", cell)

@@ -128,14 +128,18 @@ class Export:
 
 
 class _RowsEndInLF:
-    """What the csv writer writes to: it is given CRLF as its line terminator, so it quotes every
-    field holding a CR or an LF (QUOTE_MINIMAL quotes the characters of the terminator, and with
-    LF alone a bare CR went out unquoted); each row reaches `out` ending in LF, as before."""
+    """What the csv writer writes to; each row reaches `out` ending in LF, as before.
+
+    The writer is given CRLF as its line terminator, so it quotes every field holding a CR or an
+    LF (QUOTE_MINIMAL quotes the characters of the terminator; with LF alone a bare CR went out
+    unquoted).
+    """
 
     def __init__(self, out: TextIO) -> None:
         self.out = out
 
     def write(self, row: str) -> int:
+        """Write one row, its CRLF replaced by LF."""
         return self.out.write(row[:-2] + "\n")
 
 
