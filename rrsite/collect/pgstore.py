@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import logging
 from collections.abc import Iterable
 from typing import Any
 
@@ -70,6 +71,22 @@ CREATE TABLE IF NOT EXISTS invitations (
 """
 #: Errors meaning "the database cannot be used right now" (answered 503, retried by the page).
 UNAVAILABLE = (OSError, asyncio.TimeoutError, asyncpg.PostgresError, asyncpg.InterfaceError)
+
+log = logging.getLogger("rrsite.collect")
+
+
+def public_reason(error: BaseException) -> str:
+    """A database error as clients may see it: its kind, never its message.
+
+    asyncpg's messages name the server's address (host and port, or socket path), the user and
+    the database.
+    """
+    if isinstance(error, asyncpg.PostgresError):
+        state = getattr(error, "sqlstate", None)
+        return f"{type(error).__name__} (SQLSTATE {state})" if state else type(error).__name__
+    if isinstance(error, (OSError, asyncio.TimeoutError)):
+        return f"{type(error).__name__}: the database cannot be reached"
+    return type(error).__name__
 
 
 async def _connect(dsn: str) -> asyncpg.Connection:
@@ -169,8 +186,8 @@ class PgStore:
             async with pool.acquire(timeout=5) as connection, connection.transaction():
                 return await self._register(connection, manifest)
         except UNAVAILABLE as error:
-            self.last_error = f"{type(error).__name__}: {error}"
-            raise StoreUnavailable(f"the database could not record it ({error})") from error
+            raise StoreUnavailable(f"the database could not record it ({self._failed(error)})"
+                                   ) from error
 
     def add_invitations(self, survey: str, codes: Iterable[str]) -> int:
         """Record invitation codes (their hashes) for a survey, in one transaction; how many."""
@@ -192,6 +209,17 @@ class PgStore:
                 await connection.close()
 
         return int(self._run(work()))
+
+    def _failed(self, error: BaseException) -> str:
+        """What answers and /api/health may say about a database error; the full error is logged.
+
+        Only the error's class and SQLSTATE (`public_reason`), never its message.
+        """
+        reason = public_reason(error)
+        if reason != self.last_error:  # once per change, not once per request
+            log.warning("%s: %s: %s", self.path, type(error).__name__, error)
+        self.last_error = reason
+        return reason
 
     # -- the pool -----------------------------------------------------------------------------
 
@@ -232,8 +260,8 @@ class PgStore:
                 outcome = await self._write(connection, survey, version, respondent,
                                             canonical_json(answers), invitation)
         except UNAVAILABLE as error:
-            self.last_error = f"{type(error).__name__}: {error}"
-            raise StoreUnavailable(f"the database could not store it ({error})") from error
+            raise StoreUnavailable(f"the database could not store it ({self._failed(error)})"
+                                   ) from error
         self.last_error = None
         return outcome
 
@@ -295,8 +323,8 @@ class PgStore:
                         "SELECT survey, version FROM manifests ORDER BY seq"):
                     versions.setdefault(row[0], []).append(row[1])
         except UNAVAILABLE as error:
-            self.last_error = f"{type(error).__name__}: {error}"
-            raise StoreUnavailable(self.last_error) from error
+            raise StoreUnavailable(self._failed(error)) from error
+        self.last_error = None  # the database answered: it is up now, whatever failed before
         return {
             "ok": True,
             "store": "postgresql",
