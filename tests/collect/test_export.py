@@ -12,8 +12,9 @@ import pytest
 from starlette.testclient import TestClient
 
 from rrsite.cli import main
+from rrsite.collect.pgstore import PgStore
 from rrsite.collect.server import create_app
-from rrsite.collect.store import open_store
+from rrsite.collect.store import Store
 from rrsite.spreadsheet import restore
 
 JSON = {"content-type": "application/json"}
@@ -169,7 +170,8 @@ def test_line_breaks_read_back(store, tmp_path, kit, request):
     db = request.getfixturevalue("pg_db") if store == "postgresql" else str(tmp_path / "c.db")
     dist = kit.write_dist(tmp_path / "dist")
     sent = {}
-    with TestClient(create_app(dist, open_store(db))) as client:
+    opened = PgStore(db) if store == "postgresql" else Store(Path(db))
+    with TestClient(create_app(dist, opened)) as client:
         for text in LINE_TEXTS:
             body = kit.body(comment=text)
             response = client.post("/api/submissions", content=json.dumps(body), headers=JSON)
