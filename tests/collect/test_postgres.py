@@ -150,7 +150,8 @@ def test_health_and_errors_hide_the_database_and_follow_it(tmp_path, kit, caplog
     server = kit.PgServer().start()
     try:
         server._run("psql", "-h", str(server.root), "-p", str(server.port), "-U", "rrsite",
-                    "-d", "postgres", "-c", "CREATE ROLE sekrit_user LOGIN SUPERUSER PASSWORD 'pw-Xy9q'")
+                    "-d", "postgres", "-c",
+                    "CREATE ROLE sekrit_user LOGIN SUPERUSER PASSWORD 'pw-Xy9q'")
         name = urlsplit(server.create_database()).path.lstrip("/")
         dsn = (f"postgresql://sekrit_user:pw-Xy9q@/{name}?host={server.root}"
                f"&port={server.port}")
