@@ -122,3 +122,33 @@ def test_analyze_reads_neutralised_cells_back(hostile, tmp_path):
         mine = [b["answers"]["violated"] for b in sent if b["answers"]["year"] == group]
         assert violated.groups[group].counts == {"no": mine.count("no"),
                                                  "yes": mine.count("yes")}, group
+
+
+def test_analyze_reads_multiline_text_back(tmp_path, kit):
+    """Text answers with CR, LF and CRLF followed by formulas: every row reaches the analyzer
+    (a bare CR used to go out unquoted and split its row in two)."""
+    questions = [q for q in kit.QUESTIONS if q["id"] != "year"] + [
+        {"id": "year", "text": "Group", "type": "choice", "sensitive": False, "required": True,
+         "values": GROUPS, "options": [{"value": v, "label": v} for v in GROUPS]}]
+    manifest = kit.manifest(questions=questions)
+    dist = kit.write_dist(tmp_path / "dist", [manifest])
+    db = tmp_path / "c.db"
+    sent = []
+    with kit.make_client(dist, db) as client:
+        for i in range(90):
+            brk = ["\r", "\n", "\r\n"][i % 3]
+            group = GROUPS[i % len(GROUPS)]
+            body = kit.body(violated="yes" if i % 4 else "no", year=group,
+                            comment=f"x{brk}{group}{brk}{GROUPS[(i + 1) % len(GROUPS)]}")
+            response = client.post("/api/submissions", content=json.dumps(body), headers=JSON)
+            assert response.status_code == 201, response.text
+            sent.append(body)
+    out = tmp_path / "safe.csv"
+    assert main(["export", "--db", str(db), "-o", str(out)]) == 0
+    result = analyze(out, manifests=[manifest], by="year", progress=False)
+    violated = result.question("violated")
+    assert violated.estimate.n == len(sent)
+    for group in GROUPS:
+        mine = [b["answers"]["violated"] for b in sent if b["answers"]["year"] == group]
+        assert violated.groups[group].counts == {"no": mine.count("no"),
+                                                 "yes": mine.count("yes")}, group
