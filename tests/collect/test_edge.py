@@ -145,47 +145,51 @@ def test_flood_of_slow_connections(store, tmp_path, kit, request):
     before any deadline passes), and the server holds no more sockets than its bound."""
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     flood = 1100
-    if soft < flood + 200:
-        resource.setrlimit(resource.RLIMIT_NOFILE, (min(hard, flood + 400), hard))
     db = request.getfixturevalue("pg_db") if store == "postgresql" else tmp_path / "c.db"
     dist = kit.write_dist(tmp_path / "dist")
     slow: list[socket.socket] = []
-    with kit.Server(dist, db, "--request-timeout", "60") as server:
-        try:
-            for i in range(flood):
-                sock = socket.create_connection(address(server), timeout=30)
-                slow.append(sock)
-                sock.sendall(b"POST /api/submissions HTTP/1.1\r\n" if i % 2 else b"")
-            assert server.process is not None
-            deadline = time.monotonic() + 20  # a loaded machine may take a while to accept all
-            while True:  # + the listening socket, the database's
-                held = socket_count(server.process.pid)
-                if held <= MAX_CONNECTIONS + 12 or time.monotonic() > deadline:
-                    break
-                time.sleep(0.2)
-            assert held <= MAX_CONNECTIONS + 12, held
-            start = time.monotonic()
-            response = httpx.post(server.url + "/api/submissions", content=submission_bytes(kit),
-                                  headers=JSON, timeout=20)
-            elapsed = time.monotonic() - start
-            assert response.status_code == 201, response.text
-            assert elapsed < 10, elapsed  # eviction, not the 60 s deadline, made room
-            dropped = 0
-            for sock in slow:
-                sock.settimeout(0.001)
-                try:
-                    answer = sock.recv(1024)  # nothing (closed) or 408 if headers began
-                    assert answer == b"" or answer.startswith(b"HTTP/1.1 408 "), answer
-                    dropped += 1
-                except (TimeoutError, BlockingIOError):
-                    pass
-                except ConnectionResetError:
-                    dropped += 1
-            assert dropped >= flood - MAX_CONNECTIONS - BACKLOG, dropped
-            assert stored(server) == 1
-        finally:
-            for sock in slow:
-                sock.close()
+    server = kit.Server(dist, db, "--request-timeout", "60")
+    resource.setrlimit(resource.RLIMIT_NOFILE, (min(1024, hard), hard))
+    try:  # the server inherits the common limit of 1,024 descriptors; this process needs more
+        server.start()
+    finally:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (max(soft, min(hard, flood + 400)), hard))
+    try:
+        for i in range(flood):
+            sock = socket.create_connection(address(server), timeout=30)
+            slow.append(sock)
+            sock.sendall(b"POST /api/submissions HTTP/1.1\r\n" if i % 2 else b"")
+        assert server.process is not None
+        deadline = time.monotonic() + 20  # a loaded machine may take a while to accept all
+        while True:  # + the listening socket, the database's
+            held = socket_count(server.process.pid)
+            if held <= MAX_CONNECTIONS + 12 or time.monotonic() > deadline:
+                break
+            time.sleep(0.2)
+        assert held <= MAX_CONNECTIONS + 12, held
+        start = time.monotonic()
+        response = httpx.post(server.url + "/api/submissions", content=submission_bytes(kit),
+                              headers=JSON, timeout=20)
+        elapsed = time.monotonic() - start
+        assert response.status_code == 201, response.text
+        assert elapsed < 10, elapsed  # eviction, not the 60 s deadline, made room
+        dropped = 0
+        for sock in slow:
+            sock.settimeout(0.001)
+            try:
+                answer = sock.recv(1024)  # nothing (closed) or 408 if headers began
+                assert answer == b"" or answer.startswith(b"HTTP/1.1 408 "), answer
+                dropped += 1
+            except (TimeoutError, BlockingIOError):
+                pass
+            except ConnectionResetError:
+                dropped += 1
+        assert dropped >= flood - MAX_CONNECTIONS - BACKLOG, dropped
+        assert stored(server) == 1
+    finally:
+        for sock in slow:
+            sock.close()
+        server.stop()
 
 
 def test_flood_below_the_bound_by_option(tmp_path, kit):
@@ -244,3 +248,37 @@ def test_transfer_encoding_with_content_length_refused(server, kit):
                           connection="close") + chunked)
         assert read_until_closed(sock).startswith(b"HTTP/1.1 201 ")
     assert stored(server) == 1
+
+
+def test_client_not_reading_its_response_is_dropped_under_pressure(tmp_path, kit):
+    """A download the client does not read holds a connection with a response in progress; when
+    the bound is reached it is the one dropped (the socket aborted), not the real submission."""
+    dist = kit.write_dist(tmp_path / "dist")
+    size = 16 * 1024 * 1024
+    (dist / "_rr" / "big.0123abcd.bin").write_bytes(os.urandom(size))
+    with kit.Server(dist, tmp_path / "c.db", "--max-connections", "2",
+                    "--request-timeout", "60") as server:
+        stuck = []
+        for _ in range(2):
+            sock = socket.socket()
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+            sock.settimeout(30)
+            sock.connect(address(server))
+            sock.sendall(b"GET /_rr/big.0123abcd.bin HTTP/1.1\r\nHost: collector\r\n\r\n")
+            stuck.append(sock)
+            time.sleep(1.0)  # the server fills the socket's buffers, then its writes pause
+        response = httpx.post(server.url + "/api/submissions", content=submission_bytes(kit),
+                              headers=JSON, timeout=20)
+        assert response.status_code == 201, response.text
+        received = []
+        for sock in stuck:
+            total = 0
+            with sock:
+                try:
+                    while total < size + 10_000 and (chunk := sock.recv(1 << 20)):
+                        total += len(chunk)
+                except ConnectionResetError:
+                    pass
+            received.append(total)
+        assert received[0] < size, received  # the oldest: aborted mid-response
+        assert received[1] > size, received  # the other one was left alone and completed
