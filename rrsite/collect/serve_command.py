@@ -100,11 +100,13 @@ def _check(args: argparse.Namespace) -> None:
         raise UsageError(f"--max-connections must be at least 2, got {args.max_connections}")
     limit = open_file_limit()
     if limit is not None and args.max_connections + BACKLOG + SPARE_DESCRIPTORS > limit:
+        most = limit - BACKLOG - SPARE_DESCRIPTORS
+        advice = (f"lower it to at most {most} or raise the limit" if most >= 2
+                  else "raise the limit")
         raise UsageError(
             f"--max-connections {args.max_connections} needs about "
             f"{args.max_connections + BACKLOG + SPARE_DESCRIPTORS} open files and this process may "
-            f"open {limit} (ulimit -n): lower it to at most "
-            f"{max(2, limit - BACKLOG - SPARE_DESCRIPTORS)} or raise the limit")
+            f"open {limit} (ulimit -n): {advice}")
     args.caps = parse_caps(args.cap)
     for origin in args.allow_origin:
         if origin != "*" and not ORIGIN_RE.fullmatch(origin):
