@@ -12,7 +12,8 @@ fields) are handed to the ``Rejections`` here; everything else is judged by the 
 Cells `rrsite export` neutralised against spreadsheet formulas (a leading apostrophe before
 ``= + - @``, tab or carriage return, rrsite/spreadsheet.py) are read back to their original text:
 a block holding a field that starts with an apostrophe goes through the csv module, which restores
-them.
+them (an apostrophe after a line break inside a cell is inside a quoted field, so its block goes
+through the csv module too).
 """
 
 from __future__ import annotations
@@ -447,7 +448,7 @@ def _parse_block_csv_module(
                     f"{len(record)} columns where the header has {layout.width}",
                 )
                 continue
-            rows.append([restore(cell) if cell[:1] == "'" else cell for cell in record])
+            rows.append([restore(cell) if "'" in cell else cell for cell in record])
             numbers.append(start)
     except csv.Error as error:
         info.rows += 1

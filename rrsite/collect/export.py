@@ -7,9 +7,12 @@ JSONL: one `{"survey", "version", "respondent", "submitted_at", "answers"}` obje
 A two-group question's group (stored as `<id>.group`) is the CSV column `<id>.group` right after
 the question's, and the JSONL object's `"groups"` (only when the submission has groups).
 
-CSV text cells that a spreadsheet would run as a formula get a leading apostrophe
-(rrsite/spreadsheet.py) unless `keep_formulas` is set; numbers and JSON lists are never changed,
-and JSONL is written as stored.
+CSV text cells that a spreadsheet would run as a formula get a leading apostrophe, at the start of
+the cell and after every line break in it (rrsite/spreadsheet.py), unless `keep_formulas` is set;
+numbers and JSON lists are never changed, and JSONL is written as stored.
+
+CSV quoting follows RFC 4180: a field holding a comma, a double quote, a CR or an LF is quoted, so a
+text answer with a bare CR reads back as one cell of one row. Rows end in LF, as they always have.
 """
 
 from __future__ import annotations
@@ -106,7 +109,7 @@ class Export:
         """
         text: Callable[[str], str] = _same if keep_formulas else neutralise
         ids = self.question_ids()
-        writer = csv.writer(out, lineterminator="\n")
+        writer = csv.writer(_RowsEndInLF(out), lineterminator="\r\n")
         writer.writerow([*BASE_COLUMNS, *ids])
         count = 0
         for record in self.rows():
@@ -127,6 +130,22 @@ class Export:
             out.write(json.dumps(record, ensure_ascii=False, separators=(", ", ": ")) + "\n")
             count += 1
         return count
+
+
+class _RowsEndInLF:
+    """What the csv writer writes to; each row reaches `out` ending in LF, as before.
+
+    The writer is given CRLF as its line terminator, so it quotes every field holding a CR or an
+    LF (QUOTE_MINIMAL quotes the characters of the terminator; with LF alone a bare CR went out
+    unquoted).
+    """
+
+    def __init__(self, out: TextIO) -> None:
+        self.out = out
+
+    def write(self, row: str) -> int:
+        """Write one row, its CRLF replaced by LF."""
+        return self.out.write(row[:-2] + "\n")
 
 
 def _no_survey(db: object, survey: str, surveys: list[str]) -> None:

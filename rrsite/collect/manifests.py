@@ -322,6 +322,26 @@ def manifest_paths(dist: Path) -> Iterator[Path]:
             yield path
 
 
+def _utf8_text(body: bytes) -> str:
+    """The body as text if it is UTF-8 without a byte order mark, else SubmissionError (400).
+
+    `json.loads` on bytes would guess UTF-16 or UTF-32 and skip a BOM; a submission is UTF-8 JSON
+    (RFC 8259 section 8.1) whatever its Content-Type says, so anything else is refused, not guessed.
+    """
+    if body.startswith(b"\xef\xbb\xbf"):
+        raise SubmissionError("the body starts with a byte order mark (BOM); send UTF-8 JSON "
+                              "without one", None, 400)
+    nul = body.find(b"\x00")
+    if nul >= 0:  # JSON text never holds a NUL byte; UTF-16 and UTF-32 text does
+        raise SubmissionError(f"the body is not UTF-8 JSON: a NUL byte at offset {nul} "
+                              "(UTF-16 or UTF-32?); send UTF-8", None, 400)
+    try:
+        return body.decode("utf-8")
+    except UnicodeDecodeError as error:
+        raise SubmissionError(f"the body is not UTF-8: a byte that is not UTF-8 at offset "
+                              f"{error.start}; send UTF-8 JSON", None, 400) from None
+
+
 def parse_submission(body: bytes) -> dict[str, Any]:
     """The JSON object of a request body, or SubmissionError (400) saying what is malformed."""
     def no_constants(name: str) -> None:
@@ -337,11 +357,12 @@ def parse_submission(body: bytes) -> dict[str, Any]:
                 seen.add(key)
         return result
 
+    text = _utf8_text(body)
     try:
-        data = json.loads(body, parse_constant=no_constants, object_pairs_hook=unique_keys)
+        data = json.loads(text, parse_constant=no_constants, object_pairs_hook=unique_keys)
     except RecursionError:
         raise SubmissionError("the JSON body is nested too deeply", None, 400) from None
-    except ValueError as error:  # JSONDecodeError, UnicodeDecodeError, int too long, ...
+    except ValueError as error:  # JSONDecodeError, int too long, ...
         raise SubmissionError(f"the body is not valid JSON: {_short(str(error), 120, False)}",
                               None, 400) from None
     if not isinstance(data, dict):

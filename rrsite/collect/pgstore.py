@@ -37,6 +37,7 @@ from __future__ import annotations
 import asyncio
 import bisect
 import concurrent.futures
+import logging
 from collections.abc import Iterable
 from typing import Any
 
@@ -112,6 +113,22 @@ MINIMAL_WAL = {"wal_level": ("minimal",), "max_wal_senders": ("0",),
 #: Bytes of a SHA-256 digest, as `unused_codes.hashes` stores them end to end.
 DIGEST = 32
 UNAVAILABLE = (OSError, asyncio.TimeoutError, asyncpg.PostgresError, asyncpg.InterfaceError)
+
+log = logging.getLogger("rrsite.collect")
+
+
+def public_reason(error: BaseException) -> str:
+    """A database error as clients may see it: its kind, never its message.
+
+    asyncpg's messages name the server's address (host and port, or socket path), the user and
+    the database.
+    """
+    if isinstance(error, asyncpg.PostgresError):
+        state = getattr(error, "sqlstate", None)
+        return f"{type(error).__name__} (SQLSTATE {state})" if state else type(error).__name__
+    if isinstance(error, (OSError, asyncio.TimeoutError)):
+        return f"{type(error).__name__}: the database cannot be reached"
+    return type(error).__name__
 
 
 async def _connect(dsn: str) -> asyncpg.Connection:
@@ -279,8 +296,8 @@ class PgStore:
             async with pool.acquire(timeout=5) as connection, connection.transaction():
                 return await self._register(connection, manifest)
         except UNAVAILABLE as error:
-            self.last_error = f"{type(error).__name__}: {error}"
-            raise StoreUnavailable(f"the database could not record it ({error})") from error
+            raise StoreUnavailable(f"the database could not record it ({self._failed(error)})"
+                                   ) from error
 
     def add_invitations(self, survey: str, codes: Iterable[str]) -> int:
         """Record invitation codes (their hashes) for a survey, in one transaction; how many.
@@ -309,6 +326,17 @@ class PgStore:
                 await connection.close()
 
         return int(self._run(work()))
+
+    def _failed(self, error: BaseException) -> str:
+        """What answers and /api/health may say about a database error; the full error is logged.
+
+        Only the error's class and SQLSTATE (`public_reason`), never its message.
+        """
+        reason = public_reason(error)
+        if reason != self.last_error:  # once per change, not once per request
+            log.warning("%s: %s: %s", self.path, type(error).__name__, error)
+        self.last_error = reason
+        return reason
 
     # -- the pool -----------------------------------------------------------------------------
 
@@ -352,8 +380,8 @@ class PgStore:
         except _RolledBack as rolled_back:
             outcome = rolled_back.outcome
         except UNAVAILABLE as error:
-            self.last_error = f"{type(error).__name__}: {error}"
-            raise StoreUnavailable(f"the database could not store it ({error})") from error
+            raise StoreUnavailable(f"the database could not store it ({self._failed(error)})"
+                                   ) from error
         self.last_error = None
         return outcome
 
@@ -443,8 +471,8 @@ class PgStore:
                         "SELECT survey, version FROM manifests ORDER BY seq"):
                     versions.setdefault(row[0], []).append(row[1])
         except UNAVAILABLE as error:
-            self.last_error = f"{type(error).__name__}: {error}"
-            raise StoreUnavailable(self.last_error) from error
+            raise StoreUnavailable(self._failed(error)) from error
+        self.last_error = None  # the database answered: it is up now, whatever failed before
         return {
             "ok": True,
             "store": "postgresql",

@@ -3,6 +3,8 @@
 One process, one port: the pages, their assets (pre-compressed, with the headers of DIST/_headers)
 and the collector API (`POST /api/submissions`, `GET /api/health`). With `--api-only` only the API
 is served, for pages hosted elsewhere; `--allow-origin` lets those pages post to it (CORS).
+Connections: rrsite/collect/edge.py (`--request-timeout`, `--max-connections`), documented with
+every status the collector answers in docs/reference/collector-http.md.
 """
 
 from __future__ import annotations
@@ -15,6 +17,10 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import UsageError
+from .edge import BACKLOG, MAX_CONNECTIONS, REQUEST_TIMEOUT, SPARE_DESCRIPTORS, EdgeProtocol
+
+#: Seconds an idle keep-alive connection stays open after a response (uvicorn's default).
+KEEP_ALIVE = 5
 
 #: Uvicorn's logging without the access log: no line ever carries a client address or a URL.
 LOG_CONFIG: dict[str, Any] = {
@@ -57,6 +63,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="accept at most N submissions a minute from one client address "
                         "(a burst of N, then one every 60/N s; 429 + Retry-After beyond). Kept "
                         "in memory only, never stored or logged; default: no limit")
+    parser.add_argument("--request-timeout", type=float, default=REQUEST_TIMEOUT, metavar="SECONDS",
+                        help="seconds a request (headers and body) has to arrive in full from the "
+                        "moment its connection waits for it; then 408 and the connection is "
+                        f"closed (default {REQUEST_TIMEOUT:g})")
+    parser.add_argument("--max-connections", type=int, default=MAX_CONNECTIONS, metavar="N",
+                        help="open client connections at most; a new one beyond drops the one "
+                        "that has waited longest on its client (default "
+                        f"{MAX_CONNECTIONS}; keep it under the open-file limit, ulimit -n)")
     parser.add_argument("--cap", action="append", default=[], metavar="ID=N",
                         help="accept at most N submissions for survey ID (new respondents get "
                         "429 beyond; resends are still answered); repeat for several surveys")
@@ -83,6 +97,20 @@ def _check(args: argparse.Namespace) -> None:
     if args.rate_limit is not None and args.rate_limit < 1:
         raise UsageError(f"--rate-limit must be at least 1 submission a minute, got "
                          f"{args.rate_limit}")
+    if not 0.1 <= args.request_timeout <= 3600:
+        raise UsageError(f"--request-timeout must be between 0.1 and 3600 seconds, got "
+                         f"{args.request_timeout:g}")
+    if args.max_connections < 2:
+        raise UsageError(f"--max-connections must be at least 2, got {args.max_connections}")
+    limit = open_file_limit()
+    if limit is not None and args.max_connections + BACKLOG + SPARE_DESCRIPTORS > limit:
+        most = limit - BACKLOG - SPARE_DESCRIPTORS
+        advice = (f"lower it to at most {most} or raise the limit" if most >= 2
+                  else "raise the limit")
+        raise UsageError(
+            f"--max-connections {args.max_connections} needs about "
+            f"{args.max_connections + BACKLOG + SPARE_DESCRIPTORS} open files and this process may "
+            f"open {limit} (ulimit -n): {advice}")
     args.caps = parse_caps(args.cap)
     for origin in args.allow_origin:
         if origin != "*" and not ORIGIN_RE.fullmatch(origin):
@@ -105,6 +133,16 @@ def parse_caps(items: list[str]) -> dict[str, int]:
     return caps
 
 
+def open_file_limit() -> int | None:
+    """The process's soft limit on open files, or None if unlimited or unknown."""
+    try:
+        import resource
+    except ImportError:  # not on POSIX
+        return None
+    soft, _ = resource.getrlimit(resource.RLIMIT_NOFILE)
+    return None if soft == resource.RLIM_INFINITY else int(soft)
+
+
 def listen(host: str, port: int) -> socket.socket:
     """A listening TCP socket; UsageError if the address cannot be bound."""
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
@@ -115,7 +153,7 @@ def listen(host: str, port: int) -> socket.socket:
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
         sock.bind((host, port))
-        sock.listen(2048)
+        sock.listen(BACKLOG)
     except OSError as error:
         sock.close()
         raise UsageError(f"cannot listen on {host}:{port}: {error.strerror or error}") from error
@@ -159,8 +197,11 @@ def run(args: argparse.Namespace) -> int:
     if args.allow_origin:
         print(f"rrsite serve: accepting submissions from {', '.join(args.allow_origin)}",
               flush=True)
+    protocol = EdgeProtocol.configure(request_timeout=args.request_timeout,
+                                      max_connections=args.max_connections)
     config = uvicorn.Config(app, log_config=LOG_CONFIG, access_log=False, proxy_headers=False,
-                            server_header=False, lifespan="on", timeout_graceful_shutdown=10)
+                            server_header=False, lifespan="on", timeout_graceful_shutdown=10,
+                            http=protocol, backlog=BACKLOG, timeout_keep_alive=KEEP_ALIVE)
     server = uvicorn.Server(config)
     try:
         server.run(sockets=[sock])

@@ -236,6 +236,30 @@ async def _api_method(request: Request, allow: str) -> Response:
     return _error(405, f"{request.method} is not allowed here", None, {"allow": allow})
 
 
+class FramingCheck:
+    """Refuse (400, connection closed) a request with both Transfer-Encoding and Content-Length.
+
+    RFC 9112 section 6.1: such a message may be an attempt at request smuggling, and a server
+    that cannot be sure how a proxy in front of it framed the body must not guess. h11 (the
+    protocol uvicorn runs here) passes both headers through and frames the body as chunked, so
+    the check is made here, on the request's headers, before any route reads the body.
+    """
+
+    def __init__(self, app: Any) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        """Answer 400 to a request with both headers; pass every other one on."""
+        if scope["type"] == "http":
+            names = {name.lower() for name, _ in scope["headers"]}
+            if b"transfer-encoding" in names and b"content-length" in names:
+                response = _error(400, "a request may not have both Transfer-Encoding and "
+                                  "Content-Length", None, {"connection": "close"})
+                await response(scope, receive, send)
+                return
+        await self.app(scope, receive, send)
+
+
 def create_app(dist: Path, store: SubmissionStore, *, allow_origins: Sequence[str] = (),
                api_only: bool = False, max_body: int = MAX_BODY,
                rate_limit: int | None = None, blind_key: BlindSigner | None = None) -> Starlette:
@@ -283,7 +307,7 @@ def create_app(dist: Path, store: SubmissionStore, *, allow_origins: Sequence[st
         Route("/api/{rest:path}", _api_not_found, methods=every),
         Route("/{path:path}", static, methods=every),
     ]
-    middleware = [Middleware(SiteHeadersMiddleware, rules=header_rules)]
+    middleware = [Middleware(FramingCheck), Middleware(SiteHeadersMiddleware, rules=header_rules)]
     if allow_origins:
         middleware.append(Middleware(
             CORSMiddleware, allow_origins=list(allow_origins), allow_methods=["GET", "POST"],

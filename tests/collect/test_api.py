@@ -337,3 +337,27 @@ def test_security_headers_on_api_answers(client, kit):
                      client.get("/api/nope")):
         assert response.headers["content-security-policy"] == kit.CSP
         assert response.headers["x-content-type-options"] == "nosniff"
+
+
+@pytest.mark.parametrize("encode", [
+    lambda text: text.encode("utf-16"), lambda text: text.encode("utf-16-le"),
+    lambda text: text.encode("utf-16-be"), lambda text: text.encode("utf-32"),
+    lambda text: text.encode("utf-32-le"), lambda text: b"\xef\xbb\xbf" + text.encode(),
+    lambda text: text.replace("Second", "Sécond").encode("latin-1"),
+    lambda text: text.encode()[:-3] + b"\xff" + text.encode()[-3:],
+], ids=["utf-16", "utf-16-le", "utf-16-be", "utf-32", "utf-32-le", "utf-8-bom", "latin-1",
+        "invalid-byte"])
+@pytest.mark.parametrize("content_type", ["application/json", "application/json; charset=utf-8"])
+def test_body_not_utf8(client, kit, encode, content_type):
+    """A body that is not UTF-8 JSON is refused with a clear 400, whatever its Content-Type says;
+    nothing is stored."""
+    text = json.dumps(kit.body(comment="ça va"), ensure_ascii=False)
+    response = client.post("/api/submissions", content=encode(text),
+                           headers={"content-type": content_type})
+    assert response.status_code == 400, response.text
+    error = response.json()["error"]
+    assert "UTF-8" in error and ("offset" in error or "byte order mark" in error), error
+    assert client.get("/api/health").json()["submissions"] == 0
+    ok = client.post("/api/submissions", content=text.encode(),
+                     headers={"content-type": content_type})
+    assert ok.status_code == 201

@@ -4,12 +4,17 @@ from __future__ import annotations
 
 import csv
 import json
+import re
 import sqlite3
 from pathlib import Path
 
 import pytest
+from starlette.testclient import TestClient
 
 from rrsite.cli import main
+from rrsite.collect.pgstore import PgStore
+from rrsite.collect.server import create_app
+from rrsite.collect.store import Store
 from rrsite.spreadsheet import restore
 
 JSON = {"content-type": "application/json"}
@@ -151,3 +156,55 @@ def test_errors(filled, tmp_path, capsys):
     assert previous.read_text() == "previous export\n"
     assert not (tmp_path / "missing.db").exists()  # export never creates a database
     assert sorted(p.name for p in tmp_path.iterdir() if p.name.startswith(".")) == []
+
+
+BREAKS = ["\r", "\n", "\r\n"]
+AFTER = ["=1+1", "+1", "-1", "@SUM(A1)", "\t=1", "'=quoted", "plain", ""]
+#: Text answers with every line break followed by every formula start (and harmless text).
+LINE_TEXTS = sorted({text for brk in BREAKS for after in AFTER for text in (
+    f"a{brk}{after}", f"{brk}{after}", f"a{brk}b{brk}{after}", f'"q",{brk}{after}{brk}')})
+LINE_RE = re.compile(r"\r\n|\r|\n")
+
+
+@pytest.mark.parametrize("store", ["sqlite", "postgresql"])
+def test_line_breaks_read_back(store, tmp_path, kit, request):
+    """CR, LF and CRLF in text answers: the CSV reads back (csv module) with one row per
+    submission and the sent text, no line in any cell starts a formula; JSONL exact."""
+    db = request.getfixturevalue("pg_db") if store == "postgresql" else str(tmp_path / "c.db")
+    dist = kit.write_dist(tmp_path / "dist")
+    sent = {}
+    opened = PgStore(db) if store == "postgresql" else Store(Path(db))
+    with TestClient(create_app(dist, opened)) as client:
+        for text in LINE_TEXTS:
+            body = kit.body(comment=text)
+            response = client.post("/api/submissions", content=json.dumps(body), headers=JSON)
+            assert response.status_code == 201, response.text
+            sent[body["respondent"]] = body
+    out = tmp_path / "lines.csv"
+    assert main(["export", "--db", db, "-o", str(out)]) == 0
+    with open(out, newline="", encoding="utf-8") as handle:
+        rows = list(csv.reader(handle))
+    assert len(rows) == 1 + len(sent)
+    header = rows[0]
+    assert all(len(row) == len(header) for row in rows)
+    seen = set()
+    for row in rows[1:]:
+        record = dict(zip(header, row, strict=True))
+        respondent = restore(record["respondent"])  # a token may start with '-'
+        body = sent[respondent]
+        seen.add(respondent)
+        assert restore(record["comment"]) == body["answers"]["comment"]
+        for cell in row:
+            assert cell[:1] not in set("=+-@\t\r"), repr(cell)
+            for line in LINE_RE.split(cell)[1:]:
+                assert line[:1] not in set("=+-@\t"), repr(cell)
+    assert seen == set(sent)
+    raw = out.read_bytes()
+    inside = sum(text.count("\n") for text in LINE_TEXTS)
+    assert raw.count(b"\n") - inside == 1 + len(sent)  # rows end in LF, as before
+    jsonl = tmp_path / "lines.jsonl"
+    assert main(["export", "--db", db, "-o", str(jsonl)]) == 0
+    records = [json.loads(line) for line in jsonl.read_text(encoding="utf-8").split("\n") if line]
+    assert len(records) == len(sent)
+    for record in records:
+        assert record["answers"] == sent[record["respondent"]]["answers"]

@@ -6,6 +6,7 @@ from __future__ import annotations
 import csv
 import itertools
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -20,21 +21,37 @@ STARTERS = "=+-@\t\r"
 GROUPS = ["=1+1", "-2", "+3", "@SUM(A1)", "\tx", "'=quoted", "plain"]
 
 
+LINE_STARTERS = set("=+-@\t")
+BREAK_RE = re.compile(r"\r\n|\r|\n")
+
+
+def guarded_lines(text: str) -> int:
+    """How many places of the text a spreadsheet could run as a formula: the cell's start and the
+    start of each line after a CR, LF or CRLF (any number of apostrophes before the trigger)."""
+    lines = BREAK_RE.split(text)
+    count = int(text.lstrip("'")[:1] in set(STARTERS))
+    return count + sum(line.lstrip("'")[:1] in LINE_STARTERS for line in lines[1:])
+
+
 def test_rule_by_brute_force():
-    """Every string over a small alphabet: written safely, read back exactly, others untouched."""
-    alphabet = ["'", "=", "-", "@", "\t", "\r", "+", "a", " ", '"']
+    """Every string over a small alphabet: no line of the cell starts a formula, read back exactly,
+    two texts never give one cell, and only apostrophes are added, one per formula-like line."""
+    alphabet = ["'", "=", "-", "\t", "\r", "\n", "a"]
     seen: dict[str, str] = {}
-    for length in range(5):
+    for length in range(7):
         for letters in itertools.product(alphabet, repeat=length):
             text = "".join(letters)
             cell = neutralise(text)
-            assert cell[:1] not in STARTERS or cell == "", repr(text)  # never runs as a formula
+            assert cell[:1] not in set(STARTERS), repr(text)  # never runs as a formula
+            for line in BREAK_RE.split(cell)[1:]:
+                assert line[:1] not in LINE_STARTERS, repr(text)
             assert restore(cell) == text, repr(text)
             assert seen.setdefault(cell, text) == text, "two texts written as the same cell"
-            if text.lstrip("'")[:1] not in set(STARTERS) or text.lstrip("'") == "":
-                assert cell == text, repr(text)  # nothing formula-like: written as sent
-            else:
-                assert cell == "'" + text
+            assert cell.replace("'", "") == text.replace("'", "")
+            assert len(cell) - len(text) == guarded_lines(text), repr(text)
+    for text, cell in [("=1", "'=1"), ("'=1", "''=1"), ("'hello", "'hello"), ("a\r=1", "a\r'=1"),
+                       ("\r=1", "'\r'=1"), ("a\r\n-1", "a\r\n'-1"), ("a\n\t@", "a\n'\t@")]:
+        assert neutralise(text) == cell
 
 
 def read_rows(path: Path) -> list[dict[str, str]]:
@@ -102,6 +119,36 @@ def test_analyze_reads_neutralised_cells_back(hostile, tmp_path):
     result = analyze(out, manifests=[manifest], by="year", progress=False)
     violated = result.question("violated")
     assert violated.estimate.n == len(sent)  # no row rejected, no token misread as a duplicate
+    for group in GROUPS:
+        mine = [b["answers"]["violated"] for b in sent if b["answers"]["year"] == group]
+        assert violated.groups[group].counts == {"no": mine.count("no"),
+                                                 "yes": mine.count("yes")}, group
+
+
+def test_analyze_reads_multiline_text_back(tmp_path, kit):
+    """Text answers with CR, LF and CRLF followed by formulas: every row reaches the analyzer
+    (a bare CR used to go out unquoted and split its row in two)."""
+    questions = [q for q in kit.QUESTIONS if q["id"] != "year"] + [
+        {"id": "year", "text": "Group", "type": "choice", "sensitive": False, "required": True,
+         "values": GROUPS, "options": [{"value": v, "label": v} for v in GROUPS]}]
+    manifest = kit.manifest(questions=questions)
+    dist = kit.write_dist(tmp_path / "dist", [manifest])
+    db = tmp_path / "c.db"
+    sent = []
+    with kit.make_client(dist, db) as client:
+        for i in range(90):
+            brk = ["\r", "\n", "\r\n"][i % 3]
+            group = GROUPS[i % len(GROUPS)]
+            body = kit.body(violated="yes" if i % 4 else "no", year=group,
+                            comment=f"x{brk}{group}{brk}{GROUPS[(i + 1) % len(GROUPS)]}")
+            response = client.post("/api/submissions", content=json.dumps(body), headers=JSON)
+            assert response.status_code == 201, response.text
+            sent.append(body)
+    out = tmp_path / "safe.csv"
+    assert main(["export", "--db", str(db), "-o", str(out)]) == 0
+    result = analyze(out, manifests=[manifest], by="year", progress=False)
+    violated = result.question("violated")
+    assert violated.estimate.n == len(sent)
     for group in GROUPS:
         mine = [b["answers"]["violated"] for b in sent if b["answers"]["year"] == group]
         assert violated.groups[group].counts == {"no": mine.count("no"),

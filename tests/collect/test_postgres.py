@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import json
+from urllib.parse import urlsplit
 
 import pytest
 from starlette.testclient import TestClient
@@ -139,5 +140,54 @@ def test_unreachable_503_then_recovers_without_restart(tmp_path, kit):
         server.stop()
         with pytest.raises(StoreError, match="cannot use the database"):
             open_store(dsn)  # at start-up: a clear error naming the database
+    finally:
+        server.remove()
+
+
+def test_health_and_errors_hide_the_database_and_follow_it(tmp_path, kit, caplog):
+    """While PostgreSQL is down, 503 bodies and /api/health name no host, port, socket path, user,
+    database or password (the operator's log has the full error); once it is back, health says
+    ok at once, before any submission succeeds."""
+    server = kit.PgServer().start()
+    try:
+        server._run("psql", "-h", str(server.root), "-p", str(server.port), "-U", "rrsite",
+                    "-d", "postgres", "-c",
+                    "CREATE ROLE sekrit_user LOGIN SUPERUSER PASSWORD 'pw-Xy9q'")
+        name = urlsplit(server.create_database()).path.lstrip("/")
+        dsn = (f"postgresql://sekrit_user:pw-Xy9q@/{name}?host={server.root}"
+               f"&port={server.port}")
+        secrets_ = ["sekrit_user", "pw-Xy9q", name, str(server.root), str(server.port)]
+        dist = kit.write_dist(tmp_path / "dist")
+        with TestClient(create_app(dist, open_store(dsn))) as client:
+            assert post(client, kit.body()).status_code == 201
+            assert client.get("/api/health").json()["db"] == "ok"
+            server.stop()
+            down = post(client, kit.body())
+            health = client.get("/api/health")
+            assert down.status_code == 503 and health.status_code == 503
+            assert health.json()["status"] == "error"
+            for text in (down.text, health.text):
+                assert "cannot be reached" in text
+                for secret in secrets_:
+                    assert secret not in text, (secret, text)
+            logged = caplog.text
+            assert name in logged or str(server.root) in logged  # the operator sees the detail
+            server.start()
+            back = client.get("/api/health")
+            assert back.status_code == 200, back.text
+            assert back.json()["status"] == "ok" and back.json()["db"] == "ok"
+            assert back.json()["last_error"] is None
+            assert post(client, kit.body()).status_code == 201
+            # an error whose message names the database and the user (asyncpg: 'database
+            # "t_..." does not exist')
+            server._run("psql", "-h", str(server.root), "-p", str(server.port), "-U", "rrsite",
+                        "-d", "postgres", "-c", f"DROP DATABASE {name} WITH (FORCE)")
+            gone = post(client, kit.body())
+            health = client.get("/api/health")
+            assert gone.status_code == 503 and health.status_code == 503
+            for text in (gone.text, health.text):
+                assert "SQLSTATE" in text, text
+                for secret in secrets_:
+                    assert secret not in text, (secret, text)
     finally:
         server.remove()

@@ -33,6 +33,8 @@ def test_user_errors(site, tmp_path, capsys, kit):
         ([str(site), "--port", "70000"], "between 0 and 65535"),
         ([str(site), "--max-body", "10"], "at least 1024"),
         ([str(site), "--db", str(tmp_path / "missing" / "c.db")], "does not exist"),
+        ([str(site), "--request-timeout", "0"], "between 0.1 and 3600"),
+        ([str(site), "--max-connections", "1"], "at least 2"),
     ]
     for arguments, message in cases:
         code, err = run_serve(capsys, *arguments)
@@ -122,3 +124,17 @@ def test_api_only_with_cors_on_a_real_server(site, tmp_path, kit):
         assert response.status_code == 201
         assert response.headers["access-control-allow-origin"] == origin
         assert httpx.get(server.url + "/honor/", timeout=10).status_code == 404
+
+
+def test_max_connections_within_the_open_file_limit(site, tmp_path, capsys):
+    """--max-connections plus the backlog and spare descriptors must fit `ulimit -n`."""
+    import resource
+
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    resource.setrlimit(resource.RLIMIT_NOFILE, (1024, hard))
+    try:
+        code, err = run_serve(capsys, str(site), "--db", str(tmp_path / "c.db"),
+                              "--max-connections", "800")
+        assert code == 2 and "lower it to at most 704" in err, err
+    finally:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (soft, hard))
