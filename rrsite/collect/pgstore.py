@@ -131,6 +131,15 @@ def public_reason(error: BaseException) -> str:
     return type(error).__name__
 
 
+def run_outside_loop(work: Any) -> Any:
+    """`asyncio.run(work)` in a thread of its own.
+
+    The caller may be inside a running event loop (the server's, or a test's browser driver).
+    """
+    with concurrent.futures.ThreadPoolExecutor(1) as pool:
+        return pool.submit(asyncio.run, work).result()
+
+
 async def _connect(dsn: str) -> asyncpg.Connection:
     return await asyncpg.connect(dsn, timeout=10)
 
@@ -209,9 +218,8 @@ class PgStore:
 
     def _run(self, work: Any) -> Any:
         """Run a coroutine before the server's loop exists (start-up, tools); StoreError if down."""
-        try:  # in a thread of its own: the caller may itself be inside a running event loop
-            with concurrent.futures.ThreadPoolExecutor(1) as pool:
-                return pool.submit(asyncio.run, work).result()
+        try:
+            return run_outside_loop(work)
         except UNAVAILABLE as error:
             raise StoreError(f"{self.path}: cannot use the database: {error}") from error
 

@@ -17,6 +17,7 @@ from starlette.testclient import TestClient
 
 from rrsite.cli import main
 from rrsite.collect.blindkey import BlindKeyError, BlindSigner, create_key, load_key
+from rrsite.collect.pgstore import run_outside_loop
 from rrsite.collect.server import create_app
 from rrsite.collect.stores import open_store
 from rrsite.core import blind as rb
@@ -266,7 +267,7 @@ def test_identical_token_resends_racing_on_two_postgresql_stores(pg_db, kit):
             await first.aclose()
             await second.aclose()
 
-    outcomes = asyncio.run(race())
+    outcomes = run_outside_loop(race())
     assert outcomes.count(STORED) == len(tokens)
     assert outcomes.count(DUPLICATE) == len(tokens)
 
@@ -298,7 +299,7 @@ def test_one_code_traded_twice_at_once_on_two_postgresql_stores(pg_db):
             await first.aclose()
             await second.aclose()
 
-    outcomes = asyncio.run(race())
+    outcomes = run_outside_loop(race())
     different, same = outcomes[:40], outcomes[40:]
     for i in range(20):
         assert sorted(different[2 * i:2 * i + 2]) == sorted([SIGN, USED_CODE])
@@ -344,6 +345,6 @@ def test_one_respondent_with_two_tokens_at_once_spends_one(pg_db, kit):
         finally:
             await connection.close()
 
-    for (_, _, _, same), outcome in zip(cases, asyncio.run(race()), strict=True):
+    for (_, _, _, same), outcome in zip(cases, run_outside_loop(race()), strict=True):
         assert sorted(outcome) == sorted([STORED, DUPLICATE if same else CONFLICT]), outcome
-    assert asyncio.run(spent()) == len(cases)
+    assert run_outside_loop(spent()) == len(cases)

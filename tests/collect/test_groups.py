@@ -10,6 +10,7 @@ import pytest
 
 from rrsite.cli import main
 from rrsite.core import Crosswise, StochasticLieDetector
+from rrsite.spreadsheet import restore
 
 JSON = {"content-type": "application/json"}
 VERSION = "00112233aabbccdd"
@@ -85,10 +86,11 @@ def test_export_puts_the_group_after_its_question(setup, kit, tmp_path):
     with open(out, newline="", encoding="utf-8") as handle:
         rows = list(csv.reader(handle))
     assert rows[0][4:] == ["cheated", "cheated.group", "tax", "year"]
-    assert rows[1][4:] == ["yes", "2", "same", "First"]
-    assert rows[2][4:] == ["no", "1", "", ""]
+    by_token = {restore(row[2]): row for row in rows[1:]}  # the export's order: random tokens
+    assert by_token[sent[0]["respondent"]][4:] == ["yes", "2", "same", "First"]
+    assert by_token[sent[1]["respondent"]][4:] == ["no", "1", "", ""]
     out = tmp_path / "out.jsonl"
     assert main(["export", "--db", str(db), "-o", str(out)]) == 0
-    records = [json.loads(line) for line in Path(out).read_text().splitlines()]
-    assert [r["answers"] for r in records] == [b["answers"] for b in sent]
-    assert [r["groups"] for r in records] == [b["groups"] for b in sent]
+    records = {r["respondent"]: r for r in map(json.loads, Path(out).read_text().splitlines())}
+    assert [records[b["respondent"]]["answers"] for b in sent] == [b["answers"] for b in sent]
+    assert [records[b["respondent"]]["groups"] for b in sent] == [b["groups"] for b in sent]

@@ -24,9 +24,12 @@ import httpx
 import pytest
 
 from rrsite.cli import main
+from rrsite.collect.pgstore import run_outside_loop
 from rrsite.spreadsheet import restore
 
 VERSION = "0123456789abcdef"
+
+
 JSON = {"content-type": "application/json"}
 ACKED = (200, 201)
 
@@ -257,7 +260,6 @@ def spent_codes(db: Any) -> set[str]:
         with sqlite3.connect(db) as connection:
             return {row[0] for row in connection.execute(
                 "SELECT code_hash FROM invitations WHERE used = 1")}
-    import asyncio
 
     import asyncpg
 
@@ -272,7 +274,7 @@ def spent_codes(db: Any) -> set[str]:
         finally:
             await connection.close()
 
-    return asyncio.run(read())
+    return run_outside_loop(read())
 
 
 @pytest.mark.parametrize("store", ["sqlite", "postgresql"])

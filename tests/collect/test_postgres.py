@@ -4,7 +4,6 @@ database; 503 + Retry-After while it is down and recovery without a restart; exp
 from __future__ import annotations
 
 import asyncio
-import concurrent.futures
 import json
 from urllib.parse import urlsplit
 
@@ -12,18 +11,12 @@ import pytest
 from starlette.testclient import TestClient
 
 from rrsite.cli import main
-from rrsite.collect.pgstore import PgStore
+from rrsite.collect.pgstore import PgStore, run_outside_loop
 from rrsite.collect.server import create_app
 from rrsite.collect.store import CONFLICT, DUPLICATE, STORED, StoreError
 from rrsite.collect.stores import open_store
 
 JSON = {"content-type": "application/json"}
-
-
-def run_async(work):
-    """asyncio.run in a thread of its own (another test may have left a loop in this one)."""
-    with concurrent.futures.ThreadPoolExecutor(1) as pool:
-        return pool.submit(asyncio.run, work).result()
 
 
 def post(client, body):
@@ -69,7 +62,7 @@ def test_concurrent_submissions_decided_by_the_database(pg_db, kit):
             await first.aclose()
             await second.aclose()
 
-    outcomes = run_async(race())
+    outcomes = run_outside_loop(race())
     assert outcomes.count(STORED) == len(tokens)
     # tokens[0] got "yes" twice and "no" once: whichever committed first, the others conflict
     conflicts = outcomes.count(CONFLICT)
@@ -85,7 +78,7 @@ def test_concurrent_submissions_decided_by_the_database(pg_db, kit):
             await store.aclose()
 
     third = PgStore(pg_db)
-    assert run_async(count()) == len(tokens)  # nothing counted twice
+    assert run_outside_loop(count()) == len(tokens)  # nothing counted twice
 
 
 def test_cap_and_invitations(pg_db, tmp_path, kit):

@@ -9,7 +9,6 @@ is never spent without its answers stored.
 
 from __future__ import annotations
 
-import asyncio
 import csv
 import json
 import threading
@@ -22,9 +21,12 @@ import httpx
 import pytest
 
 from rrsite.cli import main
+from rrsite.collect.pgstore import run_outside_loop
 from rrsite.collect.store import code_hash
 
 TRIALS = 25
+
+
 JSON_HEADERS = {"content-type": "application/json"}
 
 
@@ -62,7 +64,7 @@ async def _state(dsn: str) -> tuple[set[str], dict[str, str]]:
 
 
 def state(dsn: str) -> tuple[set[str], dict[str, str]]:
-    return asyncio.run(_state(dsn))
+    return run_outside_loop(_state(dsn))
 
 
 @pytest.fixture

@@ -25,13 +25,15 @@ from urllib.parse import urlsplit
 import asyncpg
 import pytest
 
-from rrsite.collect.pgstore import PgStore
+from rrsite.collect.pgstore import PgStore, run_outside_loop
 from rrsite.collect.server import create_app
 from rrsite.collect.store import Store, code_hash
 from rrsite.collect.stores import open_store
 
 ISSUED, USED = 50, 40
 CHANCE = 4
+
+
 JSON_HEADERS = {"content-type": "application/json"}
 #: PostgreSQL settings under which a rewritten table is not copied into the write-ahead log.
 MINIMAL_WAL = {"wal_level": "minimal", "max_wal_senders": "0", "wal_skip_threshold": "0"}
@@ -174,9 +176,8 @@ def ctid(text: str) -> tuple[int, int]:
 
 
 def system_column_attacks(dsn: str, pairs: Sequence[tuple[str, str]]) -> dict[str, int]:
-    import asyncio
 
-    tables = asyncio.run(_rows(dsn))
+    tables = run_outside_loop(_rows(dsn))
     submissions = tables.pop("submissions")
     spent = {h for h, _ in pairs}
     results: dict[str, int] = {}
