@@ -1,4 +1,4 @@
-"""The writing loop: `rrsite check` and `rrsite preview`'s rebuild after a save, beside `rrsite build`.
+"""The writing loop: `rrsite check` and `rrsite preview`'s rebuild after a save, beside build.
 
 Run: python benchmarks/writing_loop.py [--runs 5] [--survey surveys/honor-code.md]
 
