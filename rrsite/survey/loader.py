@@ -240,6 +240,11 @@ def _no_block(heading: Heading, problems: Problems) -> None:
                                  "headings)")
 
 
+def _prose_source(parts: list[Prose]) -> list[tuple[int, str]]:
+    """``(file line, text)`` of every line of ``parts``."""
+    return [(part.line + offset, text) for part in parts for offset, text in enumerate(part.lines)]
+
+
 def _prose_html(parts: list[Prose]) -> str:
     return render_block("\n\n".join(part.text for part in parts if part.text.strip()))
 
@@ -764,4 +769,6 @@ def _survey(
         shuffle=bool(front.get("shuffle")),
         mode=str(front.get("mode")),
         consent_html=render_block(front.get("consent")) if front.given("consent") else "",
+        intro_source=_prose_source(layout.intro),
+        outro_source=_prose_source(layout.outro),
     )

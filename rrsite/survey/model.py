@@ -167,6 +167,10 @@ class Survey:
     shuffle: bool = False
     #: ``web`` (one respondent per device) or ``kiosk`` (many in turn, an offline queue).
     mode: str = "web"
+    #: The Markdown source of the introduction and of the closing text, ``(file line, text)`` per
+    #: line (for `rrsite check`'s warnings about words meant for the author).
+    intro_source: list[tuple[int, str]] = field(default_factory=list)
+    outro_source: list[tuple[int, str]] = field(default_factory=list)
 
     def question(self, question_id: str) -> Question:
         """The question with this id."""
