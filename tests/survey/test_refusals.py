@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from rrsite.survey import SurveyErrors, load_survey
+from rrsite.survey import SurveyErrors, load_survey, schema
 
 
 def replace(text: str, old: str, new: str) -> str:
@@ -55,6 +55,32 @@ def test_bad_choice_word_suggests_the_closest(valid, refuse, helpers):
     helpers.has(errors, helpers.line_of(text, "forced-respons"), "got 'forced-respons'",
                 "did you mean 'forced-response'?")
     helpers.has(errors, helpers.line_of(text, "chioce"), "did you mean 'choice'?")
+
+
+def test_did_you_mean_prefers_meaning_and_prefixes_over_spelling(valid, refuse, helpers):
+    # By spelling alone (difflib) these would be 'multi-choice' and 'unrelated-unknown'.
+    text = replace(valid, "randomize: forced-response", "randomize: unrelated-question")
+    text = replace(text, "type: choice", "type: single-choice")
+    errors = refuse(text)
+    helpers.has(errors, helpers.line_of(text, "unrelated-question"),
+                "got 'unrelated-question' (did you mean 'unrelated'?)")
+    helpers.has(errors, helpers.line_of(text, "single-choice"),
+                "got 'single-choice' (did you mean 'choice'?)")
+
+
+@pytest.mark.parametrize(("word", "meant"), [
+    ("checkboxes", "multi-choice"), ("boolean", "yes-no"), ("Yes_No", "yes-no"),
+    ("forced-resp", "forced-response"), ("unrelated-unknwn", "unrelated-unknown"),
+    ("multi_choices", "multi-choice"), ("chioce", "choice"), ("integer", "number"),
+])
+def test_closest_reads_synonyms_separators_prefixes_and_typos(word, meant):
+    candidates = (*schema.QUESTION_TYPES, *schema.DESIGN_NAMES)
+    assert schema.closest(word, candidates) == meant
+
+
+def test_closest_offers_nothing_for_an_unrelated_word_or_an_absent_synonym():
+    assert schema.closest("zzzzzz", schema.QUESTION_TYPES) is None
+    assert schema.closest("checkbox", ("yes-no", "number")) is None  # multi-choice not offered
 
 
 # ---- duplicates -------------------------------------------------------------------------------
