@@ -26,7 +26,7 @@ from ..core import (
     privacy_of,
 )
 from ..core.designs import check_probability
-from . import schema
+from . import schema, yaml_words
 from .errors import Problems, SurveyError, SurveyErrors
 from .model import COLLECTOR_URL, Option, Question, Survey
 from .render import plain_text, render_block, render_inline
@@ -141,18 +141,24 @@ def parse_survey(
 
 
 def _compose(text: str, problems: Problems, what: str) -> yaml.Node | None:
-    """Compose YAML into nodes; a syntax error is recorded with its line."""
+    """Compose YAML into nodes; a syntax error is recorded in plain words with the line to fix.
+
+    List items that YAML joins into one value (an item indented deeper than the one above it)
+    are errors too (rrsite/survey/yaml_words.py).
+    """
+    lines = text.splitlines()
     try:
-        return yaml.compose(text, Loader=yaml.SafeLoader)
+        node = yaml.compose(text, Loader=yaml.SafeLoader)
     except yaml.MarkedYAMLError as error:
-        mark = error.problem_mark or error.context_mark
-        line = mark.line + 1 if mark is not None else 1
-        problem = error.problem or error.context or "unreadable"
-        context = f" ({error.context})" if error.context and error.problem else ""
-        problems.error(line, f"bad YAML in {what}: {problem}{context}")
+        line, message = yaml_words.explain(error, lines)
+        problems.error(line, f"bad YAML in {what}: {message}")
+        return None
     except yaml.YAMLError as error:  # pragma: no cover - PyYAML marks all its syntax errors
         problems.error(1, f"bad YAML in {what}: {error}")
-    return None
+        return None
+    for line, message in yaml_words.joined_items(node, lines):
+        problems.error(line, f"in {what}: {message}")
+    return node
 
 
 def _front_matter(front_yaml: str | None, problems: Problems) -> schema.Fields | None:

@@ -240,8 +240,9 @@ def test_bad_yaml_in_a_question_block(valid, refuse, helpers):
     text = replace(valid, "type: choice", "  type: choice")
     error = helpers.only(refuse(text))
     assert error.line == helpers.line_of(text, "  type: choice")
-    assert error.message.startswith("bad YAML in the question block: mapping values are not "
-                                    "allowed here")
+    assert error.message.startswith("bad YAML in the question block: check the indentation of "
+                                    f"line {error.line}")
+    assert error.message.endswith("(YAML says: mapping values are not allowed here)")
 
 
 def test_bad_yaml_in_the_front_matter(valid, refuse, helpers):
