@@ -28,7 +28,15 @@ from ..core import (
 from ..core.designs import check_probability
 from . import schema, yaml_words
 from .errors import Problems, SurveyError, SurveyErrors
-from .model import COLLECTOR_URL, Option, Question, Survey
+from .model import (
+    BUDGET_DIGITS,
+    COLLECTOR_URL,
+    Option,
+    Question,
+    Survey,
+    over_budget,
+    shown_apart,
+)
 from .render import plain_text, render_block, render_inline
 from .source import Heading, PageBreak, Prose, QuestionBlock, read_text, split
 
@@ -73,8 +81,6 @@ REQUIRED_PARAMS: dict[str, tuple[tuple[str, str], ...]] = {
 }
 #: Errors core raises for impossible parameters (their messages name the parameter and value).
 DESIGN_FAILURES = (ValueError, TypeError, ArithmeticError)
-#: Sums of epsilons within this relative tolerance of the budget are within it.
-BUDGET_TOLERANCE = 1e-9
 #: Fewest answers a choice question may have.
 MIN_OPTIONS = 2
 
@@ -744,11 +750,15 @@ def _survey(
         where = privacy.line if privacy is not None else 1
         problems.error(where, "privacy.budget is missing: the per-respondent epsilon budget (these "
                               f"sensitive questions spend {total:.6g} together)")
-    elif budget is not None and total > budget * (1 + BUDGET_TOLERANCE):
+    elif budget is not None and over_budget(total, budget):
+        # Compared at the digits rrsite prints (model.BUDGET_DIGITS); the sum is shown with as
+        # many digits as it takes to differ from the budget.
         assert privacy is not None
-        parts = " + ".join(f"{q.id} {q.privacy.epsilon:.4g}" for q in finite if q.privacy)
+        shown = shown_apart(total, budget)
+        digits = max(BUDGET_DIGITS, len(shown.replace(".", "").lstrip("0")))
+        parts = " + ".join(f"{q.id} {q.privacy.epsilon:.{digits}g}" for q in finite if q.privacy)
         problems.error(privacy.line_of("budget"), f"the sensitive questions together spend epsilon "
-                       f"{total:.6g} ({parts}), more than privacy.budget {budget:g}")
+                       f"{shown} ({parts}), more than privacy.budget {budget:g}")
     if front.get("mode") == "kiosk" and submit.get("to") == "download":
         problems.error(front.line_of("mode"), "mode: kiosk needs a target that sends (collector, "
                        "endpoint or netlify): with `submit: {to: download}` each respondent's "

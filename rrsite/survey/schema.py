@@ -569,8 +569,9 @@ PRIVACY = Block(
     keys=(
         Key("budget", EPSILON,
             "Per-respondent epsilon budget: the sensitive questions' epsilons added up (basic "
-            "composition) must not exceed it. Questions with `accept_no_epsilon` are not counted "
-            "(they have no epsilon) and are listed in the manifest instead.",
+            "composition) must not exceed it, compared at 6 significant digits (a sum that prints "
+            "equal to the budget is within it). Questions with `accept_no_epsilon` are not "
+            "counted (they have no epsilon) and are listed in the manifest instead.",
             default_doc="required with sensitive questions"),
         Key("epsilon", EPSILON,
             "Default epsilon for questions that say only `sensitive: true`: they get the optimal "

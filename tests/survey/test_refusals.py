@@ -165,7 +165,7 @@ def test_sensitive_questions_exceeding_the_budget(valid, refuse, helpers):
     error = helpers.only(refuse(text))
     assert error.line == helpers.line_of(text, "budget: 2.0")
     assert error.message.startswith("the sensitive questions together spend epsilon 2.09861 "
-                                    "(did 1.099 + year 1), more than privacy.budget 2")
+                                    "(did 1.09861 + year 1), more than privacy.budget 2")
 
 
 def test_budget_is_required_with_sensitive_questions(valid, refuse, helpers):
