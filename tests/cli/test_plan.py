@@ -238,3 +238,19 @@ def test_the_table_explains_its_words(capsys):
     out = capsys.readouterr().out
     assert "(vertex A)" in out and "\n  vertex A      p00 = 1" in out
     assert "\n  vertex S" not in out
+
+
+@pytest.mark.parametrize("args", [
+    ["plan", "--epsilon", "1"],
+    ["plan", "--compare", "--epsilon", "1"],
+    ["plan", "--help"],
+])
+def test_a_closed_pipe_ends_quietly(args, tmp_path):
+    # `rrsite plan ... | head`: the reader is gone before rrsite writes (its end closed here)
+    process = subprocess.Popen([sys.executable, "-m", "rrsite", *args], cwd=tmp_path,
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    assert process.stdout is not None and process.stderr is not None
+    process.stdout.close()
+    err = process.stderr.read().decode()
+    assert process.wait(timeout=60) == 141
+    assert err == ""  # no traceback, no "Exception ignored" at exit
