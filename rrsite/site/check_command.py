@@ -7,9 +7,9 @@ import sys
 import tempfile
 from pathlib import Path
 
-from ..survey import SurveyError, load_survey
+from ..survey import SurveyError
 from ..survey.check import DEFAULT_RESPONDENTS, check_survey
-from .builder import build, default_pyodide, default_templates, survey_files
+from .builder import build, default_pyodide, default_templates
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -39,8 +39,8 @@ def run(args: argparse.Namespace) -> int:
         result = build(args.surveys, Path(folder) / "dist", args.templates, args.pyodide,
                        compress=False, cache=True)
     warnings: list[SurveyError] = list(result.warnings)
-    for file in survey_files(args.surveys):
-        warnings.extend(check_survey(load_survey(file), args.respondents))
+    for survey in result.surveys:  # loaded once, by the build
+        warnings.extend(check_survey(survey, args.respondents))
     for warning in warnings:
         print(f"{warning.file}:{warning.line}: warning: {warning.message}")
     surveys = len(result.surveys)
