@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-PACKAGE = Path(__file__).resolve().parents[2] / "rrsite"
+PACKAGE = Path(__file__).resolve().parents[1] / "rrsite"
 
 
 def imported(module: str) -> set[str]:
