@@ -169,6 +169,17 @@ class Templates:
     catalogs: dict[str, dict[str, Any]]
 
 
+class _TemplateCache(jinja2.FileSystemBytecodeCache):
+    """Jinja's file cache, except that a cache that cannot be written is simply not used."""
+
+    def dump_bytecode(self, bucket: jinja2.bccache.Bucket) -> None:
+        """Store the compiled template (atomically, by Jinja); an unwritable folder is skipped."""
+        try:
+            super().dump_bytecode(bucket)
+        except OSError:
+            pass
+
+
 def template_bytecode_cache(cache: Path | None) -> jinja2.BytecodeCache | None:
     """Jinja's own cache of compiled templates in ``cache``, or None without a cache folder.
 
@@ -185,7 +196,7 @@ def template_bytecode_cache(cache: Path | None) -> jinja2.BytecodeCache | None:
         folder.mkdir(parents=True, exist_ok=True)
     except OSError:
         return None
-    return jinja2.FileSystemBytecodeCache(str(folder))
+    return _TemplateCache(str(folder))
 
 
 def load_templates(folder: Path, errors: list[SurveyError],
