@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import sys
 from collections.abc import Sequence
 
@@ -61,12 +62,39 @@ def make_parser(argv: Sequence[str]) -> argparse.ArgumentParser:
     return parser
 
 
+#: Exit code when the reader of the output went away (`rrsite plan | head`): 128 + SIGPIPE, as a
+#: shell reports a program that SIGPIPE ended.
+BROKEN_PIPE_EXIT = 141
+
+
+def _output_closed() -> int:
+    """The reader of standard output is gone: stop quietly, without a traceback.
+
+    What is still buffered cannot be written; standard output is pointed at /dev/null so that
+    Python's final flush at exit does not fail again (the recipe of Python's signal module docs).
+    """
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    except (OSError, ValueError):
+        pass
+    return BROKEN_PIPE_EXIT
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the console script; returns the exit code."""
     argv = list(sys.argv[1:] if argv is None else argv)
-    args = make_parser(argv).parse_args(argv)
     try:
-        return int(_command_module(args.command).run(args) or 0)
+        args = make_parser(argv).parse_args(argv)  # --help and --version print too
+    except BrokenPipeError:
+        return _output_closed()
+    try:
+        code = int(_command_module(args.command).run(args) or 0)
+        sys.stdout.flush()  # a closed pipe shows here, not in Python's flush at exit
+        return code
+    except BrokenPipeError:
+        return _output_closed()
     except RRSiteError as error:
         print(f"rrsite {args.command}: {error}", file=sys.stderr)
         return 2

@@ -611,6 +611,8 @@ def _direct_results(catalog: Catalog, tally: Tally) -> list[DirectResult]:
 
 def _privacy(catalog: Catalog, tally: Tally, questions: list[QuestionResult]) -> dict[str, Any]:
     """Per question (worst design), per version (basic composition) and per respondent."""
+    from ..survey.model import over_budget  # the build's rule: compared at the printed digits
+
     by_version = []
     for m, version in enumerate(catalog.versions):
         total = version.privacy
@@ -619,7 +621,7 @@ def _privacy(catalog: Catalog, tally: Tally, questions: list[QuestionResult]) ->
         if version.budget:
             entry["budget"] = version.budget
             budget = version.budget.get("budget")
-            if isinstance(budget, int | float) and total.epsilon > budget:
+            if isinstance(budget, int | float) and over_budget(total.epsilon, budget):
                 entry["over_budget"] = True
         by_version.append((m, total, entry))
     seen = [item for item in by_version if tally.rows_accepted[item[0]] > 0] or by_version

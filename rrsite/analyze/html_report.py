@@ -12,15 +12,19 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from .api import CI_METHOD_NAMES, VARIANCE_CONVENTION, Analysis
-from .reports import (
+from .report_rows import (
     MODEL_HEADERS,
+    column_meanings,
     design_text,
     estimate_rows,
     fmt,
+    footnotes,
     interval_text,
+    marks_in,
     model_notes,
     model_rows,
     privacy_text,
+    uninformative,
 )
 
 ROW_HEIGHT = 24
@@ -38,6 +42,7 @@ table{border-collapse:collapse;margin:.6rem 0 1rem;font-size:.92rem}
 th,td{border-bottom:1px solid #e4e4e4;padding:.3rem .6rem;text-align:left;vertical-align:top}
 td.num,th.num{text-align:right;font-variant-numeric:tabular-nums}
 code{background:#f4f4f4;padding:0 .25rem;border-radius:3px}
+dl.note dt{font-weight:600;margin-top:.3rem}dl.note dd{margin-left:1.2rem}
 .note{color:#555;font-size:.9rem}.warn{color:#a33}
 figure{margin:1rem 0}figcaption{font-size:.9rem;color:#444}
 svg text{font-family:inherit;font-size:12px}
@@ -188,18 +193,22 @@ def render_html(analysis: Analysis) -> str:
             name = question.id if question.kind == "binary" else f"  {r[0]}"
             plot_rows.append(PlotRow(name, r[3], r[6], r[7], r[2]))
             bar_pairs.append((f"{question.id}: {r[0]}", r[2], r[3]))
-    body.append("<table>" + _cells(["question", "answer", "n", "reported", "estimate",
-                                     "unbiased", "se", f"{level} interval", "Chebyshev ±",
-                                     "method"], {2, 3, 4, 5, 6, 8}, True)
+    headers = ["question", "answer", "n", "reported", "estimate", "unbiased", "se",
+               f"{level} interval", "Chebyshev ±", "method"]
+    body.append("<table>" + _cells(headers, {2, 3, 4, 5, 6, 8}, True)
                 + "".join(rows) + "</table>")
     notes = []
     for question in analysis.questions:
         notes.append(f"<li><code>{e(question.id)}</code>: {e(question.text)} — design "
                      f"{e(design_text(question))}"
-                     + "".join(f"; {e(n)}" for n in question.estimate.notes) + "</li>")
-    body.append("<ul class=note>" + "".join(notes)
-                + "<li>* the unbiased estimate fell outside [0, 1]; the estimate is the maximum-"
-                  "likelihood one. ! the interval collapsed onto 0 or 1.</li></ul>")
+                     + "".join(f"; {e(n)}" for n in question.estimate.notes)
+                     + "".join(f"; {e(n)}" for n in uninformative(question)) + "</li>")
+    marks = marks_in(r for q in analysis.questions for r in estimate_rows(q, q.estimate))
+    notes += [f"<li>{e(note)}</li>" for note in footnotes(marks)]
+    body.append("<ul class=note>" + "".join(notes) + "</ul>")
+    body.append("<dl class=note>" + "".join(
+        f"<dt>{e(column)}</dt><dd>{e(meaning)}</dd>"
+        for column, meaning in column_meanings(level, methods, headers)) + "</dl>")
     models = [row for question in analysis.questions for row in model_rows(question)]
     if models:
         body.append(f"<h2>RRreg's models</h2><p>Every parameter of the model, with {level} "
@@ -235,6 +244,13 @@ def render_html(analysis: Analysis) -> str:
                         + _cells([e(analysis.by), "answer", "n", "reported", "estimate",
                                   f"{level} interval"], {2, 3, 4}, True) + "".join(table)
                         + "</table>")
+            group_marks = marks_in(r for estimate in question.groups.values()
+                                   for r in estimate_rows(question, estimate))
+            group_notes = [*footnotes(group_marks),
+                           *uninformative(question, question.groups, analysis.by)]
+            if group_notes:
+                body.append("<ul class=note>" + "".join(f"<li>{e(n)}</li>" for n in group_notes)
+                            + "</ul>")
             if group_rows:
                 body.append("<figure>" + forest_svg(group_rows, f"{question.id} by {analysis.by}")
                             + _legend() + "</figure>")

@@ -1,7 +1,11 @@
 """`rrsite plan`: the optimal design for a privacy budget, or the figures of a named design.
 
 Prints the design, its epsilon and delta, the variance for one respondent at the prior guess, how
-many respondents reach a margin of error, and how that changes if the prior guess is wrong.
+many respondents reach a margin of error, and how that changes if the prior guess is wrong; then
+the question block to paste into a survey file for that design (``question_block`` in JSON), and
+what its words mean. The block builds under ``privacy: budget:`` equal to the ``--epsilon`` given:
+the optimal design is written as ``epsilon:`` (the build chooses the same design from it), a named
+design with the values given on the command line, digit for digit.
 """
 
 from __future__ import annotations
@@ -9,6 +13,7 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import textwrap
 from typing import Any
 
 from ..core import (
@@ -308,7 +313,98 @@ def plan(args: argparse.Namespace) -> dict[str, Any]:
         assert (
             respondents_needed(design, args.margin, args.confidence, prior) == result["respondents"]
         )
+    block = question_block(args, result)
+    if block is not None:
+        result["question_block"] = block
     return result
+
+
+#: What the vertex letters of the optimal design mean (core/optimal.py).
+VERTICES = {
+    "S": "the symmetric design, p00 = p11: every true answer is kept with the same chance",
+    "A": "p00 = 1: a true \"no\" is always reported \"no\"; a true \"yes\" is reported "
+         "\"yes\" with chance p11 = delta",
+    "B": "p11 = 1: a true \"yes\" is always reported \"yes\"; a true \"no\" is reported "
+         "\"no\" with chance p00 = delta",
+}
+
+
+def _value(number: float) -> str:
+    """A parameter as the survey file should say it: the shortest text that reads back exactly."""
+    return str(int(number)) if float(number).is_integer() else repr(float(number))
+
+
+def question_block(args: argparse.Namespace, result: dict[str, Any]) -> str | None:
+    """The ```question block for the planned design, or None (RRreg designs, --compare).
+
+    The optimal design: ``epsilon:`` (and ``delta:``, ``prior:`` when given), from which the build
+    chooses the same design. A named design: ``randomize:`` and its parameters exactly as given.
+    """
+    design = result.get("design", {})
+    lines = ["```question", "id: your_question"]
+    if args.design is None:
+        if args.epsilon is None:
+            return None
+        lines += ["type: yes-no", f"epsilon: {_value(args.epsilon)}"]
+        if args.delta:
+            lines.append(f"delta: {_value(args.delta)}")
+        if args.prior is not None and args.prior != 0.5:
+            lines.append(f"prior: {_value(args.prior)}")
+    elif "k" in design:
+        lines += ["type: choice", "options:"]
+        lines += [f"  - Answer {number}" for number in range(1, int(design["k"]) + 1)]
+        lines.append("randomize: k-rr")
+        if args.p is not None:
+            lines.append(f"p: {_value(args.p)}")
+        elif args.epsilon is not None:
+            lines.append(f"epsilon: {_value(args.epsilon)}")
+    else:
+        lines += ["type: yes-no", f"randomize: {design.get('name', args.design)}"]
+        for option, param in DESIGN_OPTIONS.items():
+            value = getattr(args, option)
+            if value is not None and param != "k":
+                lines.append(f"{param}: {_value(value)}")
+    return "\n".join([*lines, "```"])
+
+
+def _explained(term: str, meaning: str) -> list[str]:
+    """``  term          meaning``, wrapped at 96 columns under the meaning."""
+    return textwrap.wrap(meaning, 96, initial_indent=f"  {term:<14}", subsequent_indent=" " * 16)
+
+
+def _block_text(result: dict[str, Any]) -> list[str]:
+    """The block to paste, the budget it needs, and the words of the table explained."""
+    lines: list[str] = []
+    block = result.get("question_block")
+    if block:
+        budget = result["epsilon"]
+        lines += ["", "to ask it, paste into the survey file, under a '## ' heading with the "
+                      "question's text:", ""]
+        lines += [f"    {line}" for line in block.splitlines()]
+        if budget is not None:
+            lines += [""] + textwrap.wrap(
+                f"it spends epsilon {budget:.6g}: the front matter's `privacy: budget:` must be "
+                f"at least {budget:.6g} plus what the survey's other randomized questions spend",
+                96)
+    lines += ["", "what the words mean:"]
+    if "k" in result["design"]:
+        lines += _explained("k-rr", "k-ary randomized response: the true answer is reported with "
+                            "chance p, each of the k - 1 others with chance q")
+    else:
+        lines += _explained("p00, p11", "the design: the chance that a true \"no\" is reported "
+                            "\"no\" (p00), and that a true \"yes\" is reported \"yes\" (p11)")
+    shown = [result.get("vertex"), *(alt.get("vertex") for alt in result["alternatives"])]
+    for letter in dict.fromkeys(label for label in shown if label):
+        lines += _explained(f"vertex {letter}", f"{VERTICES[letter]}. The best designs for a "
+                            "budget lie at its corners S, A and B (A and B only when delta > 0)")
+    lines += _explained("epsilon", "the privacy loss: a report is at most e^epsilon times "
+                        "likelier under one true answer than under the other; delta: the chance "
+                        "that this bound fails")
+    lines += _explained("variance", "of the estimated rate, for one respondent; with N "
+                        "respondents it is divided by N")
+    lines += _explained("respondents", "how many it takes for the confidence interval to be "
+                        "the estimate ± the margin")
+    return lines
 
 
 def _table(result: dict[str, Any]) -> str:
@@ -351,6 +447,7 @@ def _table(result: dict[str, Any]) -> str:
         lines.append(
             f"  {row['true_rate']:>8.2f}        {row['variance']:>9.4g}   {row['respondents']:>11,}"
         )
+    lines.extend(_block_text(result))
     return "\n".join(lines)
 
 

@@ -1,111 +1,31 @@
-"""Rendering an Analysis: terminal table, JSON, Markdown (HTML lives in html_report.py)."""
+"""Rendering an Analysis: terminal table, JSON, Markdown (HTML lives in html_report.py).
+
+The rows, marks and words these share with the HTML report are in report_rows.py.
+"""
 
 from __future__ import annotations
 
 import json
-import math
+import textwrap
 from collections.abc import Callable
-from typing import Any
 
-from ..estimate.estimators import Estimate
-from . import rrreg_fit
-from .api import CI_METHOD_NAMES, VARIANCE_CONVENTION, Analysis, QuestionResult
+from .api import CI_METHOD_NAMES, VARIANCE_CONVENTION, Analysis
+from .report_rows import (
+    MODEL_HEADERS,
+    column_meanings,
+    design_text,
+    estimate_rows,
+    fmt,
+    footnotes,
+    interval_text,
+    marks_in,
+    model_notes,
+    model_rows,
+    privacy_text,
+    uninformative,
+)
 
 FORMATS = ("table", "json", "markdown", "html")
-
-
-def fmt(value: float, digits: int = 3) -> str:
-    """A rate for people: fixed decimals; undefined as an en dash."""
-    if value is None or not math.isfinite(value):
-        return "–"
-    return f"{value:.{digits}f}"
-
-
-def interval_text(low: float, high: float, digits: int = 3) -> str:
-    """[low, high]."""
-    return f"[{fmt(low, digits)}, {fmt(high, digits)}]"
-
-
-def design_text(question: QuestionResult) -> str:
-    """The design(s) in a few words."""
-    texts = []
-    for part in question.designs:
-        params = ", ".join(f"{k}={_short(v)}" for k, v in part.design.items() if k != "name")
-        texts.append(f"{part.design.get('name', '?')}({params})")
-    return " + ".join(texts) if len(texts) > 1 else texts[0]
-
-
-def _short(value: Any) -> str:
-    if isinstance(value, float):
-        return f"{value:.4g}"
-    if isinstance(value, list):
-        return "[" + ",".join(_short(v) for v in value) + "]"
-    return str(value)
-
-
-def flags(estimate: Estimate, index: int) -> str:
-    """Markers: * clipped to [0, 1] or the simplex, ! interval collapsed onto 0 or 1."""
-    marks = ""
-    if estimate.clipped and (estimate.kind == "binary"
-                             or not 0.0 <= estimate.unbiased[index] <= 1.0):
-        marks += "*"
-    if len(estimate.degenerate) and estimate.degenerate[index]:
-        marks += "!"
-    return marks
-
-
-def privacy_text(epsilon: float | None, delta: float, infinite: bool) -> str:
-    """epsilon/delta for people; no epsilon stated plainly."""
-    if infinite or epsilon is None:
-        return f"no finite epsilon (delta {delta:.3g} whatever epsilon)"
-    return f"epsilon {epsilon:.4g}, delta {delta:.3g}"
-
-
-def estimate_rows(
-    question: QuestionResult, estimate: Estimate
-) -> list[tuple[str, int, float, float, float, float, float, float, float, str]]:
-    """(label, n, observed, estimate, unbiased, se, low, high, chebyshev, flags) per answer."""
-    return [
-        (label, estimate.n, float(estimate.observed[i]), float(estimate.estimate[i]),
-         float(estimate.unbiased[i]), float(estimate.se[i]), float(estimate.ci_low[i]),
-         float(estimate.ci_high[i]), float(estimate.chebyshev[i]), flags(estimate, i))
-        for i, label in enumerate(estimate.labels)
-    ]
-
-
-MODEL_HEADERS = ["question", "model", "parameter", "estimate", "se", "interval", "method",
-                 "meaning"]
-
-
-def model_rows(question: QuestionResult) -> list[list[str]]:
-    """RRreg's designs: one row per estimated parameter (pi and the model's extra ones)."""
-    if question.fit is None:
-        return []
-    out = []
-    for i, (name, entry) in enumerate(rrreg_fit.parameters(question.fit).items()):
-        low, high = entry["ci"]
-        out.append([question.id if i == 0 else "", question.fit.model if i == 0 else "", name,
-                     _maybe(entry["estimate"]), _maybe(entry["se"]),
-                     interval_text(_nan(low), _nan(high)), entry["ci_method"] or "–",
-                     entry["meaning"]])
-    return out
-
-
-def model_notes(question: QuestionResult) -> list[str]:
-    """The goodness-of-fit test of an RRreg model, when it has degrees of freedom left."""
-    gof = question.fit.gof if question.fit is not None else None
-    if not gof:
-        return []
-    return [f"{question.id}: goodness of fit G2 = {gof['G2']:.2f}, df = {gof['df']:g}, "
-            f"p = {gof['p_value']:.3g}"]
-
-
-def _nan(value: float | None) -> float:
-    return math.nan if value is None else value
-
-
-def _maybe(value: float | None) -> str:
-    return fmt(_nan(value))
 
 
 def _table(headers: list[str], rows: list[list[str]], right: set[int]) -> list[str]:
@@ -147,16 +67,21 @@ def render_table(analysis: Analysis) -> str:
     headers = ["question", "answer", "n", "reported", "estimate", "unbiased", "se",
                f"{level} interval", "Chebyshev ±", ""]
     rows = []
+    marks: set[str] = set()
     for question in analysis.questions:
-        for i, r in enumerate(estimate_rows(question, question.estimate)):
+        shown = estimate_rows(question, question.estimate)
+        marks |= marks_in(shown)
+        for i, r in enumerate(shown):
             rows.append([question.id if i == 0 else "", r[0], f"{r[1]:,}", fmt(r[2]), fmt(r[3]),
                          fmt(r[4]), fmt(r[5]), interval_text(r[6], r[7]), fmt(r[8]), r[9]])
     out += _table(headers, rows, {2, 3, 4, 5, 6, 8})
-    out += _footnotes(analysis)
+    out += footnotes(marks)
+    out += _legend(column_meanings(level, methods, headers))
     for question in analysis.questions:
         out += [f"  {question.id}: {design_text(question)}; {question.estimate.ci_method}"
                 + (f"; {question.missing:,} unanswered" if question.missing else "")]
         out += [f"    {note}" for note in question.estimate.notes]
+        out += [f"    note: {sentence}" for sentence in uninformative(question)]
     models = [row for question in analysis.questions for row in model_rows(question)]
     if models:
         out += ["", f"RRreg's models ({level} intervals):"]
@@ -166,14 +91,20 @@ def render_table(analysis: Analysis) -> str:
         out += ["", f"Subgroups by {analysis.by}:"]
         for question in analysis.questions:
             rows = []
+            marks = set()
             for group, estimate in question.groups.items():
-                for i, r in enumerate(estimate_rows(question, estimate)):
+                shown = estimate_rows(question, estimate)
+                marks |= marks_in(shown)
+                for i, r in enumerate(shown):
                     rows.append([group if i == 0 else "", r[0], f"{r[1]:,}", fmt(r[2]), fmt(r[3]),
                                  interval_text(r[6], r[7]), r[9]])
             out += ["", f"  {question.id}"]
             out += ["  " + line for line in _table(
                 [analysis.by, "answer", "n", "reported", "estimate", f"{level} interval", ""],
                 rows, {2, 3, 4})]
+            out += ["  " + note for note in footnotes(marks)]
+            out += [f"  note: {sentence}"
+                    for sentence in uninformative(question, question.groups, analysis.by)]
     out += ["", "Privacy (" + analysis.privacy["composition"] + "):"]
     for entry in analysis.privacy["questions"]:
         out.append(f"  {entry['id']}: {entry['statement']}")
@@ -191,14 +122,14 @@ def render_table(analysis: Analysis) -> str:
     return "\n".join(out) + "\n"
 
 
-def _footnotes(analysis: Analysis) -> list[str]:
-    notes = []
-    if any(q.estimate.clipped for q in analysis.questions):
-        notes.append("* the unbiased estimate fell outside [0, 1] (or the simplex); the estimate "
-                     "is the maximum-likelihood one on [0, 1]")
-    if any(q.estimate.degenerate.any() for q in analysis.questions):
-        notes.append("! the whole interval fell outside [0, 1] and collapsed onto 0 or 1")
-    return notes
+def _legend(meanings: list[tuple[str, str]]) -> list[str]:
+    """The columns explained, one a line, wrapped at 100 columns."""
+    width = max((len(column) for column, _ in meanings), default=0) + 2
+    lines = ["Columns:"]
+    for column, meaning in meanings:
+        lines += textwrap.wrap(meaning, 100, initial_indent=f"  {column:<{width}}",
+                               subsequent_indent=" " * (width + 2))
+    return lines
 
 
 def render_json(analysis: Analysis) -> str:
@@ -242,12 +173,19 @@ def render_markdown(analysis: Analysis) -> str:
             rows.append([f"`{question.id}`", r[0], f"{r[1]:,}", fmt(r[2]), fmt(r[3]) + r[9],
                          fmt(r[4]), fmt(r[5]), interval_text(r[6], r[7]), fmt(r[8]),
                          question.estimate.ci_method])
-    out += table(["question", "answer", "n", "reported", "estimate", "unbiased", "se",
-                  f"{level} interval", "Chebyshev ±", "interval method"], rows)
-    out += [""] + [f"- {note}" for note in _footnotes(analysis)]
+    headers = ["question", "answer", "n", "reported", "estimate", "unbiased", "se",
+               f"{level} interval", "Chebyshev ±", "interval method"]
+    out += table(headers, rows)
+    marks = marks_in(r for q in analysis.questions for r in estimate_rows(q, q.estimate))
+    out += [""] + [f"- {note}" for note in footnotes(marks)]
+    methods = [q.estimate.ci_method for q in analysis.questions]
+    out += [""] + [f"- **{column}**: {meaning}"
+                   for column, meaning in column_meanings(level, methods, headers)]
+    out += [""]
     for question in analysis.questions:
         out.append(f"- `{question.id}`: {design_text(question)}"
-                   + "".join(f"; {n}" for n in question.estimate.notes))
+                   + "".join(f"; {n}" for n in question.estimate.notes)
+                   + "".join(f"; {n}" for n in uninformative(question)))
     models = [row for question in analysis.questions for row in model_rows(question)]
     if models:
         out += ["", "### RRreg's models", ""]
@@ -263,6 +201,11 @@ def render_markdown(analysis: Analysis) -> str:
             out += [f"### `{question.id}`", ""]
             out += table([analysis.by, "answer", "n", "reported", "estimate",
                           f"{level} interval"], rows)
+            group_marks = marks_in(r for estimate in question.groups.values()
+                                   for r in estimate_rows(question, estimate))
+            notes = [*footnotes(group_marks),
+                     *uninformative(question, question.groups, analysis.by)]
+            out += [""] + [f"- {note}" for note in notes] if notes else []
             out.append("")
     out += ["", "## Privacy", "", analysis.privacy["composition"] + ".", ""]
     out += table(["question", "guarantee"], [

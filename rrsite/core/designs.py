@@ -21,6 +21,43 @@ from .errors import DesignError
 
 Matrix = tuple[tuple[float, ...], ...]
 
+
+#: Excess probability this small is floating-point rounding, not a privacy loss.
+ROUNDING = 1e-12
+
+
+def smallest_epsilon(matrix: Matrix) -> float:
+    """Ln of the largest ratio P[i][j] / P[i'][j]; ``math.inf`` where a report rules out a truth."""
+    epsilon = 0.0
+    for column in zip(*matrix, strict=True):
+        high, low = max(column), min(column)
+        if high == 0.0:
+            continue  # this report never happens
+        if low == 0.0:
+            return math.inf
+        epsilon = max(epsilon, math.log(high / low))
+    return epsilon
+
+
+def smallest_delta(matrix: Matrix, epsilon: float) -> float:
+    """The smallest delta for which the design is (epsilon, delta)-DP."""
+    if isinstance(epsilon, bool) or not isinstance(epsilon, int | float):
+        raise TypeError(f"epsilon must be a number, got {epsilon!r}")
+    if not epsilon >= 0:
+        raise DesignError(f"epsilon must be non-negative, got {epsilon!r}")
+    factor = math.exp(epsilon) if epsilon != math.inf else math.inf
+    delta = 0.0
+    for row in matrix:
+        for other in matrix:
+            # e^epsilon * 0 counts as 0, also for epsilon = inf
+            excess = sum(
+                a if b == 0.0 else max(0.0, a - factor * b) for a, b in zip(row, other, strict=True)
+            )
+            delta = max(delta, excess)
+    # a design built for exactly this epsilon misses it by rounding only: that is delta = 0
+    return 0.0 if delta < ROUNDING else delta
+
+
 #: Probabilities that agree within this tolerance are treated as equal (rows summing to 1, ...).
 TOLERANCE = 1e-9
 #: The largest die the transcript uses; other probabilities are drawn with a "spinner".
@@ -873,8 +910,6 @@ class TwoGroupDesign(Design):
     @property
     def matrix(self) -> Matrix:
         """The worst group's matrix (larger epsilon, then larger delta)."""
-        from .privacy import smallest_delta, smallest_epsilon
-
         def badness(m: Matrix) -> tuple[float, float]:
             return smallest_epsilon(m), smallest_delta(m, math.inf)
 

@@ -13,44 +13,12 @@ import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from .designs import Design, Matrix
-from .errors import DesignError
+# The two bounds of a bare matrix live in designs.py, which needs them to pick a two-group
+# design's worst group; they are part of this module's interface too.
+from .designs import ROUNDING, Design, Matrix, smallest_delta, smallest_epsilon
 
-#: Excess probability this small is floating-point rounding, not a privacy loss.
-ROUNDING = 1e-12
-
-
-def smallest_epsilon(matrix: Matrix) -> float:
-    """Ln of the largest ratio P[i][j] / P[i'][j]; ``math.inf`` where a report rules out a truth."""
-    epsilon = 0.0
-    for column in zip(*matrix, strict=True):
-        high, low = max(column), min(column)
-        if high == 0.0:
-            continue  # this report never happens
-        if low == 0.0:
-            return math.inf
-        epsilon = max(epsilon, math.log(high / low))
-    return epsilon
-
-
-def smallest_delta(matrix: Matrix, epsilon: float) -> float:
-    """The smallest delta for which the design is (epsilon, delta)-DP."""
-    if isinstance(epsilon, bool) or not isinstance(epsilon, int | float):
-        raise TypeError(f"epsilon must be a number, got {epsilon!r}")
-    if not epsilon >= 0:
-        raise DesignError(f"epsilon must be non-negative, got {epsilon!r}")
-    factor = math.exp(epsilon) if epsilon != math.inf else math.inf
-    delta = 0.0
-    for row in matrix:
-        for other in matrix:
-            # e^epsilon * 0 counts as 0, also for epsilon = inf
-            excess = sum(
-                a if b == 0.0 else max(0.0, a - factor * b) for a, b in zip(row, other, strict=True)
-            )
-            delta = max(delta, excess)
-    # a design built for exactly this epsilon misses it by rounding only: that is delta = 0
-    return 0.0 if delta < ROUNDING else delta
-
+__all__ = ["ROUNDING", "Privacy", "compose", "privacy_of", "revealing_reports", "smallest_delta",
+           "smallest_epsilon"]
 
 def revealing_reports(
     matrix: Matrix, labels: Sequence[str] | None = None, reports: Sequence[str] | None = None

@@ -7,9 +7,9 @@ import sys
 import tempfile
 from pathlib import Path
 
-from ..survey import SurveyError, load_survey
+from ..survey import SurveyError
 from ..survey.check import DEFAULT_RESPONDENTS, check_survey
-from .builder import build, default_pyodide, default_templates, survey_files
+from .builder import build, default_pyodide, default_templates
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -28,15 +28,19 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    """Build into a throwaway folder (errors raise: exit 2), then print every warning."""
+    """Build into a throwaway folder (errors raise: exit 2), then print every warning.
+
+    The build uses the same cache as `rrsite build` (the shipped standard library, keyed by the
+    runtime, keep list and budget), so a check after the first one never starts Node.
+    """
     if args.respondents < 1:
         raise SystemExit("rrsite check: --respondents must be at least 1")
     with tempfile.TemporaryDirectory(prefix="rrsite-check-") as folder:
         result = build(args.surveys, Path(folder) / "dist", args.templates, args.pyodide,
-                       compress=False, cache=False)
+                       compress=False, cache=True)
     warnings: list[SurveyError] = list(result.warnings)
-    for file in survey_files(args.surveys):
-        warnings.extend(check_survey(load_survey(file), args.respondents))
+    for survey in result.surveys:  # loaded once, by the build
+        warnings.extend(check_survey(survey, args.respondents))
     for warning in warnings:
         print(f"{warning.file}:{warning.line}: warning: {warning.message}")
     surveys = len(result.surveys)

@@ -49,7 +49,7 @@ options:
 required: false
 ```
 
-Thank you! Build this survey with `rrsite build {file} -o dist`.
+Thank you for your answers. You can close this page now.
 """
 
 
@@ -75,8 +75,9 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError(f"{path.parent} is not a folder")
     survey_id = slug(path.stem)
     title = path.stem.replace("-", " ").replace("_", " ").strip().capitalize() or "My survey"
-    text = STARTER.format(id=survey_id, title=json.dumps(title, ensure_ascii=False), file=path.name)
+    text = STARTER.format(id=survey_id, title=json.dumps(title, ensure_ascii=False))
     with path.open("x", encoding="utf-8") as handle:
         handle.write(text)
-    print(f"wrote {path}: build it with `rrsite build {path} -o dist`")
+    print(f"wrote {path}: check it with `rrsite check {path}`, try it with "
+          f"`rrsite preview {path}`, build it with `rrsite build {path} -o dist`")
     return 0

@@ -26,6 +26,7 @@ from typing import Any
 from ..errors import RRSiteError
 from ..survey import SurveyErrors
 from ..survey.model import COLLECTOR_URL
+from .assets import default_cache_dir
 from .builder import (
     Plan,
     _write_site,
@@ -91,9 +92,10 @@ def preview_build(sources: list[Path], dist: Path, templates: Path, pyodide: Pat
     """Build like `rrsite build` (uncompressed) with the preview's changes, then swap it in.
 
     Every target is sent to the local collector and each page gets the reload script; ``dist`` is
-    replaced only when all of it is written.
+    replaced only when all of it is written. The shipped standard library comes from the build's
+    cache (rrsite/site/stdlib.py), so a rebuild after a save never starts Node.
     """
-    plan = plan_build(sources, templates, pyodide)
+    plan = plan_build(sources, templates, pyodide, cache=default_cache_dir())
     for survey in plan.surveys:
         survey.submit = {"to": "collector", "url": COLLECTOR_URL}
     workspace = dist.with_name(f".{dist.name}.preview-{secrets.token_hex(4)}")

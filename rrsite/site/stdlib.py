@@ -7,16 +7,26 @@ steps, imported every module rrsite/core imports (at any depth, also inside func
 every example survey's questions. ``node tests/pyodide/stdlib_trace.mjs --write`` makes the list;
 ``make test`` (tests/pyodide/run_core_tests.mjs) fails when the trace and the list disagree and runs
 rrsite/core inside Pyodide against the trimmed zip, so a missing module fails CI.
+
+Minifying starts Node and Pyodide (3-10 s), so :func:`shipped_stdlib` caches the zip a build ships
+under a key made of everything that determines it: the Pyodide runtime's files (which carry its
+version), the keep list, the minifying script, this module's source and the precompile budget. A
+survey edit changes none of them, so `rrsite build`, `rrsite check` and every `rrsite preview`
+rebuild after the first are served from the cache; a new Pyodide, keep list or budget gets a new
+entry (a stale one cannot be served). Entries are written atomically and checked (zip CRCs) before
+use.
 """
 
 from __future__ import annotations
 
 import hashlib
 import io
+import json
 import shutil
 import subprocess
 import tempfile
 import zipfile
+from collections.abc import Mapping
 from pathlib import Path, PurePosixPath
 
 from .assets import store_cache_entry
@@ -31,6 +41,10 @@ MINIFY_TIMEOUT_S = 180
 #: bytecode (``name.pyc``) instead of source, which Pyodide would otherwise compile at every start.
 #: Chosen so that a first visit stays within its 3.4 MB (benchmarks/page_load.py).
 PRECOMPILE_BUDGET = 140_000
+
+
+#: The runtime files whose bytes determine the minified result (the interpreter and its library).
+RUNTIME_KEY_FILES = ("pyodide.mjs", "pyodide.asm.mjs", "pyodide.asm.wasm", "python_stdlib.zip")
 
 
 class StdlibError(Exception):
@@ -121,10 +135,77 @@ def minify_stdlib(data: bytes, pyodide: Path, cache: Path | None,
     return result
 
 
+def pyodide_version(pyodide: Path) -> str:
+    """The version in the runtime folder's package.json, or ``unknown``."""
+    try:
+        return str(json.loads((pyodide / "package.json").read_text("utf-8"))["version"])
+    except (OSError, ValueError, KeyError, TypeError):
+        return "unknown"
+
+
+def stdlib_cache_key(pyodide: Path, budget: int = PRECOMPILE_BUDGET,
+                     keep_file: Path = KEEP_FILE, files: Mapping[str, bytes] | None = None) -> str:
+    """The SHA-256 of everything the shipped standard library depends on, and nothing else.
+
+    Pyodide's version and the digest of each of its runtime files, the keep list, the minifying
+    script, this module's source (the trimming code) and the precompile budget; each part is
+    length-prefixed so that no two different inputs make the same stream. The survey files and
+    templates are not in it: editing a survey never misses the cache. ``files``: runtime files
+    already read (name -> bytes), read from ``pyodide`` otherwise.
+    """
+    files = files or {}
+    digest = hashlib.sha256()
+
+    def part(label: str, data: bytes) -> None:
+        digest.update(f"{label}:{len(data)}:".encode())
+        digest.update(data)
+
+    part("format", b"rrsite shipped stdlib 1")
+    part("version", pyodide_version(pyodide).encode())
+    for name in RUNTIME_KEY_FILES:
+        data = files[name] if name in files else (pyodide / name).read_bytes()
+        part(name, hashlib.sha256(data).digest())
+    part("keep", keep_file.read_bytes())
+    part("script", MINIFY_SCRIPT.read_bytes())
+    part("module", Path(__file__).read_bytes())
+    part("budget", str(budget).encode())
+    return digest.hexdigest()
+
+
+def shipped_stdlib(pyodide: Path, cache: Path | None, budget: int = PRECOMPILE_BUDGET,
+                   keep_file: Path = KEEP_FILE,
+                   files: Mapping[str, bytes] | None = None) -> tuple[bytes, list[str]]:
+    """The standard library a build ships: trimmed to ``keep_file``, minified, and notes.
+
+    Served from ``cache`` under :func:`stdlib_cache_key` when present and intact; otherwise made
+    (Node starts once) and stored. When minifying is impossible (no Node) the trimmed zip is
+    returned with a note and nothing is cached, so the next build tries again. Raises
+    :class:`StdlibError` when the keep list does not fit the runtime.
+    """
+    key = stdlib_cache_key(pyodide, budget, keep_file, files)
+    entry = cache / key[:2] / f"{key}.shipped-stdlib.zip" if cache else None
+    if entry is not None and entry.is_file():
+        try:
+            cached = entry.read_bytes()
+        except OSError:
+            cached = b""
+        if _is_zip(cached):
+            return cached, []
+    full = (files or {}).get("python_stdlib.zip") or (pyodide / "python_stdlib.zip").read_bytes()
+    trimmed = trim_stdlib(full, read_keep_list(keep_file))
+    try:
+        result = minify_stdlib(trimmed, pyodide, None, budget)
+    except StdlibError as error:
+        return trimmed, [f"the standard library is trimmed but not minified: {error}"]
+    if entry is not None:
+        store_cache_entry(entry, result)
+    return result, []
+
+
 def _is_zip(data: bytes) -> bool:
     try:
         return zipfile.ZipFile(io.BytesIO(data)).testzip() is None
-    except zipfile.BadZipFile:
+    except (zipfile.BadZipFile, zipfile.LargeZipFile, OSError, ValueError, EOFError):
         return False
 
 
@@ -139,9 +220,9 @@ def main(argv: list[str] | None = None) -> int:
     from .assets import default_cache_dir
 
     try:
-        full = (Path(args[0]) / "python_stdlib.zip").read_bytes()
-        trimmed = trim_stdlib(full, read_keep_list())
-        shipped = minify_stdlib(trimmed, Path(args[0]), default_cache_dir())
+        shipped, notes = shipped_stdlib(Path(args[0]), default_cache_dir())
+        if notes:
+            raise StdlibError("; ".join(notes))
     except (OSError, zipfile.BadZipFile, StdlibError) as error:
         print(f"{args[0]}: {error}", file=sys.stderr)
         return 1

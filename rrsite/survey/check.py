@@ -4,7 +4,9 @@
 - a yes-no design much less efficient than the optimal design at the same epsilon (named);
 - direct questions whose combination of answers could single people out at the expected number of
   respondents (and free-text answers, which can name anyone);
-- a survey without consent text.
+- a survey without consent text;
+- an introduction or closing text that speaks to the author, not to respondents: it names an
+  rrsite command (`rrsite build`) or a file or folder of the author's (`survey.md`, `dist`).
 
 Each warning is a :class:`SurveyError` with the line it is about.
 """
@@ -12,6 +14,7 @@ Each warning is a :class:`SurveyError` with the line it is about.
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Callable
 
 from ..core import optimal_design
@@ -31,6 +34,14 @@ DEFAULT_RESPONDENTS = 200
 
 Warn = Callable[[int, str], None]
 
+#: rrsite's commands, as an author types them.
+_COMMAND = re.compile(r"\brrsite\s+(?:new|build|check|preview|serve|export|invite|analyze|plan|"
+                      r"power|simulate)\b|\bnpm\s+\w+|\bpip\s+install\b")
+#: A file or folder of the author's: a name with a survey, data or page suffix, or the output
+#: folder `dist` (as a word, as `dist/`, or after `-o`).
+_AUTHOR_FILE = re.compile(r"(?<![\w/.-])[\w./-]*\.(?:md|json|jsonl|csv|ya?ml|db|html)\b"
+                          r"|(?<![\w-])dist\b/?")
+
 
 def check_survey(survey: Survey, respondents: int = DEFAULT_RESPONDENTS) -> list[SurveyError]:
     """Every warning for one survey that loaded (errors are the loader's), in line order."""
@@ -42,11 +53,37 @@ def check_survey(survey: Survey, respondents: int = DEFAULT_RESPONDENTS) -> list
     if survey.consent is None:
         warn(1, "no consent text: add `consent:` to the front matter (Markdown). The page then "
                 "shows it first and nothing can be answered before the respondent agrees")
+    _author_words(survey, warn)
     _budget(survey, warn)
     for question in survey.sensitive_questions:
         _efficiency(question, warn)
     _combinations(survey, respondents, warn)
     return sorted(warnings, key=lambda warning: warning.line)
+
+
+def author_words(text: str) -> list[str]:
+    """The rrsite commands and author's file names ``text`` mentions, in order."""
+    commands = list(_COMMAND.finditer(text))
+    found = [(match.start(), match.group(0)) for match in commands]
+    for match in _AUTHOR_FILE.finditer(text):
+        if not any(command.start() <= match.start() < command.end() for command in commands):
+            found.append((match.start(), match.group(0)))
+    return [word for _, word in sorted(found)]
+
+
+def _author_words(survey: Survey, warn: Warn) -> None:
+    """Introduction and closing lines that mention rrsite commands or the author's files."""
+    for where, source in (("introduction", survey.intro_source),
+                          ("closing text", survey.outro_source)):
+        shown = ("before the first question" if where == "introduction"
+                 else "on the thank-you screen")
+        for line, text in source:
+            words = author_words(text)
+            if words:
+                quoted = ", ".join(f"'{word}'" for word in dict.fromkeys(words))
+                warn(line, f"the {where} mentions {quoted}, words for you, the author: "
+                     f"respondents read this text {shown}. Write to them instead (for example "
+                     "'Thank you for your answers. You can close this page now.')")
 
 
 def _budget(survey: Survey, warn: Warn) -> None:

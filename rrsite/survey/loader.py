@@ -26,9 +26,17 @@ from ..core import (
     privacy_of,
 )
 from ..core.designs import check_probability
-from . import schema
+from . import schema, yaml_words
 from .errors import Problems, SurveyError, SurveyErrors
-from .model import COLLECTOR_URL, Option, Question, Survey
+from .model import (
+    BUDGET_DIGITS,
+    COLLECTOR_URL,
+    Option,
+    Question,
+    Survey,
+    over_budget,
+    shown_apart,
+)
 from .render import plain_text, render_block, render_inline
 from .source import Heading, PageBreak, Prose, QuestionBlock, read_text, split
 
@@ -73,8 +81,6 @@ REQUIRED_PARAMS: dict[str, tuple[tuple[str, str], ...]] = {
 }
 #: Errors core raises for impossible parameters (their messages name the parameter and value).
 DESIGN_FAILURES = (ValueError, TypeError, ArithmeticError)
-#: Sums of epsilons within this relative tolerance of the budget are within it.
-BUDGET_TOLERANCE = 1e-9
 #: Fewest answers a choice question may have.
 MIN_OPTIONS = 2
 
@@ -141,18 +147,24 @@ def parse_survey(
 
 
 def _compose(text: str, problems: Problems, what: str) -> yaml.Node | None:
-    """Compose YAML into nodes; a syntax error is recorded with its line."""
+    """Compose YAML into nodes; a syntax error is recorded in plain words with the line to fix.
+
+    List items that YAML joins into one value (an item indented deeper than the one above it)
+    are errors too (rrsite/survey/yaml_words.py).
+    """
+    lines = text.splitlines()
     try:
-        return yaml.compose(text, Loader=yaml.SafeLoader)
+        node = yaml.compose(text, Loader=yaml.SafeLoader)
     except yaml.MarkedYAMLError as error:
-        mark = error.problem_mark or error.context_mark
-        line = mark.line + 1 if mark is not None else 1
-        problem = error.problem or error.context or "unreadable"
-        context = f" ({error.context})" if error.context and error.problem else ""
-        problems.error(line, f"bad YAML in {what}: {problem}{context}")
+        line, message = yaml_words.explain(error, lines)
+        problems.error(line, f"bad YAML in {what}: {message}")
+        return None
     except yaml.YAMLError as error:  # pragma: no cover - PyYAML marks all its syntax errors
         problems.error(1, f"bad YAML in {what}: {error}")
-    return None
+        return None
+    for line, message in yaml_words.joined_items(node, lines):
+        problems.error(line, f"in {what}: {message}")
+    return node
 
 
 def _front_matter(front_yaml: str | None, problems: Problems) -> schema.Fields | None:
@@ -238,6 +250,11 @@ def _no_block(heading: Heading, problems: Problems) -> None:
     problems.error(heading.line, f"the heading '## {heading.text}' has no ```question block under "
                                  "it; every level-2 heading is a question (use # or ### for other "
                                  "headings)")
+
+
+def _prose_source(parts: list[Prose]) -> list[tuple[int, str]]:
+    """``(file line, text)`` of every line of ``parts``."""
+    return [(part.line + offset, text) for part in parts for offset, text in enumerate(part.lines)]
 
 
 def _prose_html(parts: list[Prose]) -> str:
@@ -733,11 +750,15 @@ def _survey(
         where = privacy.line if privacy is not None else 1
         problems.error(where, "privacy.budget is missing: the per-respondent epsilon budget (these "
                               f"sensitive questions spend {total:.6g} together)")
-    elif budget is not None and total > budget * (1 + BUDGET_TOLERANCE):
+    elif budget is not None and over_budget(total, budget):
+        # Compared at the digits rrsite prints (model.BUDGET_DIGITS); the sum is shown with as
+        # many digits as it takes to differ from the budget.
         assert privacy is not None
-        parts = " + ".join(f"{q.id} {q.privacy.epsilon:.4g}" for q in finite if q.privacy)
+        shown = shown_apart(total, budget)
+        digits = max(BUDGET_DIGITS, len(shown.replace(".", "").lstrip("0")))
+        parts = " + ".join(f"{q.id} {q.privacy.epsilon:.{digits}g}" for q in finite if q.privacy)
         problems.error(privacy.line_of("budget"), f"the sensitive questions together spend epsilon "
-                       f"{total:.6g} ({parts}), more than privacy.budget {budget:g}")
+                       f"{shown} ({parts}), more than privacy.budget {budget:g}")
     if front.get("mode") == "kiosk" and submit.get("to") == "download":
         problems.error(front.line_of("mode"), "mode: kiosk needs a target that sends (collector, "
                        "endpoint or netlify): with `submit: {to: download}` each respondent's "
@@ -764,4 +785,6 @@ def _survey(
         shuffle=bool(front.get("shuffle")),
         mode=str(front.get("mode")),
         consent_html=render_block(front.get("consent")) if front.given("consent") else "",
+        intro_source=_prose_source(layout.intro),
+        outro_source=_prose_source(layout.outro),
     )

@@ -17,6 +17,29 @@ MANIFEST_FORMAT = 1
 COLLECTOR_URL = "/api/submissions"
 
 
+#: Significant digits at which rrsite prints epsilons, and at which a survey's epsilons are
+#: compared with its privacy budget: a sum that prints equal to the budget is within it (a design
+#: copied from `rrsite plan` at the digits it prints may spend 1.0000021 of a budget of 1).
+BUDGET_DIGITS = 6
+
+
+def over_budget(spent: float, budget: float) -> bool:
+    """Whether ``spent`` exceeds ``budget`` once both are rounded to :data:`BUDGET_DIGITS`."""
+    return spent > budget and f"{spent:.{BUDGET_DIGITS}g}" != f"{budget:.{BUDGET_DIGITS}g}"
+
+
+def shown_apart(value: float, other: float) -> str:
+    """``value`` with the digits that tell it from ``other`` (at least BUDGET_DIGITS).
+
+    1.00021 beside a budget of 1, never 1 beside 1.
+    """
+    for digits in range(BUDGET_DIGITS, 18):
+        shown = f"{value:.{digits}g}"
+        if shown != f"{other:.{digits}g}":
+            return shown
+    return repr(value)
+
+
 @dataclass(frozen=True)
 class Option:
     """One answer: the value stored and exported, its label (Markdown) and the label as HTML."""
@@ -167,6 +190,10 @@ class Survey:
     shuffle: bool = False
     #: ``web`` (one respondent per device) or ``kiosk`` (many in turn, an offline queue).
     mode: str = "web"
+    #: The Markdown source of the introduction and of the closing text, ``(file line, text)`` per
+    #: line (for `rrsite check`'s warnings about words meant for the author).
+    intro_source: list[tuple[int, str]] = field(default_factory=list)
+    outro_source: list[tuple[int, str]] = field(default_factory=list)
 
     def question(self, question_id: str) -> Question:
         """The question with this id."""

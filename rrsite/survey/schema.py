@@ -62,14 +62,69 @@ def line_of(node: yaml.Node) -> int:
     return int(node.start_mark.line) + 1
 
 
+#: Words authors bring from other tools, by what they mean here. A suggestion from this table
+#: is made only when its word is among the candidates (a question type, a design, a key).
+SYNONYMS: dict[str, str] = {
+    "single-choice": "choice", "single": "choice", "radio": "choice", "select": "choice",
+    "dropdown": "choice", "one-of": "choice", "checkbox": "multi-choice",
+    "checkboxes": "multi-choice", "multi-select": "multi-choice", "multiselect": "multi-choice",
+    "many-of": "multi-choice", "boolean": "yes-no", "bool": "yes-no", "binary": "yes-no",
+    "yes/no": "yes-no", "true-false": "yes-no", "numeric": "number", "integer": "number",
+    "int": "number", "float": "number", "decimal": "number", "string": "text",
+    "free-text": "text", "open": "text", "open-ended": "text", "textarea": "text",
+    "forced": "forced-response", "forced-choice": "forced-response", "fr": "forced-response",
+    "krr": "k-rr", "k-ary": "k-rr", "randomized-response": "forced-response",
+    "choices": "options", "answers": "options", "minimum": "min", "maximum": "max",
+}
+#: A spelling at least this similar (difflib's ratio) is a typo of the word, whatever its parts.
+TYPO_RATIO = 0.9
+
+
+def _canonical(word: str) -> str:
+    """Lowercase, with ``_`` and spaces read as ``-``."""
+    return "-".join(part for part in re.split(r"[-_\s]+", word.strip().lower()) if part)
+
+
+def closest(word: str, candidates: Iterable[str]) -> str | None:
+    """The candidate ``word`` most likely means, or None; meaning and prefixes before spelling.
+
+    In order: the same word in another case or separator (``Yes_No`` -> ``yes-no``); a known
+    synonym (``single-choice`` -> ``choice``, ``checkbox`` -> ``multi-choice``); a one-letter
+    typo of a long word (``unrelated-unknwn``); the longest
+    candidate that ``word`` starts or ends with as a whole part (``unrelated-question`` ->
+    ``unrelated``, ``single-choice`` -> ``choice``); the one candidate that starts with ``word``
+    (``forced-resp`` -> ``forced-response``); and only then the closest spelling (difflib).
+    """
+    choices = list(dict.fromkeys(candidates))
+    if not choices or len(word) > 200:
+        return None
+    canonical = {_canonical(choice): choice for choice in choices}
+    key = _canonical(word)
+    if not key:
+        return None
+    if key in canonical:
+        return canonical[key]
+    meant = SYNONYMS.get(key)
+    if meant is not None and meant in canonical:
+        return canonical[meant]
+    typo = difflib.get_close_matches(key, list(canonical), n=1, cutoff=TYPO_RATIO)
+    if typo:
+        return canonical[typo[0]]
+    parts = [name for name in canonical
+             if key.startswith(name + "-") or key.endswith("-" + name)]
+    if parts:
+        return canonical[max(parts, key=len)]
+    starting = [name for name in canonical if name.startswith(key)]
+    if len(starting) == 1 and len(key) >= 2:
+        return canonical[starting[0]]
+    close = difflib.get_close_matches(key, list(canonical), n=1, cutoff=0.6)
+    return canonical[close[0]] if close else None
+
+
 def suggest(word: str, candidates: Iterable[str]) -> str:
-    """`` (did you mean 'x'?)`` for the closest candidate, or an empty string."""
-    close = difflib.get_close_matches(word, list(candidates), n=1, cutoff=0.6)
-    if not close:
-        lowered = {candidate.lower(): candidate for candidate in candidates}
-        if word.lower() in lowered:
-            close = [lowered[word.lower()]]
-    return f" (did you mean '{close[0]}'?)" if close else ""
+    """`` (did you mean 'x'?)`` for the candidate :func:`closest` finds, or an empty string."""
+    close = closest(word, candidates)
+    return f" (did you mean '{close}'?)" if close is not None else ""
 
 
 def _describe(node: yaml.Node) -> str:
@@ -514,8 +569,9 @@ PRIVACY = Block(
     keys=(
         Key("budget", EPSILON,
             "Per-respondent epsilon budget: the sensitive questions' epsilons added up (basic "
-            "composition) must not exceed it. Questions with `accept_no_epsilon` are not counted "
-            "(they have no epsilon) and are listed in the manifest instead.",
+            "composition) must not exceed it, compared at 6 significant digits (a sum that prints "
+            "equal to the budget is within it). Questions with `accept_no_epsilon` are not "
+            "counted (they have no epsilon) and are listed in the manifest instead.",
             default_doc="required with sensitive questions"),
         Key("epsilon", EPSILON,
             "Default epsilon for questions that say only `sensitive: true`: they get the optimal "

@@ -151,3 +151,106 @@ def test_rrreg_design_bad_p_is_a_usage_error(capsys):
     assert main(["plan", "--design", "sld", "--rrreg-p", "0.3"]) == 2
     assert "SLD needs p of length 2" in capsys.readouterr().err
     assert main(["plan", "--compare"]) == 2
+
+
+# ---- the block to paste (issue 20) ------------------------------------------------------------
+
+PASTED = """\
+---
+id: pasted
+title: Pasted from rrsite plan
+consent: You agree.
+privacy:
+  budget: {budget}
+submit:
+  to: collector
+---
+
+## Have you ever done it?
+
+{block}
+"""
+
+
+@pytest.mark.parametrize("args", [
+    ["--epsilon", "1", "--margin", "0.05"],
+    ["--epsilon", "1", "--delta", "0.1", "--prior", "0.05"],
+    ["--epsilon", "0.5", "--prior", "0.2"],
+    ["--epsilon", "2.3"],
+    ["--design", "warner", "--p", "0.731059"],
+    ["--design", "forced-response", "--truth", "0.5", "--yes", "0.25", "--no", "0.25"],
+    ["--design", "matrix", "--p00", "0.8", "--p11", "0.7"],
+    ["--design", "k-rr", "--k", "3", "--epsilon", "1.3"],
+])
+def test_the_printed_block_builds_under_the_printed_budget(capsys, tmp_path, args):
+    from pathlib import Path
+
+    from rrsite.survey import load_survey
+
+    out = run_json(capsys, *args)
+    block = out["question_block"]
+    assert main(["plan", *args]) == 0
+    table = capsys.readouterr().out
+    assert "\n".join(f"    {line}" for line in block.splitlines()) in table  # the same block
+    budget = f"{out['epsilon']:.6g}"  # as the table prints it
+    assert f"it spends epsilon {budget}:" in table
+    survey = tmp_path / "pasted.md"
+    survey.write_text(PASTED.format(budget=budget, block=block), "utf-8")
+    fixtures = Path(__file__).resolve().parents[1] / "site" / "fixtures"
+    assert main(["build", str(survey), "-o", str(tmp_path / "dist"), "--no-compress",
+                 "--templates", str(fixtures / "templates"),
+                 "--pyodide", str(fixtures / "pyodide")]) == 0, capsys.readouterr().err
+    question = load_survey(survey).questions[0]
+    assert question.design is not None
+    if "p00" in out["design"]:  # the design built is the design planned
+        assert math.isclose(question.design.p00, out["design"]["p00"], rel_tol=1e-12)
+        assert math.isclose(question.design.p11, out["design"]["p11"], rel_tol=1e-12)
+    else:
+        assert math.isclose(question.design.p, out["design"]["p"], rel_tol=1e-12)
+
+
+def test_the_issue_example_builds_and_a_real_excess_still_fails(tmp_path):
+    from rrsite.survey import SurveyErrors, load_survey
+
+    block = "```question\nid: q\ntype: yes-no\nrandomize: warner\np: {p}\n```\n"
+    survey = tmp_path / "s.md"
+    # p = 0.731059 spends ln(0.731059 / 0.268941) = 1.0000021, which prints as 1
+    spent = math.log(0.731059 / 0.268941)
+    assert 1 < spent < 1.000003 and f"{spent:.6g}" == "1"
+    survey.write_text(PASTED.format(budget="1", block=block.format(p="0.731059")), "utf-8")
+    assert load_survey(survey).budget == 1
+    # p = 0.7311 spends ln(0.7311 / 0.2689) = 1.00021: over, and said with the digits that show
+    # it, in the total and in its parts
+    survey.write_text(PASTED.format(budget="1", block=block.format(p="0.7311")), "utf-8")
+    with pytest.raises(SurveyErrors) as caught:
+        load_survey(survey)
+    assert "spend epsilon 1.00021 (q 1.00021), more than privacy.budget 1" in str(caught.value)
+
+
+def test_the_table_explains_its_words(capsys):
+    assert main(["plan", "--epsilon", "1"]) == 0
+    out = capsys.readouterr().out
+    assert "(vertex S)" in out and "\n  vertex S      the symmetric design, p00 = p11" in out
+    assert "vertex A" not in out
+    assert "\n  p00, p11      the design: the chance that a true \"no\" is reported" in out
+    assert "\n  variance      " in out and "\n  respondents   " in out
+    assert main(["plan", "--epsilon", "1", "--delta", "0.1", "--prior", "0.05"]) == 0
+    out = capsys.readouterr().out
+    assert "(vertex A)" in out and "\n  vertex A      p00 = 1" in out
+    assert "\n  vertex S" not in out
+
+
+@pytest.mark.parametrize("args", [
+    ["plan", "--epsilon", "1"],
+    ["plan", "--compare", "--epsilon", "1"],
+    ["plan", "--help"],
+])
+def test_a_closed_pipe_ends_quietly(args, tmp_path):
+    # `rrsite plan ... | head`: the reader is gone before rrsite writes (its end closed here)
+    process = subprocess.Popen([sys.executable, "-m", "rrsite", *args], cwd=tmp_path,
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    assert process.stdout is not None and process.stderr is not None
+    process.stdout.close()
+    err = process.stderr.read().decode()
+    assert process.wait(timeout=60) == 141
+    assert err == ""  # no traceback, no "Exception ignored" at exit

@@ -108,3 +108,51 @@ def test_the_command_prints_errors_and_warnings_with_exit_codes(tmp_path: Path):
     assert done.returncode == 2
     line = bad.read_text().splitlines().index("show_if: {question: zz, is: x}") + 1
     assert f"{bad}:{line}: show_if: no question has id 'zz'" in done.stderr
+
+
+# ---- words for the author in what respondents read (issue 20) --------------------------------
+
+
+def test_intro_and_closing_text_naming_commands_or_files_are_flagged_with_their_line(load):
+    body = ("Welcome to the study.\n"
+            "Run `rrsite preview survey.md` to try it.\n"
+            "\n"
+            + question("a", "type: yes-no")
+            + "Thank you! Build this survey with `rrsite build my-survey.md -o dist`.\n"
+            "The results go to dist/ and answers.csv.\n"
+            "The distance to the clinic does not matter.\n")
+    text = survey_text(body)
+    lines = text.splitlines()
+
+    def line(start: str) -> int:
+        return next(number for number, text in enumerate(lines, 1) if text.startswith(start))
+
+    warnings = [w for w in check_survey(load(text)) if "the author" in w.message]
+    flagged = {w.line: w.message for w in warnings}
+    assert sorted(flagged) == [line("Run `rrsite"), line("Thank you!"), line("The results")]
+    assert "the introduction mentions 'rrsite preview', 'survey.md'" in flagged[line("Run")]
+    closing = flagged[line("Thank you!")]
+    assert "the closing text mentions 'rrsite build', 'my-survey.md', 'dist'" in closing
+    assert "thank-you screen" in closing
+    assert "'dist/', 'answers.csv'" in flagged[line("The results")]
+
+
+def test_words_for_respondents_are_not_flagged(load):
+    body = ("We study the distance people travel; see our site for details.\n\n"
+            + question("a", "type: yes-no")
+            + "Thank you for your answers. The rrsite project made this page.\n")
+    assert [w.message for w in check_survey(load(survey_text(body)))] == []
+
+
+def test_the_starter_speaks_to_respondents_and_checks_clean_of_author_words(tmp_path):
+    result = subprocess.run([sys.executable, "-m", "rrsite", "new", "my-survey"], cwd=tmp_path,
+                            capture_output=True, text=True, check=True)
+    assert "rrsite build my-survey.md" in result.stdout  # the author is told, in the terminal
+    text = (tmp_path / "my-survey.md").read_text("utf-8")
+    closing = text.rstrip("\n").splitlines()[-1]
+    assert "rrsite" not in closing and ".md" not in closing and "dist" not in closing
+    assert "Thank you" in closing
+    check = subprocess.run([sys.executable, "-m", "rrsite", "check", "my-survey.md"],
+                           cwd=tmp_path, capture_output=True, text=True)
+    assert check.returncode == 0, check.stderr
+    assert "the author" not in check.stdout

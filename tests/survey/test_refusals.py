@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from rrsite.survey import SurveyErrors, load_survey
+from rrsite.survey import SurveyErrors, load_survey, schema
 
 
 def replace(text: str, old: str, new: str) -> str:
@@ -55,6 +55,32 @@ def test_bad_choice_word_suggests_the_closest(valid, refuse, helpers):
     helpers.has(errors, helpers.line_of(text, "forced-respons"), "got 'forced-respons'",
                 "did you mean 'forced-response'?")
     helpers.has(errors, helpers.line_of(text, "chioce"), "did you mean 'choice'?")
+
+
+def test_did_you_mean_prefers_meaning_and_prefixes_over_spelling(valid, refuse, helpers):
+    # By spelling alone (difflib) these would be 'multi-choice' and 'unrelated-unknown'.
+    text = replace(valid, "randomize: forced-response", "randomize: unrelated-question")
+    text = replace(text, "type: choice", "type: single-choice")
+    errors = refuse(text)
+    helpers.has(errors, helpers.line_of(text, "unrelated-question"),
+                "got 'unrelated-question' (did you mean 'unrelated'?)")
+    helpers.has(errors, helpers.line_of(text, "single-choice"),
+                "got 'single-choice' (did you mean 'choice'?)")
+
+
+@pytest.mark.parametrize(("word", "meant"), [
+    ("checkboxes", "multi-choice"), ("boolean", "yes-no"), ("Yes_No", "yes-no"),
+    ("forced-resp", "forced-response"), ("unrelated-unknwn", "unrelated-unknown"),
+    ("multi_choices", "multi-choice"), ("chioce", "choice"), ("integer", "number"),
+])
+def test_closest_reads_synonyms_separators_prefixes_and_typos(word, meant):
+    candidates = (*schema.QUESTION_TYPES, *schema.DESIGN_NAMES)
+    assert schema.closest(word, candidates) == meant
+
+
+def test_closest_offers_nothing_for_an_unrelated_word_or_an_absent_synonym():
+    assert schema.closest("zzzzzz", schema.QUESTION_TYPES) is None
+    assert schema.closest("checkbox", ("yes-no", "number")) is None  # multi-choice not offered
 
 
 # ---- duplicates -------------------------------------------------------------------------------
@@ -139,7 +165,7 @@ def test_sensitive_questions_exceeding_the_budget(valid, refuse, helpers):
     error = helpers.only(refuse(text))
     assert error.line == helpers.line_of(text, "budget: 2.0")
     assert error.message.startswith("the sensitive questions together spend epsilon 2.09861 "
-                                    "(did 1.099 + year 1), more than privacy.budget 2")
+                                    "(did 1.09861 + year 1), more than privacy.budget 2")
 
 
 def test_budget_is_required_with_sensitive_questions(valid, refuse, helpers):
@@ -214,8 +240,9 @@ def test_bad_yaml_in_a_question_block(valid, refuse, helpers):
     text = replace(valid, "type: choice", "  type: choice")
     error = helpers.only(refuse(text))
     assert error.line == helpers.line_of(text, "  type: choice")
-    assert error.message.startswith("bad YAML in the question block: mapping values are not "
-                                    "allowed here")
+    assert error.message.startswith("bad YAML in the question block: check the indentation of "
+                                    f"line {error.line}")
+    assert error.message.endswith("(YAML says: mapping values are not allowed here)")
 
 
 def test_bad_yaml_in_the_front_matter(valid, refuse, helpers):

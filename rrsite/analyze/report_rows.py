@@ -1,0 +1,183 @@
+"""What every report format shows of an Analysis: rows, marks, column meanings and notes.
+
+The terminal and Markdown reports (reports.py) and the HTML report (html_report.py) both build on
+this module, so neither imports the other for its pieces. Every column a report shows is explained
+under its table (:func:`column_meanings`); a mark's footnote is shown only when a row carries that
+mark (:func:`footnotes`); an interval that holds both 0.25 and 0.75 is said to be uninformative,
+with its group and its n (:func:`uninformative`).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from ..estimate.estimators import Estimate
+from . import rrreg_fit
+from .api import CI_METHOD_NAMES, VARIANCE_CONVENTION, QuestionResult
+
+#: An interval that holds both of these rates is not informative: it cannot tell an answer that a
+#: quarter of respondents would give from one that three quarters would.
+UNINFORMATIVE_RATES = (0.25, 0.75)
+#: The marks of the estimate column and what each means.
+MARKS = {
+    "*": "the unbiased estimate fell outside [0, 1] (or the simplex); the estimate is the "
+         "maximum-likelihood one on [0, 1]",
+    "!": "the whole interval fell outside [0, 1] and collapsed onto 0 or 1",
+}
+
+
+def fmt(value: float, digits: int = 3) -> str:
+    """A rate for people: fixed decimals; undefined as an en dash."""
+    if value is None or not math.isfinite(value):
+        return "–"
+    return f"{value:.{digits}f}"
+
+
+def interval_text(low: float, high: float, digits: int = 3) -> str:
+    """[low, high]."""
+    return f"[{fmt(low, digits)}, {fmt(high, digits)}]"
+
+
+def design_text(question: QuestionResult) -> str:
+    """The design(s) in a few words."""
+    texts = []
+    for part in question.designs:
+        params = ", ".join(f"{k}={_short(v)}" for k, v in part.design.items() if k != "name")
+        texts.append(f"{part.design.get('name', '?')}({params})")
+    return " + ".join(texts) if len(texts) > 1 else texts[0]
+
+
+def _short(value: Any) -> str:
+    if isinstance(value, float):
+        return f"{value:.4g}"
+    if isinstance(value, list):
+        return "[" + ",".join(_short(v) for v in value) + "]"
+    return str(value)
+
+
+def flags(estimate: Estimate, index: int) -> str:
+    """Markers: * clipped to [0, 1] or the simplex, ! interval collapsed onto 0 or 1."""
+    marks = ""
+    if estimate.clipped and (estimate.kind == "binary"
+                             or not 0.0 <= estimate.unbiased[index] <= 1.0):
+        marks += "*"
+    if len(estimate.degenerate) and estimate.degenerate[index]:
+        marks += "!"
+    return marks
+
+
+def privacy_text(epsilon: float | None, delta: float, infinite: bool) -> str:
+    """epsilon/delta for people; no epsilon stated plainly."""
+    if infinite or epsilon is None:
+        return f"no finite epsilon (delta {delta:.3g} whatever epsilon)"
+    return f"epsilon {epsilon:.4g}, delta {delta:.3g}"
+
+
+def estimate_rows(
+    question: QuestionResult, estimate: Estimate
+) -> list[tuple[str, int, float, float, float, float, float, float, float, str]]:
+    """(label, n, observed, estimate, unbiased, se, low, high, chebyshev, flags) per answer."""
+    return [
+        (label, estimate.n, float(estimate.observed[i]), float(estimate.estimate[i]),
+         float(estimate.unbiased[i]), float(estimate.se[i]), float(estimate.ci_low[i]),
+         float(estimate.ci_high[i]), float(estimate.chebyshev[i]), flags(estimate, i))
+        for i, label in enumerate(estimate.labels)
+    ]
+
+
+MODEL_HEADERS = ["question", "model", "parameter", "estimate", "se", "interval", "method",
+                 "meaning"]
+
+
+def model_rows(question: QuestionResult) -> list[list[str]]:
+    """RRreg's designs: one row per estimated parameter (pi and the model's extra ones)."""
+    if question.fit is None:
+        return []
+    out = []
+    for i, (name, entry) in enumerate(rrreg_fit.parameters(question.fit).items()):
+        low, high = entry["ci"]
+        out.append([question.id if i == 0 else "", question.fit.model if i == 0 else "", name,
+                     _maybe(entry["estimate"]), _maybe(entry["se"]),
+                     interval_text(_nan(low), _nan(high)), entry["ci_method"] or "–",
+                     entry["meaning"]])
+    return out
+
+
+def model_notes(question: QuestionResult) -> list[str]:
+    """The goodness-of-fit test of an RRreg model, when it has degrees of freedom left."""
+    gof = question.fit.gof if question.fit is not None else None
+    if not gof:
+        return []
+    return [f"{question.id}: goodness of fit G2 = {gof['G2']:.2f}, df = {gof['df']:g}, "
+            f"p = {gof['p_value']:.3g}"]
+
+
+def _nan(value: float | None) -> float:
+    return math.nan if value is None else value
+
+
+def _maybe(value: float | None) -> str:
+    return fmt(_nan(value))
+
+
+def column_meanings(level: str, methods: Iterable[str],
+                    columns: Iterable[str]) -> list[tuple[str, str]]:
+    """``(column, meaning)`` for each column named in ``columns``, in that order."""
+    named = "; ".join(CI_METHOD_NAMES.get(method, method) for method in sorted(set(methods)))
+    k = 1 / math.sqrt(1 - float(level.rstrip("%")) / 100)
+    meanings = {
+        "answer": "the answer whose share is estimated (yes/no questions: the share of yes)",
+        "n": "how many answers were counted",
+        "reported": "the share of the randomized reports that said this answer, as sent",
+        "estimate": "the true share, de-biased through the design: the maximum-likelihood "
+                    "estimate, always within [0, 1]",
+        "unbiased": "the moment estimate (the reported share mapped back through the design): "
+                    "unbiased, so it can fall below 0 or above 1 by chance",
+        "se": f"the standard error of the unbiased estimate ({VARIANCE_CONVENTION} variance)",
+        f"{level} interval": f"the {level} confidence interval of the true share: {named}",
+        "Chebyshev ±": f"a distribution-free margin: unbiased ± this ({k:.3g} standard errors) "
+                       f"holds the true share with at least {level} probability by Chebyshev's "
+                       "inequality, whatever the estimate's distribution (so it is wider "
+                       "than the interval, which relies on the distribution)",
+    }
+    return [(column, meanings[column]) for column in columns if column in meanings]
+
+
+def marks_in(rows: Iterable[Any]) -> set[str]:
+    """The marks used by rows of :func:`estimate_rows` (their last field)."""
+    return {mark for row in rows for mark in row[-1]}
+
+
+def footnotes(marks: Iterable[str]) -> list[str]:
+    """``"* ..."`` for each mark used, in the order of MARKS; none for marks not used."""
+    used = set(marks)
+    return [f"{mark} {meaning}" for mark, meaning in MARKS.items() if mark in used]
+
+
+def uninformative(question: QuestionResult, groups: Mapping[str, Estimate] | None = None,
+                  by: str | None = None) -> list[str]:
+    """A sentence for each estimate whose interval is too wide to inform (or has no answers).
+
+    ``groups``: the subgroups of ``by`` (else the question's whole estimate).
+    """
+    sentences = []
+    items = list(groups.items()) if groups is not None else [("", question.estimate)]
+    for group, estimate in items:
+        where = f"{by} = {group}" if groups is not None else "all answers"
+        for row in estimate_rows(question, estimate):
+            label, n, low, high = row[0], row[1], row[6], row[7]
+            answer = "" if question.kind == "binary" else f", answer {label}"
+            if n == 0:
+                sentences.append(f"{question.id} ({where}{answer}): no answers, no estimate")
+            elif not (math.isfinite(low) and math.isfinite(high)):
+                sentences.append(f"{question.id} ({where}{answer}): {n:,} answers give no "
+                                 "interval")
+            elif low <= UNINFORMATIVE_RATES[0] and high >= UNINFORMATIVE_RATES[1]:
+                rare, common = UNINFORMATIVE_RATES
+                sentences.append(
+                    f"{question.id} ({where}{answer}): {n:,} answers are too few for an "
+                    f"informative interval: [{low:.2f}, {high:.2f}] holds both {rare:g} and "
+                    f"{common:g}, so it cannot tell a rare answer from a common one")
+    return sentences

@@ -1,0 +1,151 @@
+"""YAML's syntax errors in plain words, with the line to fix, and list items YAML silently joins.
+
+PyYAML reports where its reading stopped ("mapping values are not allowed here"), which is often a
+line after the one to fix and in a parser's words. :func:`explain` says what is most likely wrong
+and which line to look at ("check the indentation of line 6"), and keeps YAML's own words at the
+end for searching. :func:`joined_items` finds what YAML reads without complaint yet an author did
+not mean: a list item indented deeper than the item above it is read as the rest of that item
+(``- Sometimes`` then ``    - Rarely`` is one answer, ``Sometimes - Rarely``).
+"""
+
+from __future__ import annotations
+
+import re
+
+import yaml
+
+_KEY_WITH_VALUE = re.compile(r"^\s*(?:-\s+)?[^\s:#'\"][^:#]*:\s+\S")
+_TWO_COLONS = re.compile(r"^\s*(?:-\s+)?[^\s:#'\"][^:#]*:\s+[^'\"\s].*?:(?:\s|$)")
+
+
+def _indent(text: str) -> int:
+    return len(text) - len(text.lstrip(" "))
+
+
+def _line(lines: list[str], index: int) -> str:
+    return lines[index] if 0 <= index < len(lines) else ""
+
+
+def _previous(lines: list[str], index: int) -> int | None:
+    """The index of the nearest non-blank, non-comment line above ``index``."""
+    for above in range(index - 1, -1, -1):
+        stripped = _line(lines, above).strip()
+        if stripped and not stripped.startswith("#"):
+            return above
+    return None
+
+
+def _quote_problem(text: str, number: int) -> str | None:
+    """What is wrong with a quoted value on this line, if its value starts with a quote."""
+    value = text.split(": ", 1)[1].strip() if ": " in text else text.strip().removeprefix("- ")
+    if not value or value[0] not in "'\"":
+        return None
+    quote, index = value[0], 1
+    while index < len(value):
+        if quote == '"' and value[index] == "\\":
+            index += 2
+            continue
+        if value[index] == quote:
+            if quote == "'" and value[index + 1:index + 2] == "'":
+                index += 2
+                continue
+            after = value[index + 1:].strip()
+            if after and not after.startswith("#"):
+                other = "'" if quote == '"' else '"'
+                inner = '\\"' if quote == '"' else "''"
+                return (f"on line {number} the quoted value ends at its second {quote} and text "
+                        f"follows it: put the whole value in {other} quotes instead, or write "
+                        f"the inner quotes as {inner}")
+            return None
+        index += 1
+    return (f"line {number} opens a quote that is never closed: close it on the same line, or "
+            "quote the whole value")
+
+
+def explain(error: yaml.MarkedYAMLError, lines: list[str]) -> tuple[int, str]:
+    """``(1-based line, message)`` for a YAML syntax error in ``lines`` (the text composed)."""
+    problem = error.problem or error.context or "unreadable"
+    said = f"YAML says: {problem}" + (f", {error.context}" if error.context and error.problem
+                                      else "")
+    mark = error.problem_mark or error.context_mark
+    index = mark.line if mark is not None else 0
+    context = error.context_mark.line if error.context_mark is not None else index
+    text = _line(lines, index)
+
+    def at(line_index: int, words: str) -> tuple[int, str]:
+        return line_index + 1, f"{words} ({said})"
+
+    if "'\\t'" in problem:
+        return at(index, f"line {index + 1} is indented with a tab: YAML indents with spaces "
+                         "only. Replace the tab with spaces")
+    above = _previous(lines, index)
+    deeper = above is not None and _indent(text) > _indent(_line(lines, above)) and \
+        bool(_KEY_WITH_VALUE.match(_line(lines, above)))
+    if deeper and ("mapping values are not allowed" in problem
+                   or "expected <block end>" in problem):
+        assert above is not None
+        return at(index, f"check the indentation of line {index + 1}: it is indented deeper "
+                         f"than line {above + 1} above it, so YAML reads it as the rest of "
+                         f"that line's value. Indent it like line {above + 1}")
+    if "mapping values are not allowed" in problem:
+        if _TWO_COLONS.match(text):
+            return at(index, f"line {index + 1} has a second ': ' in its value: put the value "
+                             "in quotes (key: \"a: b\")")
+        return at(index, f"check the indentation of line {index + 1}: YAML reads it as the "
+                         "value of the line above it")
+    if "could not find expected ':'" in problem:
+        return at(context, f"check line {context + 1}: YAML expected 'key: value' or '- item' "
+                           "there (a list item needs a space after its '-'; text that goes on "
+                           "from the line above must be indented deeper than its key)")
+    quoted = _quote_problem(text, index + 1)
+    if "expected <block end>" in problem and quoted:
+        return at(index, quoted)
+    if "expected <block end>" in problem:
+        return at(index, f"check the indentation of line {index + 1}: it lines up with none of "
+                         "the lines above it (keys of one mapping, and items of one list, start "
+                         "in the same column)")
+    if "flow sequence" in (error.context or "") or "flow mapping" in (error.context or ""):
+        return at(context, f"line {context + 1}: a value that starts with '[' or '{{' is read "
+                           "as a list or mapping; put the text in quotes (title: \"[Draft] "
+                           "A survey\")")
+    if "quoted scalar" in (error.context or ""):
+        return at(context, f"line {context + 1} opens a quote that is never closed: close it "
+                           "on the same line, or quote the whole value")
+    if "alias" in (error.context or "") or "anchor" in (error.context or ""):
+        return at(index, f"line {index + 1}: a value that starts with '*' or '&' is read as a "
+                         "YAML reference; put the text in quotes (title: \"*New* survey\")")
+    if "cannot start any token" in problem:
+        return at(index, f"line {index + 1}: a value cannot start with this character in YAML; "
+                         "put the text in quotes")
+    return at(index, f"YAML cannot read line {index + 1}: check the indentation of line "
+                     f"{index + 1} and of the line above it")
+
+
+def joined_items(node: yaml.Node | None, lines: list[str]) -> list[tuple[int, str]]:
+    """``(1-based line, message)`` for each list item YAML joined to the item above it.
+
+    A plain (unquoted) value spread over several lines whose continuation line starts with
+    ``- `` is a list item indented deeper than the one above it; YAML folds both into one
+    string, ``"Sometimes - Rarely"``.
+    """
+    found: list[tuple[int, str]] = []
+    stack = [node] if node is not None else []
+    while stack:
+        current = stack.pop()
+        if isinstance(current, yaml.MappingNode):
+            for key, value in current.value:
+                stack.extend((key, value))
+        elif isinstance(current, yaml.SequenceNode):
+            stack.extend(current.value)
+        elif isinstance(current, yaml.ScalarNode) and current.style is None:
+            first, last = current.start_mark.line, current.end_mark.line
+            for index in range(first + 1, last + 1):
+                stripped = _line(lines, index).strip()
+                if stripped == "-" or stripped.startswith("- "):
+                    start = _line(lines, first)
+                    found.append((index + 1, (
+                        f"check the indentation of line {index + 1}: '{stripped}' is indented "
+                        f"deeper than line {first + 1} ('{start.strip()}'), so YAML reads them "
+                        f"as one value, {current.value!r}. Indent it like line {first + 1}")))
+                    break
+    return sorted(found)
