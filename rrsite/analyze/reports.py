@@ -157,6 +157,7 @@ def render_table(analysis: Analysis) -> str:
         out += [f"  {question.id}: {design_text(question)}; {question.estimate.ci_method}"
                 + (f"; {question.missing:,} unanswered" if question.missing else "")]
         out += [f"    {note}" for note in question.estimate.notes]
+    out += design_lines(analysis, level)
     models = [row for question in analysis.questions for row in model_rows(question)]
     if models:
         out += ["", f"RRreg's models ({level} intervals):"]
@@ -199,6 +200,73 @@ def _footnotes(analysis: Analysis) -> list[str]:
     if any(q.estimate.degenerate.any() for q in analysis.questions):
         notes.append("! the whole interval fell outside [0, 1] and collapsed onto 0 or 1")
     return notes
+
+
+DESIGN_HEADERS = ["question", "answer", "n", "estimate", "se", "interval", "df", "SRS se",
+                  "deff", "n eff", "total", "total se"]
+
+
+def design_summary(analysis: Analysis) -> str:
+    """The sample design in one sentence (empty without one)."""
+    info = analysis.sample_design
+    if info is None:
+        return ""
+    parts = [f"{info['rows']:,} respondents"]
+    weights = info["weights_column"] or f"1/{info['inclusion_column']}"
+    parts.append(f"weights {weights}")
+    if info["stratified"]:
+        parts.append(f"{info['strata']} strata ({info['strata_column']})")
+    parts.append(f"{info['clusters']:,} clusters ({info['cluster_column']})" if info["clustered"]
+                 else "no clusters")
+    parts.append(f"finite-population correction ({info['fpc_column']})" if info["fpc"]
+                 else "sampling with replacement")
+    if info["design_file"]:
+        parts.append(f"design read from {info['design_file']}")
+    method = {"linearization": "linearization (Taylor)", "jackknife":
+              "delete-one-cluster jackknife", "rrtcs-deville":
+              "RRTCS's Deville single-stage approximation (strata and clusters ignored)"}
+    w = info["weights"]
+    return (f"Design: {', '.join(parts)}; variance by {method[info['variance_method']]}; "
+            f"{info['df']} degrees of freedom (clusters - strata). Weights range "
+            f"{w['min']:.4g} to {w['max']:.4g} (sum {w['sum']:.6g}, Kish effective n "
+            f"{w['kish_n_eff']:.1f}).")
+
+
+def design_rows(analysis: Analysis) -> list[list[str]]:
+    """One row per question and estimated answer of the design-based estimates."""
+    rows = []
+    for question in analysis.questions:
+        based = question.design_based
+        if not based:
+            continue
+        for i, (label, f) in enumerate(based["values"].items()):
+            df = f["df"]
+            rows.append([
+                question.id if i == 0 else "", label, f"{based['n']:,}", fmt(f["estimate"]),
+                fmt(f["se"]), interval_text(*f["ci"]), "∞" if df is None else f"{df:g}",
+                fmt(f["srs_se"]), fmt(f["deff"], 2), fmt(_nan(f["n_eff"]), 0),
+                fmt(f["total"]["estimate"], 1), fmt(f["total"]["se"], 1),
+            ])
+    return rows
+
+
+def design_lines(analysis: Analysis, level: str) -> list[str]:
+    """The design-based section of the terminal report."""
+    if analysis.sample_design is None:
+        return []
+    out = ["", f"Design-based estimates (weighted Hajek mean, Horvitz-Thompson total; {level} "
+           "t intervals):", "  " + design_summary(analysis)]
+    out += ["  " + line for line in _table(DESIGN_HEADERS, design_rows(analysis),
+                                           {2, 3, 4, 6, 7, 8, 9, 10, 11})]
+    out += [f"  {question.id}: mean with known N = {fmt(f['mean_known_n']['estimate'])} "
+            f"(se {fmt(f['mean_known_n']['se'])})"
+            for question in analysis.questions if question.design_based
+            for f in question.design_based["values"].values() if "mean_known_n" in f]
+    out += [f"  {q.id}: {q.design_based['note']}" for q in analysis.questions
+            if q.design_based and "note" in q.design_based]
+    out.append("  SRS se: the standard error of a simple random sample of the same size; deff = "
+               "(se / SRS se)^2; n eff = n / deff.")
+    return out
 
 
 def render_json(analysis: Analysis) -> str:
@@ -248,6 +316,15 @@ def render_markdown(analysis: Analysis) -> str:
     for question in analysis.questions:
         out.append(f"- `{question.id}`: {design_text(question)}"
                    + "".join(f"; {n}" for n in question.estimate.notes))
+    if analysis.sample_design is not None:
+        out += ["", "## Design-based estimates", "", design_summary(analysis), "",
+                f"Weighted (Hajek) means and Horvitz-Thompson totals, {level} t intervals; SRS se "
+                "is the standard error of a simple random sample of the same size, deff = "
+                "(se / SRS se)^2, n eff = n / deff.", ""]
+        out += table(DESIGN_HEADERS, [[f"`{r[0]}`" if r[0] else "", *r[1:]]
+                                      for r in design_rows(analysis)])
+        out += [""] + [f"- `{q.id}`: {q.design_based['note']}" for q in analysis.questions
+                       if q.design_based and "note" in q.design_based]
     models = [row for question in analysis.questions for row in model_rows(question)]
     if models:
         out += ["", "### RRreg's models", ""]

@@ -269,7 +269,8 @@ class SampleDesign:
     @classmethod
     def build(
         cls, weights: Sequence[float] | np.ndarray, strata: Sequence[Any] | None = None,
-        clusters: Sequence[Any] | None = None, fpc: Sequence[float] | None = None,
+        clusters: Sequence[Any] | None = None,
+        fpc: Sequence[float] | np.ndarray | None = None,
         lonely: str = "refuse",
     ) -> SampleDesign:
         """Check and index a design.
