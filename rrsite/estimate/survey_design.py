@@ -51,10 +51,12 @@ several-question analyses hand in their own ``Debiased``):
      (R sampling's ``varest``): with a_i = (1 - pi_i) / sum (1 - pi_j) and
      A = sum a_j r_j / pi_j, V = 1 / (1 - sum a_i^2) sum (1 - pi_i) (r_i / pi_i - A)^2. It ignores
      strata and clusters entirely.
-   - Design effect (Kish): V / V_srs with V_srs = s^2 / n (times 1 - n / N_hat with an fpc; the
-     convention of survey's ``svymean(deff = TRUE)``) and s^2 the weighted variance of r
-     (n / (n - 1) sum w (r - mean)^2 / sum w); effective sample size n / deff; degrees of freedom
-     (number of PSUs) - (number of strata), for t intervals (survey's ``degf``).
+   - Design effect (Kish): V / V_srs with V_srs = s^2 / n, s^2 the weighted variance of r
+     (n / (n - 1) sum w (r - mean)^2 / sum w), as survey's ``svymean(deff = TRUE)``; with an fpc
+     the simple random sample is without replacement too, and like V it keeps its randomization
+     part: V_srs = ((1 - f) s^2 + f vbar) / n with f = n / N_hat and vbar = sum w v / sum w.
+     Effective sample size n / deff; degrees of freedom (number of PSUs) - (number of strata),
+     for t intervals (survey's ``degf``).
 
 A stratum with one PSU has no variance estimate: ``lonely="refuse"`` (the default) raises
 ``LonelyPSUError`` naming it; ``lonely="collapse"`` merges it into the next stratum in sorted
@@ -523,8 +525,13 @@ def _interval(estimate: float, variance: float, df: float,
     return estimate - quantile * se, estimate + quantile * se
 
 
-def _srs_variance(r: np.ndarray, w: np.ndarray, design: SampleDesign) -> float:
-    """s^2 / n of r (weighted), times 1 - n / N_hat with an fpc: the variance of a mean."""
+def _srs_variance(r: np.ndarray, v: np.ndarray, w: np.ndarray, design: SampleDesign) -> float:
+    """The variance of a mean from a simple random sample of the same size.
+
+    s^2 / n of r (weighted); with an fpc, f = n / N_hat shrinks the sampling part only:
+    (1 - f) s^2 / n + f vbar / n, vbar the weighted mean randomization variance (E s^2 is the
+    population variance of y plus vbar).
+    """
     inside = w > 0
     n = int(np.count_nonzero(inside))
     if n < 2:
@@ -532,10 +539,11 @@ def _srs_variance(r: np.ndarray, w: np.ndarray, design: SampleDesign) -> float:
     total = float(w.sum())
     mean = float(np.sum(w * r)) / total
     s2 = n / (n - 1) * float(np.sum(w * (r - mean) ** 2)) / total
-    variance = s2 / n
-    if design.has_fpc:
-        variance *= max(0.0, 1.0 - n / total)
-    return variance
+    if not design.has_fpc:
+        return s2 / n
+    f = min(1.0, n / total)
+    vbar = float(np.sum(w * v)) / total
+    return ((1.0 - f) * s2 + f * vbar) / n
 
 
 def _replicate_weights(design: SampleDesign) -> list[tuple[float, np.ndarray]]:
@@ -638,7 +646,7 @@ def _estimate(
         added = float(np.sum(v[keep] / pik)) / divisor
         variance = added + deville_variance(u[keep], pik) / divisor
         df = math.inf
-    srs = _srs_variance(r, w, design)
+    srs = _srs_variance(r, v, w, design)
     if kind == "total":
         srs *= weight_sum ** 2
     elif kind == "mean-known-N":

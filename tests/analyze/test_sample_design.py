@@ -257,3 +257,59 @@ def test_no_design_options_no_design_keys(sample, capsys):
     data = json.loads(capsys.readouterr().out)
     assert "sample_design" not in data and "design_based" not in data["questions"][0]
     assert not math.isnan(data["questions"][0]["estimate"])
+
+
+# ------------------------------------------------------------------- simulate --frame
+
+
+FRAME = "docs/data/school-frame.csv"
+
+
+def test_simulate_from_a_frame_draws_clusters_per_stratum(tmp_path, capsys):
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2]
+    survey = root / "surveys" / "honor-code.md"
+    out = tmp_path / "f.csv"
+    assert main(["simulate", str(survey), "--frame", str(root / FRAME), "--strata", "region",
+                 "--cluster", "school", "--sample-clusters", "3", "--frame-truth",
+                 "violated=p_violated", "--seed", "4", "-o", str(out)]) == 0
+    with open(root / FRAME, newline="", encoding="utf-8") as handle:
+        frame = list(csv.DictReader(handle))
+    with open(out, newline="", encoding="utf-8") as handle:
+        rows = list(csv.DictReader(handle))
+    schools = {r["school"] for r in rows}
+    for region in {r["region"] for r in frame}:
+        in_frame = {r["school"] for r in frame if r["region"] == region}
+        drawn = {s for s in schools if s in in_frame}
+        assert len(drawn) == 3  # three whole schools per region
+        for school in drawn:
+            size = sum(r["school"] == school for r in frame)
+            members = [r for r in rows if r["school"] == school]
+            assert len(members) == size
+            assert {float(r["weight"]) for r in members} == {len(in_frame) / 3}
+            assert {float(r["fpc"]) for r in members} == {len(in_frame)}
+    assert "p_violated" not in rows[0]
+    capsys.readouterr()
+    assert main(["analyze", str(out), "--survey", str(survey), "--weights", "weight",
+                 "--strata", "region", "--cluster", "school", "--fpc", "fpc",
+                 "--format", "json"]) == 0
+    info = json.loads(capsys.readouterr().out)["sample_design"]
+    assert (info["strata"], info["clusters"], info["df"]) == (4, 12, 8)
+    assert info["weights"]["sum"] == pytest.approx(len(frame), rel=0.3)
+
+
+def test_simulate_frame_bad_options(tmp_path, capsys):
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2]
+    survey = str(root / "surveys" / "honor-code.md")
+    frame = str(root / FRAME)
+    out = str(tmp_path / "f.csv")
+    assert main(["simulate", survey, "--frame", frame, "--cluster", "nope", "-o", out]) == 2
+    assert "--cluster 'nope': no such column" in capsys.readouterr().err
+    assert main(["simulate", survey, "--frame", frame, "--respondents", "5", "-o", out]) == 2
+    assert main(["simulate", survey, "--strata", "region", "--respondents", "5",
+                 "-o", out]) == 2
+    assert "need --frame" in capsys.readouterr().err
+    assert main(["simulate", survey, "--frame", frame, "--sample-clusters", "1", "-o", out]) == 2

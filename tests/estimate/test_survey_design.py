@@ -417,3 +417,17 @@ def test_domain_mean_uses_the_whole_design() -> None:
     u = np.where(domain, (r - m) / np.sum(wd), 0.0)
     expected = _svytotal_variance(_cluster_totals(strata, clusters, w * u), {})
     assert est.variance == pytest.approx(expected, rel=1e-10)
+
+
+def test_srswor_has_design_effect_one_with_randomization_in_both() -> None:
+    rng = np.random.default_rng(12)
+    n, N = 80, 200
+    data = sd.debias_binary(rng.integers(0, 2, n), 0.75, 0.75)
+    design = sd.SampleDesign.build(np.full(n, N / n), fpc=np.full(n, N))
+    est = sd.mean(data, design)
+    s2 = float(np.var(data.r, ddof=1))
+    f = n / N
+    expected = ((1 - f) * s2 + f * float(np.mean(data.v))) / n
+    assert est.variance == pytest.approx(expected, rel=1e-12)
+    assert est.deff == pytest.approx(1.0, rel=1e-12)
+    assert est.n_eff == pytest.approx(n, rel=1e-12)
