@@ -226,8 +226,10 @@ def design_summary(analysis: Analysis) -> str:
               "delete-one-cluster jackknife", "rrtcs-deville":
               "RRTCS's Deville single-stage approximation (strata and clusters ignored)"}
     w = info["weights"]
+    df = ("normal intervals, as RRTCS" if info["variance_method"] == "rrtcs-deville"
+          else f"{info['df']} degrees of freedom (clusters - strata)")
     return (f"Design: {', '.join(parts)}; variance by {method[info['variance_method']]}; "
-            f"{info['df']} degrees of freedom (clusters - strata). Weights range "
+            f"{df}. Weights range "
             f"{w['min']:.4g} to {w['max']:.4g} (sum {w['sum']:.6g}, Kish effective n "
             f"{w['kish_n_eff']:.1f}).")
 
