@@ -267,6 +267,12 @@ class SampleDesign:
     has_clusters: bool
     has_fpc: bool
     collapsed: list[tuple[str, str]] = field(default_factory=list)
+    #: After ``rake``: the calibration variables' indicator columns (rows x categories), the
+    #: weights before raking, the variables' names and the iterations it took.
+    calibration: np.ndarray | None = None
+    weights_before: np.ndarray | None = None
+    raked: list[str] = field(default_factory=list)
+    rake_iterations: int = 0
 
     @classmethod
     def build(
@@ -403,6 +409,73 @@ class SampleDesign:
         }
         if self.collapsed:
             out["collapsed_strata"] = [{"stratum": a, "into": b} for a, b in self.collapsed]
+        if self.weights_before is not None:
+            out["raking"] = {"variables": list(self.raked), "iterations": self.rake_iterations,
+                             "weights_before": weights_summary(self.weights_before)}
+        return out
+
+    def rake(
+        self, margins: Sequence[tuple[str, Sequence[Any], dict[str, float]]],
+        max_iter: int = 1000, tol: float = 1e-10,
+    ) -> SampleDesign:
+        """Raked weights (iterative proportional fitting; Deming & Stephan 1940).
+
+        ``margins``: per variable (name, each row's category, {category: population count}).
+        One variable is post-stratification. The variance then uses the residuals of the
+        linearized variable on the categories' indicators (Deville & Särndal 1992: raking is
+        asymptotically the regression estimator; R survey's ``rake`` / ``calibrate``).
+        """
+        if not margins:
+            return self
+        w = self.weights.copy()
+        codes = []
+        targets = []
+        columns = []
+        totals = []
+        for name, labels, counts in margins:
+            values = [str(v) for v in labels]
+            if len(values) != self.n:
+                raise SampleDesignError(f"rake {name}: {len(values)} values for {self.n} rows")
+            missing = [i for i, v in enumerate(values) if v not in counts]
+            if missing:
+                raise SampleDesignError(
+                    f"rake {name}: {values[missing[0]]!r} has no population margin", missing[0])
+            order = sorted(counts)
+            index = {c: k for k, c in enumerate(order)}
+            code = np.array([index[v] for v in values], dtype=np.int64)
+            present = np.bincount(code, minlength=len(order))
+            empty = [c for k, c in enumerate(order) if present[k] == 0 and counts[c] > 0]
+            if empty:
+                raise SampleDesignError(f"rake {name}: no respondent in category {empty[0]!r}, "
+                                        "whose population margin is not 0")
+            target = np.array([float(counts[c]) for c in order])
+            if np.any(~np.isfinite(target)) or np.any(target < 0):
+                raise SampleDesignError(f"rake {name}: margins must be counts >= 0")
+            codes.append(code)
+            targets.append(target)
+            totals.append(float(target.sum()))
+            columns.append(np.eye(len(order))[code])
+        if max(totals) - min(totals) > 1e-6 * max(totals):
+            raise SampleDesignError("the margins of the raking variables add up to different "
+                                    f"population sizes: {', '.join(f'{t:g}' for t in totals)}")
+        iterations = 0
+        while True:
+            iterations += 1
+            if iterations > max_iter:
+                raise SampleDesignError(f"raking did not converge in {max_iter} iterations")
+            change = 0.0
+            for code, target in zip(codes, targets, strict=True):
+                current = np.bincount(code, weights=w, minlength=len(target))
+                ratio = np.divide(target, current, out=np.zeros_like(target),
+                                  where=current > 0)
+                change = max(change, float(np.max(np.abs(ratio[current > 0] - 1.0))))
+                w = w * ratio[code]
+            if change < tol:
+                break
+        out = SampleDesign(w, self.strata, self.psu, self.fraction, self.strata_names,
+                           self.has_strata, self.has_clusters, self.has_fpc, list(self.collapsed),
+                           np.hstack(columns), self.weights.copy(),
+                           [name for name, _, _ in margins], iterations)
         return out
 
     def subset_weights(self, domain: np.ndarray | None) -> np.ndarray:
@@ -624,12 +697,21 @@ def _estimate(
     else:
         value = point_total / weight_sum
         scale, centre = 1.0 / weight_sum, value
-    # the linearized variable: scale * (u - centre) (centre 0 for totals)
-    lin = scale * (u - centre)
+    # the linearized variable: scale * (u - centre) (centre 0 for totals), 0 outside the domain
+    lin = np.where(w > 0, scale * (u - centre), 0.0)
+    if design.calibration is not None:
+        # raked weights: the residual of the regression on the calibration indicators
+        X = design.calibration
+        wx = X * design.weights[:, None]
+        beta = np.linalg.lstsq(wx.T @ X, wx.T @ lin, rcond=None)[0]
+        lin = lin - X @ beta
     added = randomization_term(v, design, w) * scale ** 2
     df: float = float(design.df)
     if method == "linearization":
-        variance = linearization_variance(lin, design, w) + added
+        variance = linearization_variance(lin, design, design.weights) + added
+    elif design.calibration is not None:
+        raise ValueError(f"--variance {method} with raked weights is not supported: use "
+                         "linearization")
     elif method == "jackknife":
         # replicates of the estimator of u (= r for one-group designs; the linearized variable
         # of a two-group design, whose group shares are then held at their full-sample values)

@@ -431,3 +431,77 @@ def test_srswor_has_design_effect_one_with_randomization_in_both() -> None:
     assert est.variance == pytest.approx(expected, rel=1e-12)
     assert est.deff == pytest.approx(1.0, rel=1e-12)
     assert est.n_eff == pytest.approx(n, rel=1e-12)
+
+
+# ------------------------------------------------------------------------ raking
+
+
+def _raking_sample(seed: int = 13):
+    rng = np.random.default_rng(seed)
+    n = 600
+    strata = np.repeat(["a", "b", "c"], n // 3)
+    clusters = np.tile(np.repeat(np.arange(20), 10), 3)
+    w = rng.uniform(5, 20, n)
+    sex = rng.choice(["f", "m"], n)
+    age = rng.choice(["young", "mid", "old"], n, p=[0.5, 0.3, 0.2])
+    reports = (rng.random(n) < np.where(age == "young", 0.5, 0.3)).astype(int)
+    return strata, clusters, w, sex, age, sd.debias_binary(reports, 0.75, 0.75)
+
+
+def test_post_stratification_matches_the_closed_form() -> None:
+    strata, clusters, w, sex, age, data = _raking_sample()
+    population = {"young": 3000.0, "mid": 4000.0, "old": 3000.0}
+    design = sd.SampleDesign.build(w, strata, clusters).rake([("age", age, population)])
+    # post-stratified weights: w * N_c / sum_c w
+    for c, N_c in population.items():
+        assert design.weights[age == c].sum() == pytest.approx(N_c, rel=1e-12)
+        ratio = design.weights[age == c] / w[age == c]
+        assert np.ptp(ratio) < 1e-9
+    est = sd.total(data, design)
+    r = data.r
+    means = {c: np.sum(w[age == c] * r[age == c]) / np.sum(w[age == c]) for c in population}
+    assert est.estimate == pytest.approx(sum(population[c] * means[c] for c in population),
+                                         rel=1e-10)
+    # svytotal on a post-stratified design: cluster totals of g w (r - post-stratum mean)
+    resid = r - np.array([means[c] for c in age])
+    expected = _svytotal_variance(
+        _cluster_totals(strata, np.array([str(c) for c in clusters]), design.weights * resid), {})
+    assert est.variance == pytest.approx(expected, rel=1e-8)
+    assert design.describe()["raking"]["variables"] == ["age"]
+
+
+def test_raking_two_margins_matches_regression_residuals() -> None:
+    strata, clusters, w, sex, age, data = _raking_sample(14)
+    ages = {"young": 5000.0, "mid": 3000.0, "old": 2000.0}
+    sexes = {"f": 5200.0, "m": 4800.0}
+    design = sd.SampleDesign.build(w, strata, clusters).rake(
+        [("age", age, ages), ("sex", sex, sexes)])
+    for labels, margins in ((age, ages), (sex, sexes)):
+        for c, N_c in margins.items():
+            assert design.weights[labels == c].sum() == pytest.approx(N_c, rel=1e-9)
+    est = sd.mean(data, design)
+    g = design.weights
+    m = np.sum(g * data.r) / np.sum(g)
+    # residuals of (r - m) / N on an intercept, age (2 dummies) and sex (1 dummy), weighted by g
+    X = np.column_stack([np.ones(len(g)), age == "mid", age == "old", sex == "m"]).astype(float)
+    y = (data.r - m) / np.sum(g)
+    sw = np.sqrt(g)
+    beta = np.linalg.lstsq(X * sw[:, None], y * sw, rcond=None)[0]
+    e = y - X @ beta
+    expected = _svytotal_variance(
+        _cluster_totals(strata, np.array([str(c) for c in clusters]), g * e), {})
+    assert est.variance == pytest.approx(expected, rel=1e-8)
+    with pytest.raises(ValueError, match="not supported"):
+        sd.mean(data, design, method="jackknife")
+
+
+def test_raking_bad_margins() -> None:
+    strata, clusters, w, sex, age, data = _raking_sample()
+    design = sd.SampleDesign.build(w, strata, clusters)
+    with pytest.raises(sd.SampleDesignError, match="'old' has no population margin"):
+        design.rake([("age", age, {"young": 1.0, "mid": 1.0})])
+    with pytest.raises(sd.SampleDesignError, match="no respondent in category 'other'"):
+        design.rake([("age", age, {"young": 1.0, "mid": 1.0, "old": 1.0, "other": 2.0})])
+    with pytest.raises(sd.SampleDesignError, match="different population sizes"):
+        design.rake([("age", age, {"young": 1.0, "mid": 1.0, "old": 1.0}),
+                     ("sex", sex, {"f": 1.0, "m": 1.0})])
