@@ -20,7 +20,7 @@ from pathlib import Path
 from ..errors import RRSiteError
 from ..estimate.intervals import METHODS
 from .reports import FORMATS
-from .sample_design import SampleOptions
+from .sample_design import SampleOptions, parse_rake
 
 
 class RejectedRowsError(RRSiteError):
@@ -94,6 +94,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         "it into the next stratum")
     design.add_argument("--population", type=float, metavar="N",
                         help="population size: also the mean with a known N (total / N)")
+    design.add_argument("--rake", action="append", default=[], metavar="VAR=margins.csv",
+                        help="rake the weights to known population margins of column VAR (a "
+                        "question asked directly, or a design column): a CSV of VAR's values "
+                        "and 'count' (or 'share', with --population); one --rake is "
+                        "post-stratification; repeatable")
     parser.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
                         help="progress bar on stderr (default: on a terminal, for long runs)")
 
@@ -168,7 +173,7 @@ def run(args: argparse.Namespace) -> int:
 def _sample_options(args: argparse.Namespace) -> SampleOptions | None:
     """The sample design options, or None when none was given."""
     given = [args.weights, args.inclusion, args.strata, args.cluster, args.fpc, args.design_file,
-             args.population]
+             args.population, *args.rake]
     if all(value is None for value in given) and args.variance == "linearization":
         return None
     if args.weights is None and args.inclusion is None:
@@ -177,7 +182,7 @@ def _sample_options(args: argparse.Namespace) -> SampleOptions | None:
     return SampleOptions(weights=args.weights, inclusion=args.inclusion, strata=args.strata,
                          cluster=args.cluster, fpc=args.fpc, design_file=args.design_file,
                          variance=args.variance, lonely=args.lonely_psu,
-                         population=args.population)
+                         population=args.population, rake=parse_rake(args.rake))
 
 
 def _run_models(args: argparse.Namespace) -> int:

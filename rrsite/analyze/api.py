@@ -373,7 +373,7 @@ def analyze(
     bar = Progress(sum(file_size(p) for p in paths), enabled=progress)
     files: list[FileInfo] = []
     try:
-        extra = sample.columns() if sample is not None and not sample.design_file else []
+        extra = sample.export_columns() if sample is not None else []
         _run(paths, catalog, column_map, rejections, tally, files, block_size, bar, threads,
              extra)
     finally:

@@ -576,7 +576,9 @@ def _extra_value(record: dict[str, Any], name: str) -> Any:
     design = record.get("design")
     if isinstance(design, dict) and name in design:
         return design[name]
-    return record.get(name)
+    if name in record:
+        return record.get(name)
+    return record["answers"].get(name)
 
 
 def file_size(path: str | Path) -> int:

@@ -228,10 +228,17 @@ def design_summary(analysis: Analysis) -> str:
     w = info["weights"]
     df = ("normal intervals, as RRTCS" if info["variance_method"] == "rrtcs-deville"
           else f"{info['df']} degrees of freedom (clusters - strata)")
+    raked = ""
+    if "raking" in info:
+        before = info["raking"]["weights_before"]
+        raked = (f" Raked to the population margins of {', '.join(info['raking']['variables'])} "
+                 f"({info['raking']['iterations']} iterations); before raking the weights ranged "
+                 f"{before['min']:.4g} to {before['max']:.4g} (sum {before['sum']:.6g}, Kish "
+                 f"effective n {before['kish_n_eff']:.1f}).")
     return (f"Design: {', '.join(parts)}; variance by {method[info['variance_method']]}; "
             f"{df}. Weights range "
             f"{w['min']:.4g} to {w['max']:.4g} (sum {w['sum']:.6g}, Kish effective n "
-            f"{w['kish_n_eff']:.1f}).")
+            f"{w['kish_n_eff']:.1f}).{raked}")
 
 
 def design_rows(analysis: Analysis) -> list[list[str]]:

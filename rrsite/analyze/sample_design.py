@@ -55,11 +55,18 @@ class SampleOptions:
     variance: str = "linearization"
     lonely: str = "refuse"
     population: float | None = None
+    #: ``--rake VAR=margins.csv``: (column, margins file) per raking variable.
+    rake: list[tuple[str, str]] = field(default_factory=list)
 
     def columns(self) -> list[str]:
-        """The design column names given."""
-        return [c for c in (self.weights, self.inclusion, self.strata, self.cluster, self.fpc)
-                if c is not None]
+        """The design column names given (weights, strata, ..., the raking variables)."""
+        names = [c for c in (self.weights, self.inclusion, self.strata, self.cluster, self.fpc)
+                 if c is not None]
+        return names + [v for v, _ in self.rake if v not in names]
+
+    def export_columns(self) -> list[str]:
+        """Columns read from the export: all without --design; else the raking variables."""
+        return self.columns() if not self.design_file else [v for v, _ in self.rake]
 
     def check(self) -> None:
         """Options that cannot work together."""
@@ -82,6 +89,7 @@ class SampleOptions:
             "fpc_column": self.fpc, "design_file": self.design_file,
             "variance_method": self.variance, "lonely_psu": self.lonely,
             "population": self.population,
+            "rake": [{"variable": v, "margins": path} for v, path in self.rake],
         }
 
 
@@ -102,7 +110,7 @@ def _read_rows(
     options: SampleOptions,
 ) -> tuple[list[str], np.ndarray, dict[str, np.ndarray], dict[str, np.ndarray],
            dict[str, list[object]], list[object]]:
-    columns = [] if options.design_file else options.columns()
+    columns = options.export_columns()
     rows = DesignRows()
     rejections = Rejections()
     tally = Tally(catalog, None, rejections)
@@ -255,7 +263,8 @@ def build_design(
     if not where:
         raise RRSiteError("no accepted row to estimate from")
     if options.design_file:
-        cells = _join_design_file(options.design_file, options.columns(), tokens, where)
+        design_columns = [c for c in options.columns() if c not in options.export_columns()]
+        cells.update(_join_design_file(options.design_file, design_columns, tokens, where))
     if options.weights is not None:
         weights = _numbers(cells[options.weights], where, options.weights, "weight", 0.0, None)
     else:
@@ -270,10 +279,73 @@ def build_design(
            if options.fpc else None)
     try:
         design = sd.SampleDesign.build(weights, strata, clusters, fpc, options.lonely)
+        if options.rake:
+            margins = [(name, _labels(cells[name], where, name, f"value of {name}"),
+                        read_margins(path, name, options.population))
+                       for name, path in options.rake]
+            design = design.rake(margins)
     except sd.SampleDesignError as error:
         place = f"{where[error.row]}: " if error.row is not None else ""
         raise DesignInputError(f"{place}{error}") from error
     return design, where, version, codes, groups
+
+
+def parse_rake(items: Sequence[str]) -> list[tuple[str, str]]:
+    """``--rake VAR=margins.csv`` options."""
+    out: list[tuple[str, str]] = []
+    for item in items:
+        name, sep, path = item.partition("=")
+        if not sep or not name or not path:
+            raise RRSiteError(f"--rake {item!r}: write VARIABLE=margins.csv")
+        if name in [n for n, _ in out]:
+            raise RRSiteError(f"--rake: {name!r} is given twice")
+        out.append((name, path))
+    return out
+
+
+def read_margins(path: str, name: str, population: float | None) -> dict[str, float]:
+    """A margins file: a category column, then ``count`` (population counts) or ``share``.
+
+    Shares (adding up to 1) need ``--population N``; they become counts N x share.
+    """
+    try:
+        handle = open(path, newline="", encoding="utf-8-sig")  # noqa: SIM115
+    except OSError as error:
+        raise DesignInputError(f"{path}: cannot read: {error.strerror or error}") from error
+    with handle:
+        reader = csv.reader(handle)
+        header = next(reader, [])
+        if len(header) != 2 or header[1].strip().lower() not in ("count", "share"):
+            raise DesignInputError(f"{path}:1: a margins file has two columns: the value of "
+                                   f"{name} and 'count' (or 'share'), got {header}")
+        shares = header[1].strip().lower() == "share"
+        margins: dict[str, float] = {}
+        for record in reader:
+            line = reader.line_num
+            if not record or all(not c.strip() for c in record):
+                continue
+            if len(record) != 2:
+                raise DesignInputError(f"{path}:{line}: two columns expected, got {len(record)}")
+            value, text = record[0].strip(), record[1].strip()
+            try:
+                number = float(text)
+            except ValueError:
+                number = math.nan
+            if not math.isfinite(number) or number < 0:
+                raise DesignInputError(f"{path}:{line}: {text!r} is not a count >= 0")
+            if value in margins:
+                raise DesignInputError(f"{path}:{line}: {value!r} appears twice")
+            margins[value] = number
+    if not margins:
+        raise DesignInputError(f"{path}: no margins")
+    if shares:
+        total = sum(margins.values())
+        if abs(total - 1.0) > 1e-6:
+            raise DesignInputError(f"{path}: the shares add up to {total:g}, not 1")
+        if population is None:
+            raise DesignInputError(f"{path}: shares need the population size: --population N")
+        margins = {k: v * population for k, v in margins.items()}
+    return margins
 
 
 def _question_data(

@@ -313,3 +313,41 @@ def test_simulate_frame_bad_options(tmp_path, capsys):
                  "-o", out]) == 2
     assert "need --frame" in capsys.readouterr().err
     assert main(["simulate", survey, "--frame", frame, "--sample-clusters", "1", "-o", out]) == 2
+
+
+# ------------------------------------------------------------------------------- raking
+
+
+def test_rake_to_margins_of_a_direct_question(sample, tmp_path, capsys):
+    survey, root, records, stratum, cluster, w = sample
+    (tmp_path / "club.csv").write_text("club,count\nred,30000\nblue,60000\n", encoding="utf-8")
+    base = ["analyze", str(root / "design.csv"), "--survey", str(survey), "--weights", "w",
+            "--strata", "stratum", "--cluster", "psu", "--format", "json"]
+    assert main([*base, "--rake", f"club={tmp_path / 'club.csv'}"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    info = data["sample_design"]
+    assert info["weights"]["sum"] == pytest.approx(90000, rel=1e-9)
+    assert info["raking"]["variables"] == ["club"]
+    assert info["raking"]["weights_before"]["sum"] == pytest.approx(float(np.sum(w)), rel=1e-9)
+    # post-stratified estimate: sum_c N_c * (weighted mean of r within c) / N
+    same = np.array([r["cross"] == "same" for r in records], dtype=float)
+    answered = np.array([r["cross"] != "" for r in records])
+    club = np.array([r["club"] for r in records])
+    r = (same - 0.75) / (0.5 - 1)
+    # within the answered rows the raked weights are w * N_c / (sum of w over club c, all rows)
+    g = w * np.where(club == "red", 30000 / w[club == "red"].sum(),
+                     60000 / w[club == "blue"].sum())
+    expected = np.sum((g * r)[answered]) / np.sum(g[answered])
+    got = next(q for q in data["questions"] if q["id"] == "cross")
+    assert got["design_based"]["values"]["yes"]["estimate"] == pytest.approx(expected, rel=1e-9)
+    # shares need --population; a value without a margin names its row
+    (tmp_path / "share.csv").write_text("club,share\nred,0.4\nblue,0.6\n", encoding="utf-8")
+    assert main([*base, "--rake", f"club={tmp_path / 'share.csv'}"]) == 2
+    assert "--population" in capsys.readouterr().err
+    (tmp_path / "red.csv").write_text("club,count\nred,30000\n", encoding="utf-8")
+    assert main([*base, "--rake", f"club={tmp_path / 'red.csv'}"]) == 2
+    err = capsys.readouterr().err
+    assert "design.csv:" in err and "'blue' has no population margin" in err
+    (tmp_path / "bad.csv").write_text("club,count\nred,30000\nblue,lots\n", encoding="utf-8")
+    assert main([*base, "--rake", f"club={tmp_path / 'bad.csv'}"]) == 2
+    assert "bad.csv:3: 'lots' is not a count" in capsys.readouterr().err
