@@ -36,6 +36,21 @@ from .tally import Tally
 
 #: How many bad rows an error message names.
 SHOWN = 5
+#: The submission field / export column of a design cell id (`rrsite invite --frame`).
+CELL = "cell"
+RESPONDENT_KEYS = ("respondent", "token", "respondent_token")
+
+
+def design_file_key(path: str) -> str | None:
+    """The column a design file is joined by: ``cell`` when it has one, else the respondent's."""
+    try:
+        with open(path, newline="", encoding="utf-8-sig") as handle:
+            header = next(csv.reader(handle), [])
+    except OSError as error:
+        raise DesignInputError(f"{path}: cannot read: {error.strerror or error}") from error
+    if CELL in header:
+        return CELL
+    return next((h for h in header if h.strip().lower() in RESPONDENT_KEYS), None)
 
 
 class DesignInputError(RRSiteError):
@@ -65,8 +80,14 @@ class SampleOptions:
         return names + [v for v, _ in self.rake if v not in names]
 
     def export_columns(self) -> list[str]:
-        """Columns read from the export: all without --design; else the raking variables."""
-        return self.columns() if not self.design_file else [v for v, _ in self.rake]
+        """Columns read from the export: all without --design; else the raking variables.
+
+        With a design file keyed by ``cell`` (`rrsite invite --frame`), also the export's cell.
+        """
+        if not self.design_file:
+            return self.columns()
+        key = [CELL] if design_file_key(self.design_file) == CELL else []
+        return key + [v for v, _ in self.rake]
 
     def check(self) -> None:
         """Options that cannot work together."""
@@ -160,7 +181,11 @@ def _read_rows(
 def _join_design_file(
     path: str, columns: list[str], tokens: list[object], where: list[str],
 ) -> dict[str, list[object]]:
-    """The design columns of each export row, from a CSV with a respondent column."""
+    """The design columns of each export row, from a CSV keyed by respondent token or cell id.
+
+    ``tokens``: each export row's respondent token, or its cell id for a file keyed by cell
+    (many rows share a cell).
+    """
     try:
         handle = open(path, newline="", encoding="utf-8-sig")  # noqa: SIM115
     except OSError as error:
@@ -168,11 +193,12 @@ def _join_design_file(
     with handle:
         reader = csv.DictReader(handle)
         header = reader.fieldnames or []
-        key = next((h for h in header if h.strip().lower() in ("respondent", "token",
-                                                                "respondent_token")), None)
+        key = CELL if CELL in header else next(
+            (h for h in header if h.strip().lower() in RESPONDENT_KEYS), None)
         if key is None:
-            raise DesignInputError(f"{path}:1: no respondent column (the design file is joined "
-                                   "to the export by respondent token)")
+            raise DesignInputError(f"{path}:1: no respondent or cell column (the design file is "
+                                   "joined to the export by respondent token, or by the cell id "
+                                   "of `rrsite invite --frame`)")
         missing = [c for c in columns if c not in header]
         if missing:
             raise DesignInputError(f"{path}:1: no column {missing[0]!r} (columns: "
@@ -181,7 +207,7 @@ def _join_design_file(
         for record in reader:
             token = (record.get(key) or "").strip()
             if token in table:
-                raise DesignInputError(f"{path}:{reader.line_num}: respondent {token!r} appears "
+                raise DesignInputError(f"{path}:{reader.line_num}: {key} {token!r} appears "
                                        "twice")
             table[token] = record
     out: dict[str, list[object]] = {c: [] for c in columns}
@@ -189,7 +215,7 @@ def _join_design_file(
     for token, place in zip(tokens, where, strict=True):
         found = table.get(str(token)) if token is not None else None
         if found is None:
-            unknown.append(f"{place}: respondent {token!r} is not in {path}")
+            unknown.append(f"{place}: {key} {token!r} is not in {path}")
         for c in columns:
             out[c].append(None if found is None else found.get(c))
     if unknown:
@@ -264,7 +290,8 @@ def build_design(
         raise RRSiteError("no accepted row to estimate from")
     if options.design_file:
         design_columns = [c for c in options.columns() if c not in options.export_columns()]
-        cells.update(_join_design_file(options.design_file, design_columns, tokens, where))
+        keys = cells.get(CELL, []) if design_file_key(options.design_file) == CELL else tokens
+        cells.update(_join_design_file(options.design_file, design_columns, keys, where))
     if options.weights is not None:
         weights = _numbers(cells[options.weights], where, options.weights, "weight", 0.0, None)
     else:

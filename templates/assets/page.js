@@ -23,6 +23,11 @@ const SEND_ATTEMPTS = 3;
 // [collector hook, issue 12] invitation code of a personal link (`rrsite invite`): read from the
 // fragment (#invitation=CODE), which is never sent to a server; sent as the body's `invitation`.
 const invitationCode = new URLSearchParams(window.location.hash.slice(1)).get("invitation");
+// [design cell, issue 22] a link of `rrsite invite --frame` also carries the invitee's design
+// cell id (#invitation=CODE&cell=CELL): an id shared by every invitee with the same stratum,
+// cluster and weight, sent as the body's `cell` so that the analysis can weight the answers.
+const cellParam = new URLSearchParams(window.location.hash.slice(1)).get("cell");
+const designCell = cellParam && /^[A-Za-z0-9_-]{8,32}$/.test(cellParam) ? cellParam : null;
 
 const form = $("rr-form");
 const submitButton = $("rr-submit");
@@ -995,7 +1000,8 @@ async function randomizeAndStore() {
     format: 1,
     body: { survey: config.survey, version: config.version, respondent: newRespondentToken(), answers,
       ...(Object.keys(groups).length ? { groups } : {}),
-      ...(invitationCode ? { invitation: invitationCode } : {}) }, // [collector hook, issue 12]
+      ...(invitationCode ? { invitation: invitationCode } : {}), // [collector hook, issue 12]
+      ...(designCell ? { cell: designCell } : {}) }, // [design cell, issue 22]
     randomized_at: new Date().toISOString(),
     sent_at: null,
   };
