@@ -191,7 +191,7 @@ def _run_models(args: argparse.Namespace) -> int:
 
     models = regress(args.exports, survey=args.survey, manifests=args.manifest,
                      models=args.model, confidence=args.confidence, mapping=args.mapping,
-                     bias_reduced=args.bias_reduced)
+                     bias_reduced=args.bias_reduced, sample=_sample_options(args))
     rejected = models[0].rejected if models else None
     if rejected is not None and rejected.total:
         if args.strict:

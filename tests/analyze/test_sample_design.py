@@ -351,3 +351,44 @@ def test_rake_to_margins_of_a_direct_question(sample, tmp_path, capsys):
     (tmp_path / "bad.csv").write_text("club,count\nred,30000\nblue,lots\n", encoding="utf-8")
     assert main([*base, "--rake", f"club={tmp_path / 'bad.csv'}"]) == 2
     assert "bad.csv:3: 'lots' is not a count" in capsys.readouterr().err
+
+
+# ------------------------------------------------------------------------- --model
+
+
+def test_model_with_weights_is_the_weighted_pseudo_likelihood(tmp_path, capsys):
+    from pathlib import Path
+
+    from scipy import optimize
+
+    root = Path(__file__).resolve().parents[2]
+    survey = root / "surveys" / "honor-code.md"
+    out = tmp_path / "f.csv"
+    assert main(["simulate", str(survey), "--frame", str(root / FRAME), "--strata", "region",
+                 "--cluster", "school", "--sample-clusters", "5", "--frame-truth",
+                 "violated=p_violated", "--seed", "8", "-o", str(out)]) == 0
+    capsys.readouterr()
+    assert main(["analyze", str(out), "--survey", str(survey), "--weights", "weight",
+                 "--strata", "region", "--cluster", "school", "--model", "violated ~ courses",
+                 "--format", "json"]) == 0
+    model = json.loads(capsys.readouterr().out)["models"][0]
+    assert model["sample_design"]["clusters"] == 20
+    assert model["covariance_method"].startswith("sandwich")
+    assert model["terms"] == [] and model["model_test"] is None
+    with open(out, newline="", encoding="utf-8") as handle:
+        rows = [r for r in csv.DictReader(handle) if r["violated"] and r["courses"]]
+    X = np.array([[1.0, float(r["courses"])] for r in rows])
+    y = np.array([r["violated"] == "yes" for r in rows], dtype=float)
+    w = np.array([float(r["weight"]) for r in rows])
+
+    def minus(beta):
+        lam = 0.25 + 0.5 / (1 + np.exp(-(X @ beta)))
+        return -float(np.sum(w * (y * np.log(lam) + (1 - y) * np.log(1 - lam))))
+
+    best = optimize.minimize(minus, np.zeros(2), method="Nelder-Mead",
+                             options={"xatol": 1e-9, "fatol": 1e-12, "maxiter": 20000})
+    got = [c["estimate"] for c in model["coefficients"]]
+    assert got == pytest.approx(best.x.tolist(), abs=1e-4)
+    assert main(["analyze", str(out), "--survey", str(survey), "--weights", "weight",
+                 "--model", "violated ~ courses"]) == 0
+    assert "sandwich standard errors" in capsys.readouterr().out
