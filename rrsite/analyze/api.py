@@ -380,10 +380,8 @@ def analyze(
         bar.close()
     analysis = _assemble(catalog, tally, files, rejections, confidence, interval, by)
     if sample is not None:
-        if by is not None:
-            raise UsageError("--by with a sample design is not supported yet: analyze each "
-                             "subgroup's rows, or drop --by")
-        based = design_based(paths, catalog, column_map, sample, analysis.questions, confidence)
+        based = design_based(paths, catalog, column_map, sample, analysis.questions, confidence,
+                             by)
         for question in analysis.questions:
             question.design_based = based.questions.get(question.id)
         analysis.sample_design = based.to_dict()

@@ -259,6 +259,23 @@ def design_rows(analysis: Analysis) -> list[list[str]]:
     return rows
 
 
+def design_by_rows(analysis: Analysis) -> list[list[str]]:
+    """Design-based subgroups (``--by``): question, group, answer, n, estimate, se, interval."""
+    rows = []
+    for question in analysis.questions:
+        based = question.design_based
+        if not based or "by" not in based:
+            continue
+        first = True
+        for group, entry in based["by"].items():
+            for i, (label, f) in enumerate(entry["values"].items()):
+                rows.append([question.id if first else "", group if i == 0 else "", label,
+                             f"{entry['n']:,}", fmt(f["estimate"]), fmt(f["se"]),
+                             interval_text(*f["ci"]), fmt(f["deff"], 2)])
+                first = False
+    return rows
+
+
 def design_lines(analysis: Analysis, level: str) -> list[str]:
     """The design-based section of the terminal report."""
     if analysis.sample_design is None:
@@ -273,8 +290,15 @@ def design_lines(analysis: Analysis, level: str) -> list[str]:
             for f in question.design_based["values"].values() if "mean_known_n" in f]
     out += [f"  {q.id}: {q.design_based['note']}" for q in analysis.questions
             if q.design_based and "note" in q.design_based]
+    by_rows = design_by_rows(analysis)
+    if by_rows:
+        out += ["", f"  Design-based subgroups by {analysis.by} (domains of the design):"]
+        out += ["  " + line for line in _table(
+            ["question", str(analysis.by), "answer", "n", "estimate", "se", "interval", "deff"],
+            by_rows, {3, 4, 5, 7})]
     out.append("  SRS se: the standard error of a simple random sample of the same size; deff = "
-               "(se / SRS se)^2; n eff = n / deff.")
+               "(se / SRS se)^2; n eff = n / deff. Design-based estimates are the unbiased "
+               "ones, not clipped to [0, 1].")
     return out
 
 
@@ -334,6 +358,12 @@ def render_markdown(analysis: Analysis) -> str:
                                       for r in design_rows(analysis)])
         out += [""] + [f"- `{q.id}`: {q.design_based['note']}" for q in analysis.questions
                        if q.design_based and "note" in q.design_based]
+        by_rows = design_by_rows(analysis)
+        if by_rows:
+            out += ["", f"### Design-based subgroups by `{analysis.by}`", ""]
+            out += table(["question", str(analysis.by), "answer", "n", "estimate", "se",
+                          "interval", "deff"],
+                         [[f"`{r[0]}`" if r[0] else "", *r[1:]] for r in by_rows])
     models = [row for question in analysis.questions for row in model_rows(question)]
     if models:
         out += ["", "### RRreg's models", ""]

@@ -32,7 +32,7 @@ from .catalog import Catalog
 from .readers import EXTRA_PREFIX, ExportError, FileInfo, read_export
 from .rejections import Rejections
 from .rrreg_fit import model_of
-from .tally import Tally
+from .tally import NO_ANSWER, Tally
 
 #: How many bad rows an error message names.
 SHOWN = 5
@@ -419,12 +419,27 @@ def _question_data(
     return {label: sd.Debiased(r[label], v[label], e[label]) for label in labels}, answered
 
 
+def _by_values(catalog: Catalog, by: str, version: np.ndarray, codes: np.ndarray) -> np.ndarray:
+    """Each row's answer to the directly asked question ``by`` (NO_ANSWER when none)."""
+    out = np.full(len(version), NO_ANSWER, dtype=object)
+    for m, question in catalog.questions_named(by):
+        rows = (version == m) & (codes >= 0)
+        answers = np.array(question.answers, dtype=object)
+        out[rows] = answers[codes[rows]]
+    return out
+
+
 def design_based(
     paths: Sequence[str | Path], catalog: Catalog, column_map: dict[str, str],
     options: SampleOptions, questions: Sequence[Any], confidence: float,
+    by: str | None = None,
 ) -> DesignBased:
-    """Design-based estimates of every question result (``api.QuestionResult``) given."""
+    """Design-based estimates of every question result (``api.QuestionResult``) given.
+
+    ``by``: also per answer of that directly asked question (domains of the whole design).
+    """
     design, _, version, codes, groups = build_design(paths, catalog, column_map, options)
+    by_values = _by_values(catalog, by, version, codes[by]) if by is not None else None
     notes: list[str] = []
     if design.collapsed:
         notes.append("strata with a single cluster collapsed: " + ", ".join(
@@ -454,6 +469,19 @@ def design_based(
                     data[label], design, population=options.population, method=options.variance,
                     confidence=confidence, domain=answered).to_dict()
             entry["values"][label] = figures
+        if by_values is not None:
+            entry["by"] = {}
+            order = [a for _, q in catalog.questions_named(by or "") for a in q.answers]
+            rank = {a: i for i, a in reversed(list(enumerate(order)))}
+            for name in sorted(set(by_values.tolist()),
+                               key=lambda v: (v == NO_ANSWER, rank.get(v, len(rank)), v)):
+                domain = answered & (by_values == name)
+                if not domain.any():
+                    continue
+                entry["by"][name] = {"n": int(domain.sum()), "values": {
+                    label: sd.mean(data[label], design, method=options.variance,
+                                   confidence=confidence, domain=domain).to_dict()
+                    for label in labels}}
         if int(answered.sum()) < design.n:
             entry["note"] = (f"{design.n - int(answered.sum()):,} rows did not answer: the "
                              "estimate is over the rows that did (a domain of the design)")

@@ -392,3 +392,31 @@ def test_model_with_weights_is_the_weighted_pseudo_likelihood(tmp_path, capsys):
     assert main(["analyze", str(out), "--survey", str(survey), "--weights", "weight",
                  "--model", "violated ~ courses"]) == 0
     assert "sandwich standard errors" in capsys.readouterr().out
+
+
+def test_by_gives_domain_estimates_over_the_whole_design(sample, capsys):
+    survey, root, records, stratum, cluster, w = sample
+    assert main(["analyze", str(root / "design.csv"), "--survey", str(survey), "--weights", "w",
+                 "--strata", "stratum", "--cluster", "psu", "--by", "club",
+                 "--format", "json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    cross = next(q for q in data["questions"] if q["id"] == "cross")
+    by = cross["design_based"]["by"]
+    assert list(by) == ["red", "blue"]  # the question's order
+    same = np.array([r["cross"] == "same" for r in records], dtype=float)
+    r = (same - 0.75) / (0.5 - 1)
+    for name in ("red", "blue"):
+        rows = np.array([rec["club"] == name and rec["cross"] != "" for rec in records])
+        m, v = _svymean(r[rows], w[rows], stratum[rows], cluster[rows])
+        got = by[name]["values"]["yes"]
+        assert got["estimate"] == pytest.approx(m, rel=1e-10)
+        assert by[name]["n"] == int(rows.sum())
+        # a domain's variance uses every cluster of the design (zeros outside the domain),
+        # not only the clusters of the domain's rows: the formula of svymean(subset(...))
+        u = np.where(rows, w * (r - m) / np.sum(w[rows]), 0.0)
+        expected = 0.0
+        for h in np.unique(stratum):
+            t = np.array([u[(stratum == h) & (cluster == c)].sum()
+                          for c in np.unique(cluster[stratum == h])])
+            expected += len(t) / (len(t) - 1) * np.sum((t - t.mean()) ** 2)
+        assert got["variance"] == pytest.approx(expected, rel=1e-8)
