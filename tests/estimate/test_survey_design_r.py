@@ -3,9 +3,10 @@
 tests/estimate/data/r_survey_reference.json was computed by R (survey 4.1-1) with
 tests/estimate/data/r_survey_reference.R on tests/estimate/data/design_sample.csv: 280
 respondents in 23 schools of 4 regions, unequal weights, forced-response reports. rrsite must
-agree to 1e-10 in estimates and 1e-9 (relative) in variances (the acceptance asks 1e-6 and 1e-4). survey knows nothing of randomized
-response: with a finite-population correction its variance lacks the randomization term, so
-rrsite's variance minus ``randomization_added`` is compared.
+agree to 1e-10 in estimates and 1e-9 (relative) in variances (the acceptance asks 1e-6 and
+1e-4). survey knows nothing of randomized response: with a finite-population correction its
+variance lacks the randomization term, so rrsite's variance minus ``randomization_added`` is
+compared.
 """
 
 from __future__ import annotations
