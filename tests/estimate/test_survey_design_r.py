@@ -1,4 +1,5 @@
-"""Held-out figures from R's survey package (svymean, svytotal, the JKn jackknife, svyglm).
+"""Held-out figures from R's survey package (svymean, svytotal, the JKn jackknife, svyglm),
+and RRTCS's default variance built on R sampling's ``varest``.
 
 tests/estimate/data/r_survey_reference.json was computed by R (survey 4.1-1) with
 tests/estimate/data/r_survey_reference.R on tests/estimate/data/design_sample.csv: 280
@@ -86,3 +87,11 @@ def test_svyglm_quasibinomial_is_the_identity_design_logit(data):
     expected = reference["glm_wr"]
     assert fit.beta == pytest.approx(expected["estimate"], abs=1e-6)
     assert fit.covariance.ravel(order="F") == pytest.approx(expected["covariance"], rel=1e-6)
+
+
+def test_rrtcs_default_with_samplings_varest(data):
+    rows, reference = data
+    design = _design(rows)
+    _check(sd.total(_debiased(rows), design, method="rrtcs-deville"), reference["rrtcs_total"])
+    _check(sd.mean(_debiased(rows), design, population=2000, method="rrtcs-deville"),
+           reference["rrtcs_mean"])

@@ -1,6 +1,6 @@
 # Reference figures from R's survey package for tests/estimate/test_survey_design_r.py.
 # Regenerate: Rscript tests/estimate/data/r_survey_reference.R > tests/estimate/data/r_survey_reference.json
-# (R 4.2, survey 4.1-1 from Debian's r-cran-survey). r is the de-biased variable of the fair
+# (R 4.2, survey 4.1-1 and sampling 2.9-2 from Debian's r-cran-survey, r-cran-sampling). r is the de-biased variable of the fair
 # two-coin forced response (p00 = p11 = 3/4): r = (z - 1/4) / (1/2).
 suppressMessages(library(survey))
 d <- read.csv("tests/estimate/data/design_sample.csv")
@@ -23,6 +23,18 @@ g <- svyglm(club ~ courses, design = wr, family = quasibinomial())
 out[["glm_wr"]] <- list(estimate = unname(coef(g)), variance = unname(diag(vcov(g))),
                         covariance = unname(as.vector(vcov(g))))
 out[["degf"]] <- degf(wr)
+# RRTCS's analytic default (R/Estimator.R of RRTCS 0.0.3, restated here because RRTCS is not in
+# Debian): ForcedResponse(z, p1 = 1/4, p2 = 1/4, pi, type, cl, N) transforms r = (z - p1) /
+# (1 - p1 - p2), v = r (r - 1), and takes sum(v / pi) + sampling::varest(r, pik = pi)
+# (over N^2 for "mean"); varest is the sampling package's own.
+suppressMessages(library(sampling))
+pik <- 1 / d$weight
+v <- d$r * (d$r - 1)
+N <- 2000
+out[["rrtcs_total"]] <- list(estimate = sum(d$r / pik),
+                             variance = sum(v / pik) + varest(d$r, pik = pik))
+out[["rrtcs_mean"]] <- list(estimate = sum(d$r / pik) / N,
+                            variance = (sum(v / pik) + varest(d$r, pik = pik)) / N^2)
 cat(paste0("{", paste(sprintf('"%s": %s', names(out), sapply(out, function(x) {
   if (is.list(x)) paste0("{", paste(sprintf('"%s": [%s]', names(x), sapply(x, function(v)
     paste(sprintf("%.17g", v), collapse = ", "))), collapse = ", "), "}")
