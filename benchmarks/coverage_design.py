@@ -114,7 +114,8 @@ def main(argv: list[str] | None = None) -> int:
         ratio = float(np.mean(variances[m])) / true_variance
         print(f"{name:40s} {rate:9.4f} {mc:8.4f} {ratio:9.3f}")
     rrsite_rate = covered[0] / args.reps
-    print(f"ratio of coverages, rrsite / RRTCS default: {rrsite_rate / (covered[4] / args.reps):.3f}")
+    rrtcs_rate = covered[4] / args.reps
+    print(f"ratio of coverages, rrsite / RRTCS default: {rrsite_rate / rrtcs_rate:.3f}")
     return 0 if rrsite_rate >= 0.94 else 1
 
 
