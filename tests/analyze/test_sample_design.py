@@ -420,3 +420,28 @@ def test_by_gives_domain_estimates_over_the_whole_design(sample, capsys):
                           for c in np.unique(cluster[stratum == h])])
             expected += len(t) / (len(t) - 1) * np.sum((t - t.mean()) ** 2)
         assert got["variance"] == pytest.approx(expected, rel=1e-8)
+
+
+def test_categorical_k_rr_question_every_category(tmp_path):
+    from rrsite.core import design_from_spec
+
+    from .helpers import HEADER, KRR3, manifest, row, write_csv, write_manifest
+
+    rng = np.random.default_rng(31)
+    majors = ["arts", "science", "law"]
+    records = []
+    for i in range(240):
+        extra = {"w": f"{rng.uniform(1, 4):.4f}", "h": f"h{i % 2}", "c": f"c{i % 12}"}
+        records.append(row(i, major=majors[int(rng.integers(0, 3))], **extra))
+    path = write_csv(tmp_path / "e.csv", records, [*HEADER, "w", "h", "c"])
+    result = analyze([path], manifests=[write_manifest(tmp_path / "m.json", manifest())],
+                     progress=False, sample=SampleOptions(weights="w", strata="h", cluster="c"))
+    values = result.question("major").design_based["values"]
+    P = np.asarray(design_from_spec(KRR3).matrix, dtype=float)
+    Q = np.linalg.inv(P)
+    z = np.array([majors.index(r["major"]) for r in records])
+    w = np.array([float(r["w"]) for r in records])
+    for j, label in enumerate(majors):
+        expected = np.sum(w * Q[z, j]) / np.sum(w)
+        assert values[label]["estimate"] == pytest.approx(expected, rel=1e-10)
+    assert sum(values[m]["estimate"] for m in majors) == pytest.approx(1.0, abs=1e-12)
