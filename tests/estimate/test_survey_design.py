@@ -569,3 +569,26 @@ def test_design_logit_matches_a_generic_optimiser_and_a_sandwich_written_out() -
 
     naive = fit(X, yy, p00, p11, ["(Intercept)", "x"])
     assert not np.allclose(result.se, naive.se, rtol=0.05)
+
+
+@pytest.mark.parametrize("design,theta", TWO_GROUP, ids=lambda x: getattr(x, "model", ""))
+def test_two_group_variance_is_the_moment_variance_under_srs(design: Design,
+                                                             theta: list[float]) -> None:
+    # unit weights, every row its own PSU: V = n / (n - 1) sum_g alpha_g^2 lambda_g (1 -
+    # lambda_g) / n_g, the variance of const + alpha_1 lambda_1 + alpha_2 lambda_2 from the two
+    # groups' binomial rates
+    rng = np.random.default_rng(41)
+    n = 1000
+    groups = rng.integers(1, 3, n)
+    th = np.array(theta)
+    p_yes = np.array([float(design.report_probabilities(th, g)[1]) for g in (1, 2)])
+    reports = (rng.random(n) < p_yes[groups - 1]).astype(int)
+    est = sd.mean(sd.debias_two_group(design, reports, groups, np.ones(n)),
+                  sd.SampleDesign.build(np.ones(n)))
+    _, a1, a2 = sd.two_group_coefficients(design)
+    expected = 0.0
+    for g, alpha in ((1, a1), (2, a2)):
+        lam = reports[groups == g].mean()
+        expected += alpha ** 2 * lam * (1 - lam) / np.sum(groups == g)
+    assert est.variance == pytest.approx(expected * n / (n - 1), rel=1e-10)
+    assert abs(est.estimate - th[0]) < 4 * est.se
