@@ -5,7 +5,7 @@ rrsite analyze EXPORT... --survey FILE.md [--manifest survey.json ...] [--confid
 [--interval exact|wilson|wald] [--strict] [--map COLUMN=FIELD ...] [--model "Y ~ A + B" ...]
 [--bias-reduced]
 [--weights COL | --inclusion COL] [--strata COL] [--cluster COL] [--fpc COL]
-[--design design.csv] [--variance linearization|jackknife|rrtcs-deville]
+[--design design.csv] [--variance linearization|jackknife|rrtcs-deville|rrtcs-jackknife]
 [--lonely-psu refuse|collapse] [--population N]
 """
 
@@ -84,10 +84,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="read the design columns from this CSV (with a respondent column) "
                         "instead of the export")
     design.add_argument("--variance", default="linearization",
-                        choices=("linearization", "jackknife", "rrtcs-deville"),
-                        help="linearization (default), jackknife (delete one cluster) or "
-                        "rrtcs-deville (R RRTCS's analytic default, ignores strata and "
-                        "clusters: for comparison only)")
+                        choices=("linearization", "jackknife", "rrtcs-deville",
+                                 "rrtcs-jackknife"),
+                        help="linearization (default), jackknife (delete one cluster), or, for "
+                        "comparison with published work only, rrtcs-deville (R RRTCS's "
+                        "analytic default: ignores strata and clusters) or rrtcs-jackknife "
+                        "(RRTCS's jackknife: no randomization term)")
     design.add_argument("--lonely-psu", default="refuse", choices=("refuse", "collapse"),
                         dest="lonely_psu",
                         help="a stratum with one cluster: refuse (default, exit 2) or collapse "

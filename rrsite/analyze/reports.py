@@ -224,9 +224,10 @@ def design_summary(analysis: Analysis) -> str:
         parts.append(f"design read from {info['design_file']}")
     method = {"linearization": "linearization (Taylor)", "jackknife":
               "delete-one-cluster jackknife", "rrtcs-deville":
-              "RRTCS's Deville single-stage approximation (strata and clusters ignored)"}
+              "RRTCS's Deville single-stage approximation (strata and clusters ignored)",
+              "rrtcs-jackknife": "RRTCS's jackknife (no randomization term)"}
     w = info["weights"]
-    df = ("normal intervals, as RRTCS" if info["variance_method"] == "rrtcs-deville"
+    df = ("normal intervals, as RRTCS" if info["variance_method"].startswith("rrtcs-")
           else f"{info['df']} degrees of freedom (clusters - strata)")
     raked = ""
     if "raking" in info:

@@ -489,4 +489,7 @@ def design_based(
     if options.variance == "rrtcs-deville":
         notes.append("variance by RRTCS's analytic default (Deville's single-stage "
                      "approximation): strata and clusters are ignored; for comparison only")
+    if options.variance == "rrtcs-jackknife":
+        notes.append("variance by RRTCS's jackknife: its finite-population correction shrinks "
+                     "the randomization variance and nothing adds it back; for comparison only")
     return DesignBased(options, design, out, notes)

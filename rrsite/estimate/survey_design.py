@@ -51,6 +51,12 @@ several-question analyses hand in their own ``Debiased``):
      (R sampling's ``varest``): with a_i = (1 - pi_i) / sum (1 - pi_j) and
      A = sum a_j r_j / pi_j, V = 1 / (1 - sum a_i^2) sum (1 - pi_i) (r_i / pi_i - A)^2. It ignores
      strata and clusters entirely.
+   - RRTCS's jackknife (``rrtcs-jackknife``, its ``ResamplingVariance(option = 1, str, clu)``,
+     for comparison only): per stratum, delete one cluster at a time, the other weights times
+     n_h / (n_h - 1), (1 - mean pi_h) (n_h - 1) / n_h sum_j (T_(hj) - mean T_(h.))^2 summed over
+     strata (over N^2 for a mean), mean pi_h the stratum's mean inclusion probability. For a
+     total this is the linearization with f_h = mean pi_h, and it adds no randomization term:
+     under that correction the randomization variance is shrunk as described above.
    - Design effect (Kish): V / V_srs with V_srs = s^2 / n, s^2 the weighted variance of r
      (n / (n - 1) sum w (r - mean)^2 / sum w), as survey's ``svymean(deff = TRUE)``; with an fpc
      the simple random sample is without replacement too, and like V it keeps its randomization
@@ -78,7 +84,7 @@ from scipy import stats
 from .models import Design
 
 #: Variance estimators by name (``--variance``); the first is the default.
-VARIANCE_METHODS = ("linearization", "jackknife", "rrtcs-deville")
+VARIANCE_METHODS = ("linearization", "jackknife", "rrtcs-deville", "rrtcs-jackknife")
 LONELY_METHODS = ("refuse", "collapse")
 
 
@@ -720,6 +726,17 @@ def _estimate(
         for factor, weights in _replicate_weights(design):
             rw = weights if domain is None else np.where(domain, weights, 0.0)
             variance += factor * (_point(kind, rw, u, population, full) - full) ** 2
+    elif method == "rrtcs-jackknife":
+        divisor = 1.0 if kind == "total" else (
+            population if population is not None else float(round(weight_sum))) ** 2
+        mean_pi = np.zeros(len(design.fraction))
+        for h in np.unique(design.strata):
+            mean_pi[h] = float(np.mean(1.0 / design.weights[design.strata == h]))
+        rrtcs = SampleDesign(design.weights, design.strata, design.psu, mean_pi,
+                             design.strata_names, design.has_strata, design.has_clusters, True)
+        variance = linearization_variance(np.where(w > 0, u, 0.0), rrtcs, design.weights) / divisor
+        added = 0.0
+        df = math.inf
     else:  # rrtcs-deville: single stage, strata and clusters ignored, normal quantile
         keep = w > 0
         pik = 1.0 / w[keep]

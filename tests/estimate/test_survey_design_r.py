@@ -95,3 +95,13 @@ def test_rrtcs_default_with_samplings_varest(data):
     _check(sd.total(_debiased(rows), design, method="rrtcs-deville"), reference["rrtcs_total"])
     _check(sd.mean(_debiased(rows), design, population=2000, method="rrtcs-deville"),
            reference["rrtcs_mean"])
+
+
+def test_rrtcs_jackknife_restated_from_its_source(data):
+    rows, reference = data
+    design = _design(rows)
+    _check(sd.total(_debiased(rows), design, method="rrtcs-jackknife"),
+           reference["rrtcs_jk_total"])
+    mean = sd.mean(_debiased(rows), design, population=2000, method="rrtcs-jackknife")
+    _check(mean, reference["rrtcs_jk_mean"])
+    assert mean.randomization_added == 0.0

@@ -35,6 +35,24 @@ out[["rrtcs_total"]] <- list(estimate = sum(d$r / pik),
                              variance = sum(v / pik) + varest(d$r, pik = pik))
 out[["rrtcs_mean"]] <- list(estimate = sum(d$r / pik) / N,
                             variance = (sum(v / pik) + varest(d$r, pik = pik)) / N^2)
+# RRTCS's ResamplingVariance(output, pi, type, option = 1, N, str = region, clu = school), as its
+# R/ResamplingVariance.R and R/JackknifeVariance.R compute it (restated: a loop over strata, and
+# within each a loop deleting one cluster at a time).
+rrtcs_jk <- function(r, pi, str, clu) {
+  ve <- 0
+  for (h in unique(str)) {
+    rh <- r[str == h]
+    ph <- pi[str == h]
+    ch <- factor(clu[str == h])
+    n <- nlevels(ch)
+    Je <- sapply(levels(ch), function(j) sum(rh[ch != j] / (ph[ch != j] * ((n - 1) / n))))
+    ve <- ve + (1 - mean(ph)) * ((n - 1) / n) * sum((Je - mean(Je))^2)
+  }
+  ve
+}
+jk_total <- rrtcs_jk(d$r, pik, d$region, d$school)
+out[["rrtcs_jk_total"]] <- list(estimate = sum(d$r / pik), variance = jk_total)
+out[["rrtcs_jk_mean"]] <- list(estimate = sum(d$r / pik) / N, variance = jk_total / N^2)
 cat(paste0("{", paste(sprintf('"%s": %s', names(out), sapply(out, function(x) {
   if (is.list(x)) paste0("{", paste(sprintf('"%s": [%s]', names(x), sapply(x, function(v)
     paste(sprintf("%.17g", v), collapse = ", "))), collapse = ", "), "}")
