@@ -114,11 +114,45 @@ class SampleOptions:
         }
 
 
+class Places(Sequence[str]):
+    """``file:line`` of each accepted row, built only when a message needs one."""
+
+    def __init__(self) -> None:
+        self.files: list[str] = []
+        self.file_index: list[np.ndarray] = []
+        self.lines: list[np.ndarray] = []
+        self._joined: tuple[np.ndarray, np.ndarray] | None = None
+
+    def add(self, path: str, lines: np.ndarray) -> None:
+        """The accepted rows of one batch of ``path``."""
+        if not self.files or self.files[-1] != path:
+            self.files.append(path)
+        self.file_index.append(np.full(len(lines), len(self.files) - 1, dtype=np.int32))
+        self.lines.append(np.asarray(lines, dtype=np.int64))
+        self._joined = None
+
+    def _arrays(self) -> tuple[np.ndarray, np.ndarray]:
+        if self._joined is None:
+            self._joined = (
+                np.concatenate(self.file_index) if self.file_index else np.zeros(0, np.int32),
+                np.concatenate(self.lines) if self.lines else np.zeros(0, np.int64))
+        return self._joined
+
+    def __len__(self) -> int:
+        return len(self._arrays()[1])
+
+    def __getitem__(self, index: Any) -> Any:
+        if isinstance(index, slice):
+            return [self[i] for i in range(*index.indices(len(self)))]
+        files, lines = self._arrays()
+        return f"{self.files[int(files[index])]}:{int(lines[index])}"
+
+
 @dataclass
 class DesignRows:
     """The accepted rows: where they came from, their version, answers and design cell."""
 
-    where: list[str] = field(default_factory=list)
+    where: Places = field(default_factory=Places)
     version: list[np.ndarray] = field(default_factory=list)
     tokens: list[object] = field(default_factory=list)
     codes: dict[str, list[np.ndarray]] = field(default_factory=dict)
@@ -129,7 +163,7 @@ class DesignRows:
 def _read_rows(
     paths: Sequence[str | Path], catalog: Catalog, column_map: dict[str, str],
     options: SampleOptions,
-) -> tuple[list[str], np.ndarray, dict[str, np.ndarray], dict[str, np.ndarray],
+) -> tuple[Places, np.ndarray, dict[str, np.ndarray], dict[str, np.ndarray],
            dict[str, list[object]], list[object]]:
     columns = options.export_columns()
     rows = DesignRows()
@@ -145,7 +179,7 @@ def _read_rows(
             checked = tally.check(batch)
             tally.commit(checked)
             keep = checked.status == 0
-            rows.where.extend(f"{path}:{line}" for line in batch.rows[keep].tolist())
+            rows.where.add(str(path), batch.rows[keep])
             rows.version.append(checked.version[keep])
             token = batch.columns.get("respondent")
             values = token.objects() if token is not None else [None] * len(batch)
@@ -179,7 +213,7 @@ def _read_rows(
 
 
 def _join_design_file(
-    path: str, columns: list[str], tokens: list[object], where: list[str],
+    path: str, columns: list[str], tokens: list[object], where: Sequence[str],
 ) -> dict[str, list[object]]:
     """The design columns of each export row, from a CSV keyed by respondent token or cell id.
 
@@ -229,7 +263,7 @@ def _many(messages: list[str], what: str) -> str:
     return f"{len(messages):,} {what}:\n{shown}{more}"
 
 
-def _numbers(values: list[object], where: list[str], name: str, what: str,
+def _numbers(values: list[object], where: Sequence[str], name: str, what: str,
              low_open: float, high: float | None) -> np.ndarray:
     out = np.full(len(values), np.nan)
     bad: list[str] = []
@@ -253,7 +287,7 @@ def _numbers(values: list[object], where: list[str], name: str, what: str,
     return out
 
 
-def _labels(values: list[object], where: list[str], name: str, what: str) -> list[str]:
+def _labels(values: list[object], where: Sequence[str], name: str, what: str) -> list[str]:
     bad = [f"{where[i]}: no {what} (column {name!r} is empty)"
            for i, v in enumerate(values) if v is None or str(v).strip() == ""]
     if bad:
@@ -278,7 +312,7 @@ class DesignBased:
 def build_design(
     paths: Sequence[str | Path], catalog: Catalog, column_map: dict[str, str],
     options: SampleOptions,
-) -> tuple[sd.SampleDesign, list[str], np.ndarray, dict[str, np.ndarray],
+) -> tuple[sd.SampleDesign, Places, np.ndarray, dict[str, np.ndarray],
            dict[str, np.ndarray]]:
     """Read the rows and their design cells; check them; the SampleDesign."""
     options.check()
@@ -286,7 +320,7 @@ def build_design(
         raise RRSiteError("a design-based analysis needs --weights COL (or --inclusion COL)")
     where, version, codes, groups, cells, tokens = _read_rows(paths, catalog, column_map,
                                                               options)
-    if not where:
+    if len(where) == 0:
         raise RRSiteError("no accepted row to estimate from")
     if options.design_file:
         design_columns = [c for c in options.columns() if c not in options.export_columns()]
