@@ -4,6 +4,9 @@ rrsite analyze EXPORT... --survey FILE.md [--manifest survey.json ...] [--confid
 [--by QUESTION] [--format table|json|markdown|html] [-o FILE]
 [--interval exact|wilson|wald] [--strict] [--map COLUMN=FIELD ...] [--model "Y ~ A + B" ...]
 [--bias-reduced]
+[--weights COL | --inclusion COL] [--strata COL] [--cluster COL] [--fpc COL]
+[--design design.csv] [--variance linearization|jackknife|rrtcs-deville|rrtcs-jackknife]
+[--lonely-psu refuse|collapse] [--population N]
 """
 
 from __future__ import annotations
@@ -17,6 +20,7 @@ from pathlib import Path
 from ..errors import RRSiteError
 from ..estimate.intervals import METHODS
 from .reports import FORMATS
+from .sample_design import SampleOptions, parse_rake
 
 
 class RejectedRowsError(RRSiteError):
@@ -59,6 +63,44 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="with --model: also the bias-reduced estimates (Kosmidis & Firth "
                         "2009; Firth's logistic regression for a direct outcome) beside the "
                         "maximum-likelihood ones")
+    design = parser.add_argument_group(
+        "sample design", "design-based estimates for samples that are not simple random: the "
+        "columns of the export (or of --design FILE.csv, joined by respondent token) that hold "
+        "each respondent's weight, stratum, cluster and finite-population correction")
+    design.add_argument("--weights", metavar="COL",
+                        help="sampling weights (1 / inclusion probability); turns the design-based "
+                        "estimates on")
+    design.add_argument("--inclusion", metavar="COL",
+                        help="inclusion probabilities in (0, 1] instead of weights")
+    design.add_argument("--strata", metavar="COL", help="the stratum of each respondent")
+    design.add_argument("--cluster", metavar="COL",
+                        help="the primary sampling unit (cluster) of each respondent, nested in "
+                        "its stratum")
+    design.add_argument("--fpc", metavar="COL",
+                        help="finite-population correction: the number of clusters (or "
+                        "respondents, without --cluster) of the stratum in the population, or "
+                        "the sampling fraction (<= 1); default: sampling with replacement")
+    design.add_argument("--design", metavar="FILE.csv", dest="design_file",
+                        help="read the design columns from this CSV (with a respondent column) "
+                        "instead of the export")
+    design.add_argument("--variance", default="linearization",
+                        choices=("linearization", "jackknife", "rrtcs-deville",
+                                 "rrtcs-jackknife"),
+                        help="linearization (default), jackknife (delete one cluster), or, for "
+                        "comparison with published work only, rrtcs-deville (R RRTCS's "
+                        "analytic default: ignores strata and clusters) or rrtcs-jackknife "
+                        "(RRTCS's jackknife: no randomization term)")
+    design.add_argument("--lonely-psu", default="refuse", choices=("refuse", "collapse"),
+                        dest="lonely_psu",
+                        help="a stratum with one cluster: refuse (default, exit 2) or collapse "
+                        "it into the next stratum")
+    design.add_argument("--population", type=float, metavar="N",
+                        help="population size: also the mean with a known N (total / N)")
+    design.add_argument("--rake", action="append", default=[], metavar="VAR=margins.csv",
+                        help="rake the weights to known population margins of column VAR (a "
+                        "question asked directly, or a design column): a CSV of VAR's values "
+                        "and 'count' (or 'share', with --population); one --rake is "
+                        "post-stratification; repeatable")
     parser.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
                         help="progress bar on stderr (default: on a terminal, for long runs)")
 
@@ -94,6 +136,8 @@ def run(args: argparse.Namespace) -> int:
         if not args.exports:
             raise RRSiteError("give the export file(s) to fit --model on")
         return _run_models(args)
+    if _sample_options(args) is not None and args.counts is not None:
+        raise RRSiteError("a sample design needs the rows of an export, not --counts")
     if args.counts is not None:
         if args.exports:
             raise RRSiteError("give either export files or --counts FILE.csv, not both")
@@ -108,7 +152,7 @@ def run(args: argparse.Namespace) -> int:
         analysis = analyze(
             args.exports, survey=args.survey, manifests=args.manifest,
             confidence=args.confidence, by=args.by, interval=args.interval,
-            mapping=args.mapping, progress=args.progress,
+            mapping=args.mapping, progress=args.progress, sample=_sample_options(args),
         )
     rejected = analysis.rejected
     if args.strict and rejected.total:
@@ -128,13 +172,28 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
+def _sample_options(args: argparse.Namespace) -> SampleOptions | None:
+    """The sample design options, or None when none was given."""
+    given = [args.weights, args.inclusion, args.strata, args.cluster, args.fpc, args.design_file,
+             args.population, *args.rake]
+    if all(value is None for value in given) and args.variance == "linearization":
+        return None
+    if args.weights is None and args.inclusion is None:
+        raise RRSiteError("the sample design options need --weights COL (or --inclusion COL); "
+                          "for an unweighted clustered sample give a column of 1s")
+    return SampleOptions(weights=args.weights, inclusion=args.inclusion, strata=args.strata,
+                         cluster=args.cluster, fpc=args.fpc, design_file=args.design_file,
+                         variance=args.variance, lonely=args.lonely_psu,
+                         population=args.population, rake=parse_rake(args.rake))
+
+
 def _run_models(args: argparse.Namespace) -> int:
     """`--model`: fit each formula and print or write its report."""
     from .regression_report import regress, render
 
     models = regress(args.exports, survey=args.survey, manifests=args.manifest,
                      models=args.model, confidence=args.confidence, mapping=args.mapping,
-                     bias_reduced=args.bias_reduced)
+                     bias_reduced=args.bias_reduced, sample=_sample_options(args))
     rejected = models[0].rejected if models else None
     if rejected is not None and rejected.total:
         if args.strict:

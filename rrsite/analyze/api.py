@@ -48,6 +48,7 @@ from .readers import (
     read_export,
 )
 from .rejections import Rejections
+from .sample_design import SampleOptions, design_based
 from .tally import NO_ANSWER, Checked, Tally
 
 #: Blocks read ahead of the one being committed (bounds memory: a few blocks of 4 MB).
@@ -152,6 +153,8 @@ class QuestionResult:
     #: RRreg's designs: the fit of the whole sample and of each subgroup (``--by``).
     fit: UniFit | None = None
     group_fits: dict[str, UniFit] = field(default_factory=dict)
+    #: With a sample design (``analyze(sample=...)``): the design-based estimates, as JSON.
+    design_based: dict[str, Any] | None = None
 
     def design_dict(self) -> dict[str, Any]:
         """The design (or, when several were pooled, all of them)."""
@@ -191,6 +194,8 @@ class QuestionResult:
                     g: {r: sum((c or {}).get(g, {}).get(r, 0) for c in grouped)
                         for r in out["reports"]} for g in ("1", "2")
                 }
+        if self.design_based is not None:
+            out["design_based"] = self.design_based
         if self.by is not None:
             out["by"] = {
                 "question": self.by,
@@ -236,6 +241,8 @@ class Analysis:
     rows_read: int
     rows_accepted: int
     notes: list[str] = field(default_factory=list)
+    #: With a sample design: the design, its options and summary (``sample_design.DesignBased``).
+    sample_design: dict[str, Any] | None = None
 
     def question(self, qid: str) -> QuestionResult:
         """The result for one question id."""
@@ -268,6 +275,7 @@ class Analysis:
             "questions": [q.to_dict() for q in self.questions],
             "direct": [d.to_dict() for d in self.direct],
             "notes": list(self.notes),
+            **({"sample_design": self.sample_design} if self.sample_design is not None else {}),
         }
 
     def to_pandas(self) -> Any:
@@ -333,6 +341,7 @@ def analyze(
     progress: bool | None = None,
     block_size: int = BLOCK_SIZE,
     threads: int | None = None,
+    sample: SampleOptions | None = None,
 ) -> Analysis:
     """Read exports, check every row against its version's manifest, and de-bias the counts.
 
@@ -341,6 +350,8 @@ def analyze(
     (``{"Q1": "violated"}`` or ``["Q1=violated"]``). ``progress``: a bar on stderr (default: when
     stderr is a terminal and the run is long). ``threads``: 2 (the default on a machine with
     more than one CPU) checks one block while the next is read; the result is the same.
+    ``sample``: the sample design's columns (weights, strata, clusters, fpc; rrsite.analyze.
+    sample_design): each sensitive question then also gets design-based estimates.
     """
     paths = [exports] if isinstance(exports, str | Path) else list(exports)
     if not paths:
@@ -362,16 +373,26 @@ def analyze(
     bar = Progress(sum(file_size(p) for p in paths), enabled=progress)
     files: list[FileInfo] = []
     try:
-        _run(paths, catalog, column_map, rejections, tally, files, block_size, bar, threads)
+        extra = sample.export_columns() if sample is not None else []
+        _run(paths, catalog, column_map, rejections, tally, files, block_size, bar, threads,
+             extra)
     finally:
         bar.close()
-    return _assemble(catalog, tally, files, rejections, confidence, interval, by)
+    analysis = _assemble(catalog, tally, files, rejections, confidence, interval, by)
+    if sample is not None:
+        based = design_based(paths, catalog, column_map, sample, analysis.questions, confidence,
+                             by)
+        for question in analysis.questions:
+            question.design_based = based.questions.get(question.id)
+        analysis.sample_design = based.to_dict()
+        analysis.notes.extend(based.notes)
+    return analysis
 
 
 def _run(
     paths: list[str | Path], catalog: Catalog, column_map: dict[str, str],
     rejections: Rejections, tally: Tally, files: list[FileInfo], block_size: int,
-    bar: Progress, threads: int | None,
+    bar: Progress, threads: int | None, extra: Sequence[str] = (),
 ) -> None:
     """Read every file, check its blocks and commit them in order.
 
@@ -386,7 +407,7 @@ def _run(
             info = FileInfo(str(path), "?")
             files.append(info)
             yield from read_export(path, catalog, column_map, rejections, info, block_size,
-                                   bar.advance)
+                                   bar.advance, extra)
 
     if threads <= 1:
         for batch in batches():

@@ -13,8 +13,11 @@ from dataclasses import dataclass
 
 from .api import CI_METHOD_NAMES, VARIANCE_CONVENTION, Analysis
 from .report_rows import (
+    DESIGN_HEADERS,
     MODEL_HEADERS,
     column_meanings,
+    design_rows,
+    design_summary,
     design_text,
     estimate_rows,
     fmt,
@@ -209,6 +212,20 @@ def render_html(analysis: Analysis) -> str:
     body.append("<dl class=note>" + "".join(
         f"<dt>{e(column)}</dt><dd>{e(meaning)}</dd>"
         for column, meaning in column_meanings(level, methods, headers)) + "</dl>")
+    if analysis.sample_design is not None:
+        body.append("<h2>Design-based estimates</h2><p>" + e(design_summary(analysis))
+                    + f"</p><p>Weighted (Hajek) means and Horvitz-Thompson totals, {level} t "
+                      "intervals; SRS se is the standard error of a simple random sample of the "
+                      "same size, deff = (se / SRS se)<sup>2</sup>, n eff = n / deff.</p><table>"
+                    + _cells(DESIGN_HEADERS, set(range(2, 12)), True) + "".join(
+                        _cells([f"<code>{e(r[0])}</code>" if r[0] else "",
+                                *(e(c) for c in r[1:])], set(range(2, 12)))
+                        for r in design_rows(analysis)) + "</table>")
+        design_notes = [f"{q.id}: {q.design_based['note']}" for q in analysis.questions
+                        if q.design_based and "note" in q.design_based]
+        if design_notes:
+            body.append("<ul class=note>" + "".join(f"<li>{e(n)}</li>" for n in design_notes)
+                        + "</ul>")
     models = [row for question in analysis.questions for row in model_rows(question)]
     if models:
         body.append(f"<h2>RRreg's models</h2><p>Every parameter of the model, with {level} "

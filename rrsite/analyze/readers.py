@@ -141,10 +141,19 @@ class Layout:
     prefixes: list[tuple[bytes, str]] = field(default_factory=list)
 
 
+#: Prefix of the fields that hold a sample-design column (``read_export(extra=...)``).
+EXTRA_PREFIX = "extra:"
+
+
 def csv_layout(
-    header: list[str], catalog: Catalog, mapping: Mapping[str, str], path: str
+    header: list[str], catalog: Catalog, mapping: Mapping[str, str], path: str,
+    extra: Sequence[str] = (),
 ) -> Layout:
-    """Match a CSV header to fields: --map first, then known names, then question-id patterns."""
+    """Match a CSV header to fields: --map first, then known names, then question-id patterns.
+
+    ``extra``: more column names (a sample design's weight, stratum, cluster ...) kept verbatim
+    as fields ``extra:<name>`` when the header has them.
+    """
     questions = catalog.question_ids()
     fields = [*questions, *group_fields(catalog)]
     by_lower = {name.lower(): name for name in fields}
@@ -195,6 +204,11 @@ def csv_layout(
             f"{', '.join(header) or 'none'}; questions: {', '.join(questions)}); map them with "
             "--map COLUMN=QUESTION"
         )
+    for name in extra:
+        if name in header:
+            index[EXTRA_PREFIX + name] = header.index(name)
+            if name in ignored:
+                ignored.remove(name)
     if ignored:
         notes.append("columns ignored: " + ", ".join(ignored))
     prefixes = []
@@ -261,14 +275,19 @@ def detect_format(path: str | Path) -> str:
 def read_export(
     path: str | Path, catalog: Catalog, mapping: Mapping[str, str], rejections: Rejections,
     info: FileInfo, block_size: int = BLOCK_SIZE,
-    progress: Callable[[int], None] | None = None,
+    progress: Callable[[int], None] | None = None, extra: Sequence[str] = (),
 ) -> Iterator[Batch]:
-    """Batches of well-formed rows of one export file (malformed rows go to ``rejections``)."""
+    """Batches of well-formed rows of one export file (malformed rows go to ``rejections``).
+
+    ``extra``: column names kept as fields ``extra:<name>`` (CSV: a header column; JSONL: a key
+    of the record's ``"design"`` object, else of the record itself).
+    """
     if detect_format(path) == "jsonl":
         info.format = "rrsite JSONL"
-        yield from _read_jsonl(path, catalog, rejections, info, progress)
+        yield from _read_jsonl(path, catalog, rejections, info, progress, extra)
     else:
-        yield from _read_csv(path, catalog, mapping, rejections, info, block_size, progress)
+        yield from _read_csv(path, catalog, mapping, rejections, info, block_size, progress,
+                             extra)
 
 
 # --------------------------------------------------------------------------------------- CSV
@@ -288,6 +307,7 @@ def _record_cut(buffer: bytes) -> int:
 def _read_csv(
     path: str | Path, catalog: Catalog, mapping: Mapping[str, str], rejections: Rejections,
     info: FileInfo, block_size: int, progress: Callable[[int], None] | None,
+    extra: Sequence[str] = (),
 ) -> Iterator[Batch]:
     label = str(path)
     with open_binary(path) as handle:
@@ -296,7 +316,7 @@ def _read_csv(
             raise ExportError(f"{label}:1: empty file (a CSV export starts with a header line)")
         header_text = first.removeprefix(b"\xef\xbb\xbf").decode("utf-8", errors="replace")
         header = next(csv.reader([header_text]))
-        layout = csv_layout(header, catalog, mapping, label)
+        layout = csv_layout(header, catalog, mapping, label, extra)
         info.format = layout.format
         info.notes.extend(layout.notes)
         consumed = len(first)
@@ -467,7 +487,7 @@ def _parse_block_csv_module(
 
 def _read_jsonl(
     path: str | Path, catalog: Catalog, rejections: Rejections, info: FileInfo,
-    progress: Callable[[int], None] | None,
+    progress: Callable[[int], None] | None, extra: Sequence[str] = (),
 ) -> Iterator[Batch]:
     label = str(path)
     questions = catalog.question_ids()
@@ -488,22 +508,22 @@ def _read_jsonl(
             record = _jsonl_record(text, label, number, rejections)
             if record is None:
                 continue
-            extra = [key for key in record["answers"] if key not in known]
-            extra += [key + GROUP_SUFFIX for key in record["groups"] if key not in grouped]
-            if extra:
-                unknown[len(records)] = extra[0]
+            strays = [key for key in record["answers"] if key not in known]
+            strays += [key + GROUP_SUFFIX for key in record["groups"] if key not in grouped]
+            if strays:
+                unknown[len(records)] = strays[0]
             records.append(record)
             numbers.append(number)
             if len(records) >= JSONL_BATCH:
                 if progress is not None:
                     progress(pending)
                     pending = 0
-                yield _jsonl_batch(label, records, numbers, unknown, questions, grouped)
+                yield _jsonl_batch(label, records, numbers, unknown, questions, grouped, extra)
                 records, numbers, unknown = [], [], {}
     if progress is not None and pending:
         progress(pending)
     if records:
-        yield _jsonl_batch(label, records, numbers, unknown, questions, grouped)
+        yield _jsonl_batch(label, records, numbers, unknown, questions, grouped, extra)
 
 
 def _jsonl_record(
@@ -534,7 +554,7 @@ def _jsonl_record(
 
 def _jsonl_batch(
     label: str, records: list[dict[str, Any]], numbers: list[int], unknown: dict[int, str],
-    questions: list[str], grouped: Sequence[str] = (),
+    questions: list[str], grouped: Sequence[str] = (), extra: Sequence[str] = (),
 ) -> Batch:
     columns: dict[str, Column] = {
         "survey": ListColumn([r["survey"] for r in records], from_json=True),
@@ -547,7 +567,19 @@ def _jsonl_batch(
     for qid in grouped:
         columns[qid + GROUP_SUFFIX] = ListColumn([r["groups"].get(qid) for r in records],
                                                  from_json=True)
+    for name in extra:
+        columns[EXTRA_PREFIX + name] = ListColumn([_extra_value(r, name) for r in records],
+                                                  from_json=True)
     return Batch(label, np.array(numbers, dtype=np.int64), columns, {}, dict(unknown))
+
+
+def _extra_value(record: dict[str, Any], name: str) -> Any:
+    design = record.get("design")
+    if isinstance(design, dict) and name in design:
+        return design[name]
+    if name in record:
+        return record.get(name)
+    return record["answers"].get(name)
 
 
 def file_size(path: str | Path) -> int:

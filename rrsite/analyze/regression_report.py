@@ -41,10 +41,12 @@ from ..estimate.regression import (
     fit_two_group,
     two_group_rates,
 )
+from ..estimate.survey_design import SampleDesign, design_logit
 from .catalog import Catalog, QuestionSpec, build_catalog
 from .readers import ExportError, FileInfo, parse_mapping, read_export
 from .rejections import Rejections
 from .rrreg_fit import model_of
+from .sample_design import SampleOptions, build_design
 from .tally import Tally
 
 COVARIATE_TYPES = ("yes-no", "choice", "number", "multi-choice")
@@ -75,6 +77,8 @@ class ModelResult:
     rows_accepted: int
     prevalence: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
     rejected: Rejections = field(default_factory=Rejections)
+    #: With a sample design: its summary (the fit is then weighted, with sandwich SEs).
+    sample_design: dict[str, Any] | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON keys of docs/contracts.md ("analyze --model")."""
@@ -103,6 +107,10 @@ class ModelResult:
             "bias_reduced": ([c.to_dict() for c in f.bias_reduced.coefficients]
                              if f.bias_reduced else None),
             "nuisance": f.nuisance.to_dict() if f.nuisance else None,
+            **({"sample_design": self.sample_design,
+                "covariance_method": "sandwich: weighted pseudo-likelihood, with-replacement "
+                                     "design covariance of the scores over strata and clusters"}
+               if self.sample_design is not None else {}),
         }
 
     def to_pandas(self) -> Any:
@@ -243,8 +251,11 @@ def _covariate_spec(catalog: Catalog, qid: str) -> QuestionSpec:
 
 
 def fit_model(catalog: Catalog, rows: Rows, formula: Formula, confidence: float,
-              bias_reduced: bool = False) -> ModelResult:
-    """Code the covariates, fit, and compute the predicted prevalence by each factor's levels."""
+              bias_reduced: bool = False, sample: SampleDesign | None = None) -> ModelResult:
+    """Code the covariates, fit, and compute the predicted prevalence by each factor's levels.
+
+    ``sample``: the design of the accepted rows (in order): a weighted fit with sandwich SEs.
+    """
     qid = formula.outcome
     if len(rows.version) == 0:
         raise RegressionError(f"no row was accepted ({rows.rejections.total:,} rejected):\n"
@@ -289,7 +300,14 @@ def fit_model(catalog: Catalog, rows: Rows, formula: Formula, confidence: float,
         raise RegressionError(f"{qid!r}: a design with more than two reports (Kuk with several "
                               "cards) is fitted by maximum likelihood only, and not pooled with "
                               "a two-group design")
-    if kinds:
+    if sample is not None:
+        if kinds or bias_reduced:
+            raise RegressionError("with a sample design, --model fits one-group designs by "
+                                  "weighted pseudo-likelihood only (no two-group outcome, no "
+                                  "--bias-reduced)")
+        p00, p11 = 1.0 - coef[0], coef[0] + coef[2]
+        result = design_logit(matrix.X, y, p00, p11, matrix.names, sample, used, confidence)
+    elif kinds:
         if bias_reduced:
             raise RegressionError("--bias-reduced covers one-group designs; a two-group design's "
                                   f"fit ({kinds[0]} estimated jointly) is maximum likelihood only")
@@ -307,6 +325,8 @@ def fit_model(catalog: Catalog, rows: Rows, formula: Formula, confidence: float,
     ) or "not randomized (asked directly)"
     model = ModelResult(formula, result, matrix, int(np.count_nonzero(outcome_missing)),
                         designs, privacy, len(outcome))
+    if sample is not None:
+        model.sample_design = sample.describe()
     model.prevalence = predicted_prevalence(model)
     return model
 
@@ -363,11 +383,13 @@ def regress(
     confidence: float = 0.95,
     mapping: Sequence[str] | None = None,
     bias_reduced: bool = False,
+    sample: SampleOptions | None = None,
 ) -> list[ModelResult]:
     """Fit every model formula on the exports (see the module docstring).
 
     ``bias_reduced`` adds Kosmidis & Firth's bias-reduced estimates to each fit
-    (``ModelResult.fit.bias_reduced``).
+    (``ModelResult.fit.bias_reduced``). ``sample``: the sample design's columns
+    (rrsite.analyze.sample_design): weighted pseudo-likelihood fits with sandwich SEs.
     """
     paths = [exports] if isinstance(exports, str | Path) else list(exports)
     if not paths:
@@ -389,10 +411,15 @@ def regress(
                                f"(questions: {', '.join(catalog.question_ids())})")
     column_map = parse_mapping(list(mapping or ()), catalog)
     rows = _read_rows(paths, catalog, column_map, list(needed))
+    design = None
+    if sample is not None:
+        design = build_design(paths, catalog, column_map, sample)[0]
+        if design.n != len(rows.version):  # the same reader and checks: the same rows
+            raise RRSiteError("the design's rows and the model's rows differ")
     results = []
     for formula in formulas:
         try:
-            results.append(fit_model(catalog, rows, formula, confidence, bias_reduced))
+            results.append(fit_model(catalog, rows, formula, confidence, bias_reduced, design))
             results[-1].rejected = rows.rejections
         except RRSiteError as error:
             raise type(error)(f"model {formula.text!r}: {error}") from error
@@ -449,6 +476,13 @@ def _summary_lines(model: ModelResult) -> list[str]:
         lines.append(f"{nu.name} ({nu.meaning}) = {nu.estimate:.4f}, se = {_num(nu.se, 4)}, "
                      f"{pct} interval [{nu.ci_low:.4f}, {nu.ci_high:.4f}] ({nu.ci_method})"
                      + (", on the boundary of [0, 1]" if nu.on_boundary else ""))
+    if model.sample_design is not None:
+        info = model.sample_design
+        lines.append(
+            f"sample design: weighted pseudo-likelihood, sandwich standard errors over "
+            f"{info['strata']} strata and {info['clusters']:,} clusters (with replacement; "
+            f"weights {info['weights']['min']:.4g} to {info['weights']['max']:.4g}); no "
+            "likelihood-ratio tests under a pseudo-likelihood")
     lines.append(f"designs: {'; '.join(_design_text(d) for d in model.designs)}")
     lines.append(f"privacy: {model.privacy}")
     return lines

@@ -15,7 +15,7 @@ from typing import Any
 
 from ..estimate.estimators import Estimate
 from . import rrreg_fit
-from .api import CI_METHOD_NAMES, VARIANCE_CONVENTION, QuestionResult
+from .api import CI_METHOD_NAMES, VARIANCE_CONVENTION, Analysis, QuestionResult
 
 #: An interval that holds both of these rates is not informative: it cannot tell an answer that a
 #: quarter of respondents would give from one that three quarters would.
@@ -181,3 +181,78 @@ def uninformative(question: QuestionResult, groups: Mapping[str, Estimate] | Non
                     f"informative interval: [{low:.2f}, {high:.2f}] holds both {rare:g} and "
                     f"{common:g}, so it cannot tell a rare answer from a common one")
     return sentences
+
+
+DESIGN_HEADERS = ["question", "answer", "n", "estimate", "se", "interval", "df", "SRS se",
+                  "deff", "n eff", "total", "total se"]
+
+
+def design_summary(analysis: Analysis) -> str:
+    """The sample design in one sentence (empty without one)."""
+    info = analysis.sample_design
+    if info is None:
+        return ""
+    parts = [f"{info['rows']:,} respondents"]
+    weights = info["weights_column"] or f"1/{info['inclusion_column']}"
+    parts.append(f"weights {weights}")
+    if info["stratified"]:
+        parts.append(f"{info['strata']} strata ({info['strata_column']})")
+    parts.append(f"{info['clusters']:,} clusters ({info['cluster_column']})" if info["clustered"]
+                 else "no clusters")
+    parts.append(f"finite-population correction ({info['fpc_column']})" if info["fpc"]
+                 else "sampling with replacement")
+    if info["design_file"]:
+        parts.append(f"design read from {info['design_file']}")
+    method = {"linearization": "linearization (Taylor)", "jackknife":
+              "delete-one-cluster jackknife", "rrtcs-deville":
+              "RRTCS's Deville single-stage approximation (strata and clusters ignored)",
+              "rrtcs-jackknife": "RRTCS's jackknife (no randomization term)"}
+    w = info["weights"]
+    df = ("normal intervals, as RRTCS" if info["variance_method"].startswith("rrtcs-")
+          else f"{info['df']} degrees of freedom (clusters - strata)")
+    raked = ""
+    if "raking" in info:
+        before = info["raking"]["weights_before"]
+        raked = (f" Raked to the population margins of {', '.join(info['raking']['variables'])} "
+                 f"({info['raking']['iterations']} iterations); before raking the weights ranged "
+                 f"{before['min']:.4g} to {before['max']:.4g} (sum {before['sum']:.6g}, Kish "
+                 f"effective n {before['kish_n_eff']:.1f}).")
+    return (f"Design: {', '.join(parts)}; variance by {method[info['variance_method']]}; "
+            f"{df}. Weights range "
+            f"{w['min']:.4g} to {w['max']:.4g} (sum {w['sum']:.6g}, Kish effective n "
+            f"{w['kish_n_eff']:.1f}).{raked}")
+
+
+def design_rows(analysis: Analysis) -> list[list[str]]:
+    """One row per question and estimated answer of the design-based estimates."""
+    rows = []
+    for question in analysis.questions:
+        based = question.design_based
+        if not based:
+            continue
+        for i, (label, f) in enumerate(based["values"].items()):
+            df = f["df"]
+            rows.append([
+                question.id if i == 0 else "", label, f"{based['n']:,}", fmt(f["estimate"]),
+                fmt(f["se"]), interval_text(*f["ci"]), "∞" if df is None else f"{df:g}",
+                fmt(f["srs_se"]), fmt(f["deff"], 2), fmt(_nan(f["n_eff"]), 0),
+                fmt(f["total"]["estimate"], 1), fmt(f["total"]["se"], 1),
+            ])
+    return rows
+
+
+def design_by_rows(analysis: Analysis) -> list[list[str]]:
+    """Design-based subgroups (``--by``): question, group, answer, n, estimate, se, interval."""
+    rows = []
+    for question in analysis.questions:
+        based = question.design_based
+        if not based or "by" not in based:
+            continue
+        first = True
+        for group, entry in based["by"].items():
+            for i, (label, f) in enumerate(entry["values"].items()):
+                rows.append([question.id if first else "", group if i == 0 else "", label,
+                             f"{entry['n']:,}", fmt(f["estimate"]), fmt(f["se"]),
+                             interval_text(*f["ci"]), fmt(f["deff"], 2)])
+                first = False
+    return rows

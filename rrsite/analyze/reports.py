@@ -11,8 +11,12 @@ from collections.abc import Callable
 
 from .api import CI_METHOD_NAMES, VARIANCE_CONVENTION, Analysis
 from .report_rows import (
+    DESIGN_HEADERS,
     MODEL_HEADERS,
     column_meanings,
+    design_by_rows,
+    design_rows,
+    design_summary,
     design_text,
     estimate_rows,
     fmt,
@@ -82,6 +86,7 @@ def render_table(analysis: Analysis) -> str:
                 + (f"; {question.missing:,} unanswered" if question.missing else "")]
         out += [f"    {note}" for note in question.estimate.notes]
         out += [f"    note: {sentence}" for sentence in uninformative(question)]
+    out += design_lines(analysis, level)
     models = [row for question in analysis.questions for row in model_rows(question)]
     if models:
         out += ["", f"RRreg's models ({level} intervals):"]
@@ -130,6 +135,32 @@ def _legend(meanings: list[tuple[str, str]]) -> list[str]:
         lines += textwrap.wrap(meaning, 100, initial_indent=f"  {column:<{width}}",
                                subsequent_indent=" " * (width + 2))
     return lines
+
+
+def design_lines(analysis: Analysis, level: str) -> list[str]:
+    """The design-based section of the terminal report."""
+    if analysis.sample_design is None:
+        return []
+    out = ["", f"Design-based estimates (weighted Hajek mean, Horvitz-Thompson total; {level} "
+           "t intervals):", "  " + design_summary(analysis)]
+    out += ["  " + line for line in _table(DESIGN_HEADERS, design_rows(analysis),
+                                           {2, 3, 4, 6, 7, 8, 9, 10, 11})]
+    out += [f"  {question.id}: mean with known N = {fmt(f['mean_known_n']['estimate'])} "
+            f"(se {fmt(f['mean_known_n']['se'])})"
+            for question in analysis.questions if question.design_based
+            for f in question.design_based["values"].values() if "mean_known_n" in f]
+    out += [f"  {q.id}: {q.design_based['note']}" for q in analysis.questions
+            if q.design_based and "note" in q.design_based]
+    by_rows = design_by_rows(analysis)
+    if by_rows:
+        out += ["", f"  Design-based subgroups by {analysis.by} (domains of the design):"]
+        out += ["  " + line for line in _table(
+            ["question", str(analysis.by), "answer", "n", "estimate", "se", "interval", "deff"],
+            by_rows, {3, 4, 5, 7})]
+    out.append("  SRS se: the standard error of a simple random sample of the same size; deff = "
+               "(se / SRS se)^2; n eff = n / deff. Design-based estimates are the unbiased "
+               "ones, not clipped to [0, 1].")
+    return out
 
 
 def render_json(analysis: Analysis) -> str:
@@ -186,6 +217,21 @@ def render_markdown(analysis: Analysis) -> str:
         out.append(f"- `{question.id}`: {design_text(question)}"
                    + "".join(f"; {n}" for n in question.estimate.notes)
                    + "".join(f"; {n}" for n in uninformative(question)))
+    if analysis.sample_design is not None:
+        out += ["", "## Design-based estimates", "", design_summary(analysis), "",
+                f"Weighted (Hajek) means and Horvitz-Thompson totals, {level} t intervals; SRS se "
+                "is the standard error of a simple random sample of the same size, deff = "
+                "(se / SRS se)^2, n eff = n / deff.", ""]
+        out += table(DESIGN_HEADERS, [[f"`{r[0]}`" if r[0] else "", *r[1:]]
+                                      for r in design_rows(analysis)])
+        out += [""] + [f"- `{q.id}`: {q.design_based['note']}" for q in analysis.questions
+                       if q.design_based and "note" in q.design_based]
+        by_rows = design_by_rows(analysis)
+        if by_rows:
+            out += ["", f"### Design-based subgroups by `{analysis.by}`", ""]
+            out += table(["question", str(analysis.by), "answer", "n", "estimate", "se",
+                          "interval", "deff"],
+                         [[f"`{r[0]}`" if r[0] else "", *r[1:]] for r in by_rows])
     models = [row for question in analysis.questions for row in model_rows(question)]
     if models:
         out += ["", "### RRreg's models", ""]

@@ -2,6 +2,8 @@
 
     rrsite simulate SURVEY --respondents N --truth QID=RATE ... -o EXPORT [--seed S]
         [--logit "QID ~ B0 + B1*COLUMN ..."]
+    rrsite simulate SURVEY --frame FRAME.csv [--strata COL] [--cluster COL]
+        [--sample-clusters K] [--frame-truth QID=COL ...] --truth ... -o EXPORT.csv [--seed S]
 
 SURVEY is a survey file (.md) or a built survey.json. A RATE is the "yes" rate of a yes-no
 question, or ``value:share,value:share`` for a choice question. EXPORT ends in .csv or .jsonl.
@@ -20,8 +22,8 @@ from ..errors import RRSiteError, UsageError
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Options of `rrsite simulate`."""
     parser.add_argument("survey", metavar="SURVEY", help="survey file (.md) or survey.json")
-    parser.add_argument("--respondents", type=int, required=True, metavar="N",
-                        help="number of submissions")
+    parser.add_argument("--respondents", type=int, metavar="N",
+                        help="number of submissions (required without --frame)")
     parser.add_argument("--truth", action="append", default=[], metavar="QID=RATE",
                         help="true rate of a question: QID=0.2 (yes-no) or "
                         "QID=opt1:0.2,opt2:0.8 (choice); repeatable. Sensitive questions "
@@ -33,6 +35,19 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("-o", "--output", required=True, metavar="EXPORT",
                         help="the export to write: .csv or .jsonl")
     parser.add_argument("--seed", type=int, default=None, help="random seed (reproducible runs)")
+    frame = parser.add_argument_group(
+        "sampling frame", "draw the respondents from a frame (one row per person): a stratified "
+        "and/or clustered sample whose design columns follow the answers in the export")
+    frame.add_argument("--frame", metavar="FRAME.csv",
+                       help="the population: every row answers, or --sample-clusters of them")
+    frame.add_argument("--strata", metavar="COL", help="the frame's stratum column")
+    frame.add_argument("--cluster", metavar="COL", help="the frame's cluster column")
+    frame.add_argument("--sample-clusters", type=int, metavar="K",
+                       help="draw K clusters (people without --cluster) per stratum without "
+                       "replacement; adds the columns weight (M_h / K) and fpc (M_h)")
+    frame.add_argument("--frame-truth", action="append", default=[], metavar="QID=COL",
+                       help="the frame column with each person's probability of a true 'yes' "
+                       "to yes-no QID; repeatable")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -40,7 +55,14 @@ def run(args: argparse.Namespace) -> int:
     from .catalog import load_manifest_file, manifest_from_survey_file, version_from_manifest
     from .simulate import parse_truths, write_export
 
-    if args.respondents < 0:
+    if args.frame is None and args.respondents is None:
+        raise UsageError("give --respondents N (or --frame FRAME.csv)")
+    if args.frame is not None and args.respondents is not None:
+        raise UsageError("--frame gives the respondents; leave out --respondents")
+    if args.frame is None and (args.strata or args.cluster or args.sample_clusters
+                               or args.frame_truth):
+        raise UsageError("--strata, --cluster, --sample-clusters and --frame-truth need --frame")
+    if args.respondents is not None and args.respondents < 0:
         raise UsageError(f"--respondents must be 0 or more, got {args.respondents}")
     output = Path(args.output)
     if output.suffix.lower() not in (".csv", ".jsonl", ".ndjson"):
@@ -55,11 +77,28 @@ def run(args: argparse.Namespace) -> int:
 
     logits = [parse_logit(text, version) for text in args.logit]
     unset = [q.id for q in version.questions if q.sensitive and q.id not in truths
-             and q.id not in {m.outcome for m in logits}]
+             and q.id not in {m.outcome for m in logits}
+             and q.id not in {item.partition("=")[0] for item in args.frame_truth}]
     if unset:
         print(f"note: no --truth for {', '.join(unset)}: equal shares of every answer",
               file=sys.stderr)
     started = time.perf_counter()
+    if args.frame is not None:
+        from .simulate_frame import write_frame_export
+
+        if logits:
+            raise UsageError("--logit cannot be combined with --frame")
+        try:
+            rows = write_frame_export(output, manifest, args.frame, truths, strata=args.strata,
+                                      cluster=args.cluster,
+                                      sample_clusters=args.sample_clusters,
+                                      frame_truth=args.frame_truth, seed=args.seed)
+        except OSError as error:
+            raise RRSiteError(f"{args.output}: cannot write: {error.strerror or error}"
+                              ) from error
+        print(f"wrote {rows:,} simulated submissions of {version.survey} drawn from "
+              f"{args.frame} to {output}", file=sys.stderr)
+        return 0
     try:
         rows = write_export(output, manifest, args.respondents, truths, seed=args.seed,
                             logits=logits)

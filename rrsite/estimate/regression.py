@@ -179,24 +179,39 @@ def _clip(lam: np.ndarray) -> np.ndarray:
     return np.asarray(np.clip(lam, 1e-300, 1.0 - 1e-16))
 
 
-def loglik(beta: np.ndarray, X: np.ndarray, y: np.ndarray, a: np.ndarray, b: np.ndarray) -> float:
-    """Sum of y log(lambda) + (1 - y) log(1 - lambda) with lambda = a + b logistic(X beta)."""
+def loglik(beta: np.ndarray, X: np.ndarray, y: np.ndarray, a: np.ndarray, b: np.ndarray,
+           weights: np.ndarray | None = None) -> float:
+    """Sum of y log(lambda) + (1 - y) log(1 - lambda) with lambda = a + b logistic(X beta).
+
+    ``weights``: each row's weight (the pseudo-log-likelihood of a weighted sample).
+    """
     lam = _clip(a + b * _logistic(X @ beta))
-    return float(np.sum(np.where(y > 0, np.log(lam), np.log1p(-lam))))
+    terms = np.where(y > 0, np.log(lam), np.log1p(-lam))
+    return float(np.sum(terms if weights is None else weights * terms))
+
+
+def row_scores(beta: np.ndarray, X: np.ndarray, y: np.ndarray, a: np.ndarray,
+               b: np.ndarray) -> np.ndarray:
+    """Each row's score d loglik_i / d beta (rows x columns)."""
+    s = _logistic(X @ beta)
+    lam = _clip(a + b * s)
+    return np.asarray(X * ((y - lam) / (lam * (1.0 - lam)) * b * s * (1.0 - s))[:, None])
 
 
 def _derivatives(
     beta: np.ndarray, X: np.ndarray, y: np.ndarray, a: np.ndarray, b: np.ndarray,
+    weights: np.ndarray | None = None,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Gradient, observed information (-Hessian) and expected (Fisher) information."""
     s = _logistic(X @ beta)
     lam = _clip(a + b * s)
     d = b * s * (1.0 - s)                               # d lambda / d eta
     r = (y - lam) / (lam * (1.0 - lam))                 # d loglik / d lambda
-    gradient = X.T @ (r * d)
+    w = np.ones(len(y)) if weights is None else weights
+    gradient = X.T @ (w * r * d)
     curvature = -(y / lam**2 + (1.0 - y) / (1.0 - lam) ** 2) * d**2 + r * d * (1.0 - 2.0 * s)
-    observed = -(X.T * curvature) @ X
-    expected = (X.T * (d**2 / (lam * (1.0 - lam)))) @ X
+    observed = -(X.T * (w * curvature)) @ X
+    expected = (X.T * (w * d**2 / (lam * (1.0 - lam)))) @ X
     return gradient, observed, expected
 
 
@@ -209,7 +224,8 @@ def _solve(matrix: np.ndarray, vector: np.ndarray) -> np.ndarray | None:
     return np.asarray(np.linalg.solve(factor.T, np.linalg.solve(factor, vector)))
 
 
-def starting_values(X: np.ndarray, y: np.ndarray, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+def starting_values(X: np.ndarray, y: np.ndarray, a: np.ndarray, b: np.ndarray,
+                    weights: np.ndarray | None = None) -> np.ndarray:
     """Intercept at the logit of the intercept-only ML prevalence in [0.02, 0.98], slopes 0.
 
     With every slope 0 the log-likelihood sum y log(a + b pi) + (1 - y) log(1 - a - b pi) is
@@ -219,9 +235,11 @@ def starting_values(X: np.ndarray, y: np.ndarray, a: np.ndarray, b: np.ndarray) 
     """
     beta = np.zeros(X.shape[1])
     if X.shape[1] and np.allclose(X[:, 0], 1.0):
+        w = np.ones(len(y)) if weights is None else weights
+
         def minus(pi: float) -> float:
             lam = _clip(a + b * pi)
-            return -float(np.sum(np.where(y > 0, np.log(lam), np.log1p(-lam))))
+            return -float(np.sum(w * np.where(y > 0, np.log(lam), np.log1p(-lam))))
 
         pi = float(minimize_scalar(minus, bounds=(0.02, 0.98), method="bounded",
                                    options={"xatol": 1e-3}).x)
@@ -231,17 +249,20 @@ def starting_values(X: np.ndarray, y: np.ndarray, a: np.ndarray, b: np.ndarray) 
 
 def maximise(
     X: np.ndarray, y: np.ndarray, a: np.ndarray, b: np.ndarray,
-    names: Sequence[str], start: np.ndarray | None = None,
+    names: Sequence[str], start: np.ndarray | None = None, weights: np.ndarray | None = None,
 ) -> tuple[np.ndarray, np.ndarray, float, int]:
     """Newton with step-halving (Fisher scoring where -Hessian is not positive definite).
 
     Returns (beta, covariance, loglik, iterations); raises RegressionError with a clear message
-    on separation, a singular information matrix or no convergence.
+    on separation, a singular information matrix or no convergence. ``weights``: maximise the
+    weighted pseudo-log-likelihood (the covariance is then the inverse of its information, not
+    a design-based one: see survey_design.design_logit).
     """
-    beta = starting_values(X, y, a, b) if start is None else np.array(start, dtype=np.float64)
-    current = loglik(beta, X, y, a, b)
+    beta = (starting_values(X, y, a, b, weights) if start is None
+            else np.array(start, dtype=np.float64))
+    current = loglik(beta, X, y, a, b, weights)
     for iteration in range(1, MAX_ITERATIONS + 1):
-        gradient, observed, expected = _derivatives(beta, X, y, a, b)
+        gradient, observed, expected = _derivatives(beta, X, y, a, b, weights)
         step = _solve(observed, gradient)
         if step is None:
             step = _solve(expected, gradient)
@@ -252,7 +273,7 @@ def maximise(
             )
         for _ in range(MAX_HALVINGS):
             candidate = beta + step
-            value = loglik(candidate, X, y, a, b)
+            value = loglik(candidate, X, y, a, b, weights)
             if value >= current - 1e-12 * max(1.0, abs(current)):
                 break
             step = step / 2.0
@@ -273,7 +294,7 @@ def maximise(
                 "or as frequent as a carrier's); merge sparse categories or drop the term"
             )
         if float(np.max(np.abs(step), initial=0.0)) < 1e-9 and abs(current - previous) < TOLERANCE:
-            gradient, observed, _ = _derivatives(beta, X, y, a, b)
+            gradient, observed, _ = _derivatives(beta, X, y, a, b, weights)
             try:
                 covariance = np.linalg.inv(observed)
             except np.linalg.LinAlgError as error:

@@ -13,7 +13,7 @@
 
 import {
   $, confirmButton, form, optionLabel, questionElement, questions, review, sensitiveQuestions,
-  state, submitButton, isCombined, STORAGE_KEY, config, invitationCode, t,
+  state, submitButton, isCombined, STORAGE_KEY, config, invitationCode, designCell, t,
 } from "./shared.js";
 import { Randomizer } from "./randomizer.js";
 import { blindKeyId, blindTokenFor, startBlindTrade } from "./blind.js";
@@ -140,7 +140,8 @@ async function randomizeAndStore() {
     format: 1,
     body: { survey: config.survey, version: config.version, respondent: newRespondentToken(), answers,
       ...(Object.keys(groups).length ? { groups } : {}),
-      ...(token ? { token } : invitationCode ? { invitation: invitationCode } : {}) }, // [collector hooks, issues 12, 24]
+      ...(token ? { token } : invitationCode ? { invitation: invitationCode } : {}), // [collector hooks, issues 12, 24]
+      ...(designCell ? { cell: designCell } : {}) }, // [design cell, issue 22]
     randomized_at: new Date().toISOString(),
     sent_at: null,
   };

@@ -20,6 +20,11 @@ export const STORAGE_KEY = `rrsite:${config.survey}:${config.version}`;
 // [collector hook, issue 12] invitation code of a personal link (`rrsite invite`): read from the
 // fragment (#invitation=CODE), which is never sent to a server; sent as the body's `invitation`.
 export const invitationCode = new URLSearchParams(window.location.hash.slice(1)).get("invitation");
+// [design cell, issue 22] a link of `rrsite invite --frame` also carries the invitee's design
+// cell id (#invitation=CODE&cell=CELL): an id shared by every invitee with the same stratum,
+// cluster and weight, sent as the body's `cell` so that the analysis can weight the answers.
+const cellParam = new URLSearchParams(window.location.hash.slice(1)).get("cell");
+export const designCell = cellParam && /^[A-Za-z0-9_-]{8,32}$/.test(cellParam) ? cellParam : null;
 
 export const form = $("rr-form");
 export const submitButton = $("rr-submit");
