@@ -31,7 +31,7 @@ from typing import Any, TextIO
 
 from ..errors import RRSiteError
 from ..spreadsheet import neutralise
-from .manifests import GROUP_SUFFIX
+from .manifests import CELL_KEY, GROUP_SUFFIX
 from .store import connect
 from .storebase import is_postgres, shown
 
@@ -101,6 +101,15 @@ class Export:
                 query + " ORDER BY survey, respondent", params):
             yield _record(survey, version, respondent, submitted_at, answers)
 
+    def has_cells(self) -> bool:
+        """Whether any exported submission came with a design cell."""
+        query = "SELECT EXISTS (SELECT 1 FROM submissions WHERE instr(answers, ?) > 0"
+        params: tuple[str, ...] = (json.dumps(CELL_KEY) + ":",)
+        if self.survey is not None:
+            query += " AND survey = ?"
+            params += (self.survey,)
+        return bool(self.connection.execute(query + ")", params).fetchone()[0])
+
     def write_csv(self, out: TextIO, *, keep_formulas: bool = False) -> int:
         """Write the CSV; the number of rows.
 
@@ -109,8 +118,9 @@ class Export:
         """
         text: Callable[[str], str] = _same if keep_formulas else neutralise
         ids = self.question_ids()
+        cells = ["cell"] if self.has_cells() else []  # `rrsite invite --frame` design cells
         writer = csv.writer(_RowsEndInLF(out), lineterminator="\r\n")
-        writer.writerow([*BASE_COLUMNS, *ids])
+        writer.writerow([*BASE_COLUMNS, *ids, *cells])
         count = 0
         for record in self.rows():
             answers = dict(record["answers"])
@@ -119,7 +129,8 @@ class Export:
             if extra:  # cannot happen with manifests recorded by the collector
                 raise RRSiteError(f"{self.db}: answers to {extra} have no manifest column")
             writer.writerow([*(text(record[name]) for name in BASE_COLUMNS),
-                             *(_cell(answers.get(qid), text) for qid in ids)])
+                             *(_cell(answers.get(qid), text) for qid in ids),
+                             *(_cell(record.get(name), text) for name in cells)])
             count += 1
         return count
 
@@ -206,6 +217,14 @@ class PgExport(Export):
         self._thread.join(timeout=10)
         self._loop.close()
 
+    def has_cells(self) -> bool:
+        """Whether any exported submission came with a design cell."""
+        where = " AND survey = $2" if self.survey is not None else ""
+        args: tuple[str, ...] = (self.survey,) if self.survey is not None else ()
+        return bool(self._fetch("SELECT EXISTS (SELECT 1 FROM submissions WHERE "
+                                f"strpos(answers, $1) > 0{where})",
+                                json.dumps(CELL_KEY) + ":", *args)[0][0])
+
     def rows(self) -> Iterator[dict[str, Any]]:
         """Each submission as a record, by (survey, respondent token), a chunk at a time."""
         last = ("", "")
@@ -228,9 +247,10 @@ def _record(survey: str, version: str, respondent: str, submitted_at: str,
     """A stored row as the export's record.
 
     A two-group question's stored `<id>.group` answer goes to `groups` (present only when the
-    submission has groups).
+    submission has groups); a design cell (stored as `@cell`) to `cell`.
     """
     stored = json.loads(answers)
+    cell = stored.pop(CELL_KEY, None)
     record: dict[str, Any] = {
         "survey": survey, "version": version, "respondent": respondent,
         "submitted_at": submitted_at,
@@ -238,6 +258,8 @@ def _record(survey: str, version: str, respondent: str, submitted_at: str,
     groups = {k[: -len(GROUP_SUFFIX)]: v for k, v in stored.items() if k.endswith(GROUP_SUFFIX)}
     if groups:
         record["groups"] = groups
+    if cell is not None:
+        record["cell"] = cell
     return record
 
 

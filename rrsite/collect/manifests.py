@@ -27,7 +27,12 @@ VERSION_RE = re.compile(r"[0-9a-f]{8,64}")
 QUESTION_TYPES = ("yes-no", "choice", "multi-choice", "number", "text")
 DEFAULT_TEXT_MAX_LENGTH = 500
 SUBMISSION_FIELDS = ("survey", "version", "respondent", "answers", "groups",
-                     "invitation", "token")  # token: blind invitations (blindapi.token_hash)
+                     "invitation", "token",  # token: blind invitations (blindapi.token_hash)
+                     "cell")  # cell: the design cell of an `rrsite invite --frame` link
+#: A design cell id as `rrsite invite --frame` writes it into the link.
+CELL_RE = re.compile(r"[A-Za-z0-9_-]{8,32}")
+#: Where a submission's design cell is stored among its answers (no question id starts with "@").
+CELL_KEY = "@cell"
 #: The stored answers keep a two-group question's group under ``<question id>`` + this suffix
 #: (question ids have no dots), which the export splits off again (docs/contracts.md).
 GROUP_SUFFIX = ".group"
@@ -387,4 +392,8 @@ def parse_submission(body: bytes) -> dict[str, Any]:
                                        and INVITATION_RE.fullmatch(invitation)):
         raise SubmissionError("an invitation code is 16 to 64 characters of A-Z, a-z, 0-9, '_' "
                               "and '-'", "invitation", 400)
+    cell = data.get("cell")
+    if cell is not None and not (isinstance(cell, str) and CELL_RE.fullmatch(cell)):
+        raise SubmissionError("a design cell is 8 to 32 characters of A-Z, a-z, 0-9, '_' and '-'",
+                              "cell", 400)
     return data

@@ -27,6 +27,7 @@ from . import blindapi  # [blind hook, issue 24]
 from .blindkey import BlindSigner
 from .limits import RateLimit
 from .manifests import (
+    CELL_KEY,
     SURVEY_ID_RE,
     ManifestError,
     SubmissionError,
@@ -185,6 +186,8 @@ class Collector:
             rules = await self.rules_for(data["survey"], data["version"])
             answers = rules.check_answers(data["answers"])
             answers.update(rules.check_groups(data.get("groups"), answers))
+            if data.get("cell") is not None:  # part of the content: a resend must carry it too
+                answers[CELL_KEY] = data["cell"]
             token = blindapi.token_hash(self.blind, rules.survey, data)  # [blind hook, issue 24]
         except SubmissionError as error:
             return JSONResponse(error.body(), status_code=error.status, headers=API_HEADERS)
