@@ -3,7 +3,7 @@
 rrsite analyze EXPORT... --survey FILE.md [--manifest survey.json ...] [--confidence 0.95]
 [--by QUESTION] [--format table|json|markdown|html] [-o FILE]
 [--interval exact|wilson|wald] [--strict] [--map COLUMN=FIELD ...] [--model "Y ~ A + B" ...]
-[--bias-reduced]
+[--bias-reduced] [--population N]
 """
 
 from __future__ import annotations
@@ -59,6 +59,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="with --model: also the bias-reduced estimates (Kosmidis & Firth "
                         "2009; Firth's logistic regression for a direct outcome) beside the "
                         "maximum-likelihood ones")
+    parser.add_argument("--population", type=float, metavar="N",
+                        help="population size: randomized number questions also get their "
+                        "total (N x mean) with its SE and interval")
     parser.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
                         help="progress bar on stderr (default: on a terminal, for long runs)")
 
@@ -108,7 +111,7 @@ def run(args: argparse.Namespace) -> int:
         analysis = analyze(
             args.exports, survey=args.survey, manifests=args.manifest,
             confidence=args.confidence, by=args.by, interval=args.interval,
-            mapping=args.mapping, progress=args.progress,
+            mapping=args.mapping, progress=args.progress, population=args.population,
         )
     rejected = analysis.rejected
     if args.strict and rejected.total:

@@ -9,7 +9,7 @@ from typing import Any
 
 from ..estimate.estimators import Estimate
 from . import rrreg_fit
-from .api import CI_METHOD_NAMES, VARIANCE_CONVENTION, Analysis, QuestionResult
+from .api import CI_METHOD_NAMES, VARIANCE_CONVENTION, Analysis, NumberResult, QuestionResult
 
 FORMATS = ("table", "json", "markdown", "html")
 
@@ -140,18 +140,25 @@ def render_table(analysis: Analysis) -> str:
         out += ["", "Rejected rows (the first few of each reason):"]
         out += ["  " + line for line in analysis.rejected.summary().splitlines()]
     level = f"{analysis.confidence:.0%}"
+    if analysis.numbers:
+        out += ["", f"Means of randomized numbers ({level} intervals):"]
+        out += ["  " + line for line in _table(NUMBER_HEADERS, number_rows(analysis),
+                                               {3, 4, 5, 7})]
+        out += ["  " + note for note in number_notes(analysis)]
     methods = sorted({q.estimate.ci_method for q in analysis.questions})
-    out += ["", f"Estimates with {level} intervals: "
-            + "; ".join(CI_METHOD_NAMES.get(m, m) for m in methods)
-            + f". Standard errors under {VARIANCE_CONVENTION}."]
-    headers = ["question", "answer", "n", "reported", "estimate", "unbiased", "se",
-               f"{level} interval", "Chebyshev ±", ""]
-    rows = []
-    for question in analysis.questions:
-        for i, r in enumerate(estimate_rows(question, question.estimate)):
-            rows.append([question.id if i == 0 else "", r[0], f"{r[1]:,}", fmt(r[2]), fmt(r[3]),
-                         fmt(r[4]), fmt(r[5]), interval_text(r[6], r[7]), fmt(r[8]), r[9]])
-    out += _table(headers, rows, {2, 3, 4, 5, 6, 8})
+    if analysis.questions or not analysis.numbers:
+        out += ["", f"Estimates with {level} intervals: "
+                + "; ".join(CI_METHOD_NAMES.get(m, m) for m in methods)
+                + f". Standard errors under {VARIANCE_CONVENTION}."]
+        headers = ["question", "answer", "n", "reported", "estimate", "unbiased", "se",
+                   f"{level} interval", "Chebyshev ±", ""]
+        rows = []
+        for question in analysis.questions:
+            for i, r in enumerate(estimate_rows(question, question.estimate)):
+                rows.append([question.id if i == 0 else "", r[0], f"{r[1]:,}", fmt(r[2]),
+                             fmt(r[3]), fmt(r[4]), fmt(r[5]), interval_text(r[6], r[7]),
+                             fmt(r[8]), r[9]])
+        out += _table(headers, rows, {2, 3, 4, 5, 6, 8})
     out += _footnotes(analysis)
     for question in analysis.questions:
         out += [f"  {question.id}: {design_text(question)}; {question.estimate.ci_method}"
@@ -162,7 +169,7 @@ def render_table(analysis: Analysis) -> str:
         out += ["", f"RRreg's models ({level} intervals):"]
         out += ["  " + line for line in _table(MODEL_HEADERS, models, {3, 4})]
         out += ["  " + note for q in analysis.questions for note in model_notes(q)]
-    if analysis.by is not None:
+    if analysis.by is not None and analysis.questions:
         out += ["", f"Subgroups by {analysis.by}:"]
         for question in analysis.questions:
             rows = []
@@ -189,6 +196,61 @@ def render_table(analysis: Analysis) -> str:
                        + (f", unanswered {direct.missing:,}" if direct.missing else ""))
     out += [f"Note: {note}" for note in analysis.notes]
     return "\n".join(out) + "\n"
+
+
+NUMBER_HEADERS = ["question", "unit", "subgroup", "n", "mean", "se", "interval", "total",
+                  "total interval", "design"]
+
+
+def number_design_text(result: NumberResult) -> str:
+    """The number design(s) in a few words."""
+    texts = []
+    for part in result.parts:
+        spec = part.design.spec()
+        params = ", ".join(f"{k}={_short(v)}" for k, v in spec.items()
+                           if k not in ("name", "min", "max", "integer"))
+        texts.append(f"{spec['name']}({params})")
+    return " + ".join(texts)
+
+
+def number_rows(analysis: Analysis) -> list[list[str]]:
+    """One row per randomized number question and subgroup (``--by``)."""
+    rows = []
+    for result in analysis.numbers:
+        estimates = [("all", result.estimate), *result.groups.items()]
+        for i, (group, estimate) in enumerate(estimates):
+            if estimate is None:
+                rows.append([result.id, result.unit or "", group, "–", "–", "–", "–", "–", "–",
+                             number_design_text(result)])
+                continue
+            total = estimate.total
+            rows.append([
+                result.id if i == 0 else "", (result.unit or "") if i == 0 else "", group,
+                f"{estimate.n:,}", f"{estimate.mean:.4g}", f"{estimate.se:.3g}",
+                f"[{estimate.ci_low:.4g}, {estimate.ci_high:.4g}]",
+                "–" if total is None else f"{total:.4g}",
+                "–" if estimate.population is None else
+                f"[{estimate.population * estimate.ci_low:.4g}, "
+                f"{estimate.population * estimate.ci_high:.4g}]",
+                number_design_text(result) if i == 0 else "",
+            ])
+    return rows
+
+
+def number_notes(analysis: Analysis) -> list[str]:
+    """The interval, SE convention and RRreg's figures, in sentences."""
+    notes = [f"{analysis.confidence:.0%} intervals: Student's t; SE: sd of the de-biased reports "
+             "(n - 1) / sqrt(n), as RRreg; se_noise (JSON) is the randomization's part alone."]
+    for result in analysis.numbers:
+        fits = result.estimate.parts if result.estimate is not None else []
+        if len(fits) == 1 and fits[0].rrreg is not None:
+            block = fits[0].rrreg
+            extra = (f", piUQ {block['piUQ']:.6g} (SE {block['piUQSE']:.6g})"
+                     if "piUQ" in block else "")
+            notes.append(f"{result.id}: RRreg {block['model']} p={_short(block['p'])}: pi "
+                         f"{block['pi']:.6g} (piSE {block['piSE']:.6g}){extra}")
+        notes += [f"{result.id}: {message}" for message in result.messages]
+    return notes
 
 
 def _footnotes(analysis: Analysis) -> list[str]:
@@ -234,20 +296,26 @@ def render_markdown(analysis: Analysis) -> str:
             for reason, entry in analysis.rejected.to_dict().items()
         ])
         out.append("")
-    out += ["## Estimates", "",
-            f"{level} intervals; standard errors under {VARIANCE_CONVENTION}.", ""]
-    rows = []
-    for question in analysis.questions:
-        for r in estimate_rows(question, question.estimate):
-            rows.append([f"`{question.id}`", r[0], f"{r[1]:,}", fmt(r[2]), fmt(r[3]) + r[9],
-                         fmt(r[4]), fmt(r[5]), interval_text(r[6], r[7]), fmt(r[8]),
-                         question.estimate.ci_method])
-    out += table(["question", "answer", "n", "reported", "estimate", "unbiased", "se",
-                  f"{level} interval", "Chebyshev ±", "interval method"], rows)
-    out += [""] + [f"- {note}" for note in _footnotes(analysis)]
-    for question in analysis.questions:
-        out.append(f"- `{question.id}`: {design_text(question)}"
-                   + "".join(f"; {n}" for n in question.estimate.notes))
+    if analysis.numbers:
+        out += ["## Means of randomized numbers", ""]
+        out += table(NUMBER_HEADERS, [[f"`{r[0]}`" if r[0] else "", *r[1:]]
+                                      for r in number_rows(analysis)])
+        out += [""] + [f"- {note}" for note in number_notes(analysis)] + [""]
+    if analysis.questions or not analysis.numbers:
+        out += ["## Estimates", "",
+                f"{level} intervals; standard errors under {VARIANCE_CONVENTION}.", ""]
+        rows = []
+        for question in analysis.questions:
+            for r in estimate_rows(question, question.estimate):
+                rows.append([f"`{question.id}`", r[0], f"{r[1]:,}", fmt(r[2]), fmt(r[3]) + r[9],
+                             fmt(r[4]), fmt(r[5]), interval_text(r[6], r[7]), fmt(r[8]),
+                             question.estimate.ci_method])
+        out += table(["question", "answer", "n", "reported", "estimate", "unbiased", "se",
+                      f"{level} interval", "Chebyshev ±", "interval method"], rows)
+        out += [""] + [f"- {note}" for note in _footnotes(analysis)]
+        for question in analysis.questions:
+            out.append(f"- `{question.id}`: {design_text(question)}"
+                       + "".join(f"; {n}" for n in question.estimate.notes))
     models = [row for question in analysis.questions for row in model_rows(question)]
     if models:
         out += ["", "### RRreg's models", ""]

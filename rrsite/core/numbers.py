@@ -294,6 +294,19 @@ def discrete_laplace_pmf(k: int, scale: float) -> float:
     return (1.0 - alpha) / (1.0 + alpha) * alpha ** abs(k)
 
 
+def gaussian_delta(sensitivity: float, sd: float, epsilon: float) -> float:
+    """The smallest delta of the Gaussian mechanism at ``epsilon`` (Balle & Wang 2018, thm 8).
+
+    delta = Phi(D / (2 sd) - epsilon sd / D) - e^epsilon Phi(-D / (2 sd) - epsilon sd / D).
+    """
+    def phi(x: float) -> float:
+        return 0.5 * math.erfc(-x / math.sqrt(2.0))
+
+    a = sensitivity / (2.0 * sd)
+    b = epsilon * sd / sensitivity
+    return max(0.0, phi(a - b) - math.exp(epsilon) * phi(-a - b))
+
+
 # --------------------------------------------------------------------------------------------
 # Designs
 
@@ -649,11 +662,12 @@ class Additive(NumberDesign):
                 "the reports beyond any other answer's",))
         width = self.maximum - self.minimum
         if s.kind == "normal":
-            return Privacy(math.inf, 0.0, (
+            delta = gaussian_delta(width, s.b, 1.0)
+            return Privacy(math.inf, delta, (
                 f"normal scrambling gives no pure epsilon: the ratio of the report's densities "
-                f"under two answers grows without bound in the tails (only (epsilon, delta) "
-                f"guarantees hold, as for the Gaussian mechanism with sensitivity {width:g} and "
-                f"sd {s.b:g})",))
+                f"under two answers grows without bound in the tails; only (epsilon, delta) "
+                f"guarantees hold (the Gaussian mechanism with sensitivity {width:g} and sd "
+                f"{s.b:g}: at epsilon 1 the smallest delta is {delta:.3g})",))
         if s.kind == "exponential":
             return Privacy(math.inf, 1.0 - math.exp(-width / s.a), (
                 "exponential scrambling never subtracts: a report below an answer rules that "

@@ -360,3 +360,20 @@ def test_respond_sends_no_truth_and_refuses_bad_answers() -> None:
     result = respond({"id": "x", "type": "number", "design": added.spec()}, "40",
                      rng=random.Random(3))
     assert result["report"] == 40 + result["drawn"]
+
+
+def test_gaussian_delta_by_numerical_integration() -> None:
+    """delta = integral of max(0, f(z | 0) - e^eps f(z | D)) dz for two normals (midpoint rule)."""
+    from rrsite.core.numbers import gaussian_delta
+
+    sensitivity, sd, epsilon = 3.0, 2.0, 0.7
+
+    def pdf(x: float, mean: float) -> float:
+        return math.exp(-((x - mean) / sd) ** 2 / 2) / (sd * math.sqrt(2 * math.pi))
+
+    step = 0.001
+    total = math.fsum(max(0.0, pdf(x, 0) - math.exp(epsilon) * pdf(x, sensitivity)) * step
+                      for x in (-20 + (i + 0.5) * step for i in range(int(43 / step))))
+    assert gaussian_delta(sensitivity, sd, epsilon) == pytest.approx(total, rel=1e-5)
+    design = Additive({"normal": {"mean": 0, "sd": 2}}, 0, 3)
+    assert design.privacy().delta == pytest.approx(gaussian_delta(3, 2, 1.0))
