@@ -229,6 +229,7 @@ function explainNewDesign(q, design, yesLabel, noLabel) {
 }
 
 function explainDesign(q) {
+  if (q.type === "number") return window.rrsiteNumbers ? window.rrsiteNumbers.explain(q, t) : ""; // issue 21
   const design = q.design || {};
   const matrix = q.matrix;
   const values = q.values || [];
@@ -341,6 +342,12 @@ function readForm() {
       const report = optionInputs(q, "input[data-report]").find((i) => i.checked);
       if (report) direct[q.id] = report.value;
       else if (q.required) error(t("error_required"));
+      continue;
+    }
+    if (q.sensitive && q.type === "number" && window.rrsiteNumbers) { // issue 21: numbers.js
+      const read = window.rrsiteNumbers.read(q, t);
+      if (read.error) error(read.error);
+      else if (read.item) items.push(read.item);
       continue;
     }
     if (q.sensitive) {
@@ -758,12 +765,23 @@ function renderTranscript(results, items) {
       result = { ...result, steps: [] };
       list.dataset.review = "result-only";
     }
+    const numbers = q.type === "number" && window.rrsiteNumbers ? window.rrsiteNumbers.transcript(q, result, item, t, stepRule) : null;
+    if (numbers && config.review !== "result-only") { // issue 21: the draw and the arithmetic
+      for (const line of numbers.lines) {
+        const li = document.createElement("li");
+        if (line.step) li.append(deviceIcon(line.step));
+        if (line.arithmetic) li.className = "rr-arithmetic";
+        li.append(document.createTextNode(line.text));
+        list.append(li);
+      }
+      result = { ...result, steps: [] };
+    }
     for (const step of result.steps) {
       const li = document.createElement("li");
       li.append(deviceIcon(step), document.createTextNode(describeStep(q, step, counters, result, item)));
       list.append(li);
     }
-    if (!result.steps.length && config.review !== "result-only") {
+    if (!result.steps.length && config.review !== "result-only" && !numbers) {
       const li = document.createElement("li");
       li.textContent = t("review_as_given");
       list.append(li);
@@ -771,7 +789,8 @@ function renderTranscript(results, items) {
     const report = document.createElement("p");
     report.className = "rr-report";
     report.dataset.report = result.report;
-    report.textContent = t("review_sent_value", { label: optionLabel(q, result.report) });
+    report.textContent = numbers ? t("review_sent_number", { label: numbers.report })
+      : t("review_sent_value", { label: optionLabel(q, result.report) });
     section.append(heading, list, report);
     box.append(section);
   }
@@ -783,6 +802,7 @@ function renderTranscript(results, items) {
 /** An answer as the page's language shows it (option labels, not the values sent). */
 function answerText(q, value) {
   if (Array.isArray(value)) return value.map((v) => optionLabel(q, v)).join(", ");
+  if (q.type === "number" && window.rrsiteNumbers) return window.rrsiteNumbers.show(value, q); // issue 21
   if (q.sensitive || q.type === "yes-no" || q.type === "choice") return optionLabel(q, String(value));
   return String(value);
 }
@@ -956,6 +976,7 @@ function showStoredIfAny() {
 
 function resetTruths() {
   for (const group of form.querySelectorAll("[data-group]")) if (group._rrReset) group._rrReset();
+  if (window.rrsiteNumbers) window.rrsiteNumbers.reset(); // issue 21: the true numbers
 }
 
 async function randomizeAndStore() {
