@@ -382,3 +382,68 @@ def respondents_for_margin(design: NumberDesign, margin: float, sd: float | None
         sd = (design.maximum - design.minimum) / 2
     z = float(stats.norm.ppf(0.5 + confidence / 2))
     return math.ceil((z / margin) ** 2 * (sd ** 2 + worst_variance(design)))
+
+
+# ---------------------------------------------------------------------------- simulation
+
+
+def _mask_draws(rng: np.random.Generator, mask: Any, count: int) -> np.ndarray:
+    if mask.kind == "normal":
+        return rng.normal(mask.a, mask.b, count)
+    if mask.kind == "exponential":
+        return rng.exponential(mask.a, count)
+    if mask.kind == "uniform" and mask.integer:
+        return rng.integers(int(mask.a), int(mask.b) + 1, count).astype(np.float64)
+    if mask.kind == "uniform":
+        return rng.uniform(mask.a, mask.b, count)
+    return rng.choice(np.asarray(mask.values), count, p=np.asarray(mask.probabilities))
+
+
+def simulate_reports(
+    rng: np.random.Generator, design: NumberDesign, truth: np.ndarray,
+    innocuous: np.ndarray | None = None,
+) -> tuple[np.ndarray, np.ndarray | None]:
+    """Reports of many respondents at once (numpy's generator: for simulations, not the page).
+
+    The same laws as rrsite.core.numbers' randomizers; returns (reports, groups or None).
+    """
+    y = np.asarray(truth, dtype=np.float64)
+    n = len(y)
+    if isinstance(design, Mixture):
+        keep = rng.random(n) < design.p
+        return np.where(keep, y, _mask_draws(rng, design.mask, n)), None
+    if isinstance(design, MixtureUnknown):
+        groups = np.where(rng.random(n) < design.probability, 1, 2)
+        p = np.where(groups == 1, design.p[0], design.p[1])
+        other = innocuous if innocuous is not None else rng.uniform(0, 1, n)
+        return np.where(rng.random(n) < p, y, other), groups
+    if isinstance(design, Additive):
+        return y + _mask_draws(rng, design.scramble, n), None
+    if isinstance(design, Multiplicative):
+        product = y * _mask_draws(rng, design.scramble, n)
+        return np.where(rng.random(n) < design.p, y, product), None
+    if isinstance(design, Laplace):
+        position = (np.clip(y, design.low, design.low + design.width) - design.low) / design.step
+        base = np.floor(position)
+        base = base + (rng.random(n) < position - base)
+        alpha = math.exp(-design.epsilon / design.steps_across)
+        noise = rng.geometric(1 - alpha, n) - rng.geometric(1 - alpha, n)
+        return design.low + np.round((base + noise) * design.step, design.decimals), None
+    if isinstance(design, Duchi):
+        e = math.exp(design.epsilon)
+        x = 2 * (np.clip(y, design.low, design.low + design.width) - design.low) / design.width - 1
+        high = rng.random(n) < 0.5 + x * (e - 1) / (2 * (e + 1))
+        low_value, high_value = design.values()
+        return np.where(high, high_value, low_value), None
+    if isinstance(design, Piecewise):
+        s, c = design.s, design.c
+        x = 2 * (np.clip(y, design.low, design.low + design.width) - design.low) / design.width - 1
+        left = (c + 1) / 2 * x - (c - 1) / 2
+        right = left + c - 1
+        u = rng.random(n)
+        inner = left + (right - left) * u
+        outer_u = u * (c + 1)
+        outer = np.where(outer_u < left + c, -c + outer_u, right + outer_u - (left + c))
+        point = np.where(rng.random(n) < s / (s + 1), inner, outer)
+        return design.low + (point + 1) * design.width / 2, None
+    raise NumberEstimateError(f"no simulation for design {design.name}")

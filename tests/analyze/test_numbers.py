@@ -149,3 +149,44 @@ def test_cli_population_flag(data, capsys) -> None:
     assert result["population"] == 1000
     assert all("total" in n for n in result["numbers"])
     assert main(["analyze", str(export), "--survey", str(SURVEY), "--population", "-5"]) == 2
+
+
+def test_simulate_every_design_and_analyze_it(tmp_path: Path) -> None:
+    """`rrsite simulate` reports every number design; the analysis finds the uniform truths'
+    mean (the middle of each range) within 4.5 standard errors, and no row is rejected."""
+    survey = SURVEY.parents[1] / "tests" / "browser" / "surveys" / "number-designs.md"
+    export = tmp_path / "sim.csv"
+    assert main(["simulate", str(survey), "--respondents", "6000", "--seed", "5",
+                 "-o", str(export)]) == 0
+    analysis = analyze([export], survey=survey, progress=False)
+    assert analysis.rejected.total == 0
+    manifest = load_survey(survey).manifest()
+    ranges = {q["id"]: (q["min"], q["max"]) for q in manifest["questions"]}
+    assert {n.id for n in analysis.numbers} == set(ranges)
+    for result in analysis.numbers:
+        low, high = ranges[result.id]
+        assert result.estimate is not None and result.estimate.n == 6000
+        assert abs(result.estimate.mean - (low + high) / 2) < 4.5 * result.estimate.se, result.id
+
+
+@pytest.mark.parametrize(("epsilon", "best"), [(1.0, "duchi"), (2.0, "piecewise")])
+def test_plan_compares_the_ldp_mechanisms(capsys, epsilon: float, best: str) -> None:
+    """Worst-case noise variances from the papers' closed forms; the smallest one is named."""
+    assert main(["plan", "--range", "0,30", "--integer", "--epsilon", str(epsilon),
+                 "--margin", "1", "--sd", "5", "--compare", "--format", "json"]) == 0
+    result = json.loads(capsys.readouterr().out)
+    rows = {row["design"]["name"]: row for row in result["designs"]}
+    half = 15.0
+    e, s = math.exp(epsilon), math.exp(epsilon / 2)
+    worst = {"laplace": 2 * (30 / epsilon) ** 2,  # continuous Laplace; the grid adds < 0.1%
+             "duchi": half ** 2 * ((e + 1) / (e - 1)) ** 2,
+             "piecewise": half ** 2 * (1 / (s - 1) + (s + 3) / (3 * (s - 1) ** 2))}
+    for name, value in worst.items():
+        assert rows[name]["noise_variance_worst"] == pytest.approx(value, rel=1e-3)
+        assert rows[name]["epsilon"] == pytest.approx(epsilon)
+        z = 1.959963984540054
+        assert rows[name]["respondents"] == math.ceil(z ** 2 * (25 + rows[name][
+            "noise_variance_worst"]))
+    assert rows["mixture"]["epsilon"] == pytest.approx(epsilon)
+    assert result["smallest_variance"] == best
+    assert main(["plan", "--range", "0,30", "--epsilon", "1", "--design", "mixture"]) == 2
