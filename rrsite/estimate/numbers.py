@@ -12,8 +12,9 @@ RRreg's ``RRuni`` ``mix.norm``/``mix.exp`` moment estimate and SE (``sd(z) / (sq
 ``mix.unknown`` does, each group's variance dividing by n_g - 1. Several designs (versions) are
 pooled by respondent counts: mean = sum n_d mean_d / n, Var = sum (n_d / n)^2 se_d^2.
 
-The interval is Student's t with n - 1 degrees of freedom (n - 2 for mixture-unknown):
-benchmarks/coverage_numbers.py measures its coverage over skewed truths.
+The interval is Student's t with n - 1 degrees of freedom (n - 2 for mixture-unknown), made
+asymmetric by Hall's (1992) transformation for the estimate's skewness (skewed incomes need it at
+small n: benchmarks/coverage_numbers.py measures the coverage over skewed truths).
 
 Deconvolution (:func:`deconvolve`): the distribution of the true numbers on a grid by EM, for
 designs whose report density given the truth is known.
@@ -101,6 +102,8 @@ class PartFit:
     rrreg: dict[str, Any] | None = None
     #: Group sizes (mixture-unknown).
     groups: dict[str, int] = field(default_factory=dict)
+    #: The third cumulant of the estimate (from k-statistics): its skewness drives the interval.
+    kappa3: float = 0.0
 
 
 def fit_part(
@@ -124,10 +127,12 @@ def fit_part(
         pi_uq = (p2 * m1 - p1 * m2) / (p2 - p1)
         se = math.sqrt((1 - p2) ** 2 * v1 + (1 - p1) ** 2 * v2) / abs(p1 - p2)
         se_uq = math.sqrt(p2 ** 2 * v1 + p1 ** 2 * v2) / abs(p2 - p1)
+        c1, c2 = (1 - p2) / (p1 - p2), -(1 - p1) / (p1 - p2)
+        kappa3 = c1 ** 3 * _k3(first) / n1 ** 2 + c2 ** 3 * _k3(second) / n2 ** 2
         return PartFit(design, n1 + n2, pi, se, 2, None,
                        {"model": "mix.unknown", "p": list(design.p), "pi": pi, "piSE": se,
                         "piUQ": pi_uq, "piUQSE": se_uq},
-                       {"1": n1, "2": n2})
+                       {"1": n1, "2": n2}, kappa3)
     n = len(z)
     if n < 2:
         raise NumberEstimateError(f"design {design.name} needs at least 2 reports, got {n}")
@@ -142,7 +147,16 @@ def fit_part(
     block = rrreg_of(design)
     if block is not None:
         block = {**block, "pi": mean, "piSE": se}
-    return PartFit(design, n, mean, se, 1, noise, block)
+    return PartFit(design, n, mean, se, 1, noise, block, {}, _k3(r) / n ** 2)
+
+
+def _k3(values: np.ndarray) -> float:
+    """The unbiased third cumulant (k-statistic k3) of a sample; 0 below 3 values."""
+    n = len(values)
+    if n < 3:
+        return 0.0
+    centred = values - values.mean()
+    return float(n * np.sum(centred ** 3) / ((n - 1) * (n - 2)))
 
 
 @dataclass
@@ -159,6 +173,8 @@ class NumberEstimate:
     parts: list[PartFit]
     se_noise: float | None = None
     population: float | None = None
+    #: The estimate's skewness (third cumulant / se^3), which the interval corrects for.
+    skewness: float = 0.0
 
     @property
     def total(self) -> float | None:
@@ -170,7 +186,8 @@ class NumberEstimate:
         out: dict[str, Any] = {
             "n": self.n, "estimate": _json(self.mean), "se": _json(self.se),
             "ci": [_json(self.ci_low), _json(self.ci_high)],
-            "ci_method": f"t ({self.df} df)", "confidence": self.confidence,
+            "ci_method": f"t ({self.df} df), skewness-corrected (Hall 1992)",
+            "skewness": self.skewness, "confidence": self.confidence,
             "se_noise": _json(self.se_noise),
         }
         if self.population is not None:
@@ -199,9 +216,34 @@ def combine(parts: Sequence[PartFit], confidence: float = 0.95,
         noise = math.sqrt(math.fsum((part.n / n) ** 2 * (part.se_noise or 0.0) ** 2
                                     for part in parts))
     df = max(n - sum(part.parameters for part in parts), 1)
-    half = float(stats.t.ppf(0.5 + confidence / 2, df)) * se
-    return NumberEstimate(n, mean, se, mean - half, mean + half, confidence, df, list(parts),
-                          noise, population)
+    kappa3 = math.fsum((part.n / n) ** 3 * part.kappa3 for part in parts)
+    low, high = skew_corrected_interval(mean, se, kappa3, df, confidence)
+    return NumberEstimate(n, mean, se, low, high, confidence, df, list(parts), noise, population,
+                          kappa3 / se ** 3 if se > 0 else 0.0)
+
+
+def skew_corrected_interval(mean: float, se: float, kappa3: float, df: int,
+                            confidence: float) -> tuple[float, float]:
+    """Hall's (1992) transformation interval with Student's t quantiles.
+
+    With the estimate's skewness g = kappa3 / se^3 (a = g / 3, b = g / 6), the studentized
+    statistic T is replaced by the monotone cubic f(T) = T + a T^2 + a^2 T^3 / 3 + b, which
+    removes the skewness to first order; inverting it, the interval is
+    [mean - se f^-1(q_hi), mean - se f^-1(q_lo)], f^-1(x) = ((1 + 3 a (x - b))^(1/3) - 1) / a.
+    g = 0 gives the symmetric t interval.
+    """
+    q = float(stats.t.ppf(0.5 + confidence / 2, df))
+    if se <= 0 or not math.isfinite(se):
+        return mean, mean
+    g = kappa3 / se ** 3
+    if abs(g) < 1e-12:
+        return mean - q * se, mean + q * se
+    a, b = g / 3, g / 6
+
+    def inverse(x: float) -> float:
+        return (math.copysign(abs(1 + 3 * a * (x - b)) ** (1 / 3), 1 + 3 * a * (x - b)) - 1) / a
+
+    return mean - se * inverse(q), mean - se * inverse(-q)
 
 
 def estimate_mean(design: NumberDesign, reports: np.ndarray, groups: np.ndarray | None = None,

@@ -192,22 +192,48 @@ def test_pooled_designs_and_total() -> None:
     rng = np.random.default_rng(5)
     first, second = DESIGNS[1], DESIGNS[4]
     y1, y2 = rng.integers(0, 31, 300).astype(float), rng.integers(0, 31, 500).astype(float)
-    a = fit_part(first, _sample(first, y1, rng))
-    b = fit_part(second, _sample(second, y2, rng))
+    z1, z2 = _sample(first, y1, rng), _sample(second, y2, rng)
+    a, b = fit_part(first, z1), fit_part(second, z2)
     pooled = combine([a, b], 0.9, population=10_000)
     assert pooled.n == 800
     assert pooled.mean == pytest.approx((300 * a.mean + 500 * b.mean) / 800)
     assert pooled.se == pytest.approx(math.sqrt((300 / 800) ** 2 * a.se ** 2
                                                 + (500 / 800) ** 2 * b.se ** 2))
     assert pooled.df == 798
-    from scipy import stats
+    from scipy import optimize, stats
 
-    half = stats.t.ppf(0.95, 798) * pooled.se
-    assert (pooled.ci_low, pooled.ci_high) == pytest.approx((pooled.mean - half,
-                                                             pooled.mean + half))
+    # Hall (1992): T -> T + a T^2 + a^2 T^3 / 3 + b, a = g / 3, b = g / 6, g the estimate's
+    # skewness from the k-statistics k3 of each design's de-biased reports
+    def k3(x: np.ndarray) -> float:
+        n = len(x)
+        return n * float(np.sum((x - x.mean()) ** 3)) / ((n - 1) * (n - 2))
+
+    kappa3 = ((300 / 800) ** 3 * k3(debias(first, z1)) / 300 ** 2
+              + (500 / 800) ** 3 * k3(debias(second, z2)) / 500 ** 2)
+    g = kappa3 / pooled.se ** 3
+    assert pooled.skewness == pytest.approx(g)
+    q = stats.t.ppf(0.95, 798)
+
+    def f(t: float) -> float:
+        return t + g / 3 * t * t + (g / 3) ** 2 * t ** 3 / 3 + g / 6
+
+    upper_t = optimize.brentq(lambda t: f(t) - q, -50, 50)
+    lower_t = optimize.brentq(lambda t: f(t) + q, -50, 50)
+    assert pooled.ci_low == pytest.approx(pooled.mean - pooled.se * upper_t)
+    assert pooled.ci_high == pytest.approx(pooled.mean - pooled.se * lower_t)
     total = pooled.to_dict()["total"]
     assert total["estimate"] == pytest.approx(10_000 * pooled.mean)
     assert total["se"] == pytest.approx(10_000 * pooled.se)
+
+
+def test_symmetric_reports_give_the_t_interval() -> None:
+    from scipy import stats
+
+    part = fit_part(DESIGNS[0], np.array([-2.0, -1.0, 0.0, 1.0, 2.0]))
+    result = combine([part], 0.95)
+    assert result.skewness == pytest.approx(0.0, abs=1e-12)
+    half = stats.t.ppf(0.975, 4) * part.se
+    assert (result.ci_low, result.ci_high) == pytest.approx((-half, half))
 
 
 def test_interval_coverage_by_simulation() -> None:
