@@ -52,7 +52,8 @@ def income_mean() -> float:
     """E[min(Y, c)] for log-normal Y (mu 8, sigma 1.2), c = 100000, in closed form."""
     mu, sigma, c = 8.0, 1.2, 100000.0
     top = stats.norm.cdf((math.log(c) - mu - sigma ** 2) / sigma)
-    return float(math.exp(mu + sigma ** 2 / 2) * top + c * stats.norm.sf((math.log(c) - mu) / sigma))
+    above = stats.norm.sf((math.log(c) - mu) / sigma)
+    return float(math.exp(mu + sigma ** 2 / 2) * top + c * above)
 
 
 def days_mean() -> float:
