@@ -3,10 +3,10 @@
 rrsite analyze EXPORT... --survey FILE.md [--manifest survey.json ...] [--confidence 0.95]
 [--by QUESTION] [--format table|json|markdown|html] [-o FILE]
 [--interval exact|wilson|wald] [--strict] [--map COLUMN=FIELD ...] [--model "Y ~ A + B" ...]
-[--bias-reduced]
+[--bias-reduced] [--population N]
 [--weights COL | --inclusion COL] [--strata COL] [--cluster COL] [--fpc COL]
 [--design design.csv] [--variance linearization|jackknife|rrtcs-deville|rrtcs-jackknife]
-[--lonely-psu refuse|collapse] [--population N]
+[--lonely-psu refuse|collapse]
 """
 
 from __future__ import annotations
@@ -95,7 +95,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="a stratum with one cluster: refuse (default, exit 2) or collapse "
                         "it into the next stratum")
     design.add_argument("--population", type=float, metavar="N",
-                        help="population size: also the mean with a known N (total / N)")
+                        help="population size: the design-based mean with a known N (total / "
+                        "N), and randomized number questions' totals (N x mean) with their SE "
+                        "and interval")
     design.add_argument("--rake", action="append", default=[], metavar="VAR=margins.csv",
                         help="rake the weights to known population margins of column VAR (a "
                         "question asked directly, or a design column): a CSV of VAR's values "
@@ -153,6 +155,7 @@ def run(args: argparse.Namespace) -> int:
             args.exports, survey=args.survey, manifests=args.manifest,
             confidence=args.confidence, by=args.by, interval=args.interval,
             mapping=args.mapping, progress=args.progress, sample=_sample_options(args),
+            population=args.population,
         )
     rejected = analysis.rejected
     if args.strict and rejected.total:

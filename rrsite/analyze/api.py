@@ -34,6 +34,15 @@ from ..estimate.estimators import (
     pooled_categorical,
 )
 from ..estimate.intervals import METHODS
+from ..estimate.numbers import (
+    Deconvolution,
+    NumberEstimate,
+    NumberEstimateError,
+    PartFit,
+    combine,
+    deconvolve,
+    fit_part,
+)
 from ..estimate.univariate import UniFit
 from . import rrreg_fit
 from .catalog import CHOICE_TYPES, Catalog, QuestionSpec, build_catalog
@@ -208,6 +217,85 @@ class QuestionResult:
 
 
 @dataclass
+class NumberPart:
+    """The reports of one randomized number question under one design (one or more versions)."""
+
+    design: Any  # rrsite.core.numbers.NumberDesign
+    versions: list[str]
+    reports: np.ndarray
+    subgroups: np.ndarray
+    groups: np.ndarray
+    privacy: Privacy
+
+    def to_dict(self, fit: PartFit | None) -> dict[str, Any]:
+        """The design's spec, versions, respondents, privacy and its own estimate."""
+        out: dict[str, Any] = {**self.design.spec(), "versions": list(self.versions),
+                               "n": len(self.reports),
+                               **{key: value for key, value in privacy_dict(self.privacy).items()
+                                  if key in ("epsilon", "delta")}}
+        if fit is not None:
+            out["estimate"], out["se"] = _finite(fit.mean), _finite(fit.se)
+            if fit.groups:
+                out["group_n"] = dict(fit.groups)
+        return out
+
+
+@dataclass
+class NumberResult:
+    """A randomized number question: the mean of the true numbers (and the total), by subgroup."""
+
+    id: str
+    text: str
+    unit: str | None
+    parts: list[NumberPart]
+    estimate: NumberEstimate | None
+    missing: int
+    privacy: Privacy
+    by: str | None = None
+    groups: dict[str, NumberEstimate] = field(default_factory=dict)
+    messages: list[str] = field(default_factory=list)
+
+    def deconvolution(self, replicates: int = 30, limit: int = 20_000) -> Deconvolution | None:
+        """The estimated distribution of the true numbers (the largest design's reports)."""
+        usable = [p for p in self.parts if p.design.name != "mixture-unknown" and len(p.reports)]
+        if not usable:
+            return None
+        part = max(usable, key=lambda p: len(p.reports))
+        reports = part.reports
+        if len(reports) > limit:  # a fixed, reproducible subsample keeps the EM quick
+            reports = np.random.default_rng(0).choice(reports, limit, replace=False)
+        try:
+            return deconvolve(part.design, reports, replicates=replicates)
+        except NumberEstimateError:
+            return None
+
+    def to_dict(self) -> dict[str, Any]:
+        """The ``numbers`` entry of ``--format json`` (docs/contracts.md)."""
+        fits = self.estimate.parts if self.estimate is not None else [None] * len(self.parts)
+        out: dict[str, Any] = {
+            "id": self.id, "text": self.text, "kind": "number", "unit": self.unit,
+            "missing": self.missing,
+            **(self.estimate.to_dict() if self.estimate is not None else
+               {"n": sum(len(p.reports) for p in self.parts), "estimate": None, "se": None,
+                "ci": [None, None]}),
+            "design": (self.parts[0].to_dict(fits[0]) if len(self.parts) == 1 else
+                       {"name": "pooled", "parts": [p.to_dict(f) for p, f in
+                                                    zip(self.parts, fits, strict=True)]}),
+            "epsilon": _finite(self.privacy.epsilon), "delta": self.privacy.delta,
+            "privacy": privacy_dict(self.privacy)["statement"],
+            "rrreg": (fits[0].rrreg if len(self.parts) == 1 and fits[0] is not None else None),
+            "variance_convention": "random sampling: sd of the de-biased reports with n - 1 "
+                                   "(RRreg's convention); se_noise: the randomization alone, "
+                                   "given the respondents' true numbers",
+            "messages": list(self.messages),
+        }
+        if self.by is not None:
+            out["by"] = {"question": self.by,
+                         "groups": {name: e.to_dict() for name, e in self.groups.items()}}
+        return out
+
+
+@dataclass
 class DirectResult:
     """A question asked directly (yes-no or choice): how it was answered."""
 
@@ -243,6 +331,9 @@ class Analysis:
     notes: list[str] = field(default_factory=list)
     #: With a sample design: the design, its options and summary (``sample_design.DesignBased``).
     sample_design: dict[str, Any] | None = None
+    #: Randomized number questions (rrsite.estimate.numbers).
+    numbers: list[NumberResult] = field(default_factory=list)
+    population: float | None = None
 
     def question(self, qid: str) -> QuestionResult:
         """The result for one question id."""
@@ -274,6 +365,8 @@ class Analysis:
             "privacy": self.privacy,
             "questions": [q.to_dict() for q in self.questions],
             "direct": [d.to_dict() for d in self.direct],
+            "numbers": [n.to_dict() for n in self.numbers],
+            "population": self.population,
             "notes": list(self.notes),
             **({"sample_design": self.sample_design} if self.sample_design is not None else {}),
         }
@@ -342,6 +435,7 @@ def analyze(
     block_size: int = BLOCK_SIZE,
     threads: int | None = None,
     sample: SampleOptions | None = None,
+    population: float | None = None,
 ) -> Analysis:
     """Read exports, check every row against its version's manifest, and de-bias the counts.
 
@@ -352,7 +446,10 @@ def analyze(
     more than one CPU) checks one block while the next is read; the result is the same.
     ``sample``: the sample design's columns (weights, strata, clusters, fpc; rrsite.analyze.
     sample_design): each sensitive question then also gets design-based estimates.
+    ``population``: the population size, for the totals of randomized number questions.
     """
+    if population is not None and (isinstance(population, bool) or not population > 0):
+        raise UsageError(f"--population must be a positive number, got {population!r}")
     paths = [exports] if isinstance(exports, str | Path) else list(exports)
     if not paths:
         raise UsageError("give at least one export file")
@@ -386,7 +483,72 @@ def analyze(
             question.design_based = based.questions.get(question.id)
         analysis.sample_design = based.to_dict()
         analysis.notes.extend(based.notes)
+    analysis.population = population
+    analysis.numbers = _number_results(catalog, tally, confidence, by, population)
+    analysis.privacy["questions"] += [{"id": n.id, **privacy_dict(n.privacy)}
+                                      for n in analysis.numbers]
+    if analysis.numbers and any("nothing to de-bias" in note for note in analysis.notes):
+        analysis.notes = [note for note in analysis.notes if "nothing to de-bias" not in note]
     return analysis
+
+
+def _number_results(catalog: Catalog, tally: Tally, confidence: float, by: str | None,
+                    population: float | None) -> list[NumberResult]:
+    """Every randomized number question: its designs' reports pooled, overall and by subgroup."""
+    import json
+
+    results = []
+    for qid in catalog.question_ids():
+        entries = [(m, q) for m, q in catalog.questions_named(qid) if q.numeric]
+        if not entries:
+            continue
+        parts: dict[str, NumberPart] = {}
+        missing = 0
+        for m, question in entries:
+            reports, subgroups, groups = tally.number_reports(m, qid)
+            missing += int(tally.rows_accepted[m]) - len(reports)
+            key = json.dumps(question.design_spec, sort_keys=True)
+            version = catalog.versions[m].version
+            if key in parts:
+                part = parts[key]
+                part.reports = np.concatenate((part.reports, reports))
+                part.subgroups = np.concatenate((part.subgroups, subgroups))
+                part.groups = np.concatenate((part.groups, groups))
+                part.versions.append(version)
+            else:
+                assert question.privacy is not None
+                parts[key] = NumberPart(question.number_design, [version], reports, subgroups,
+                                        groups, question.privacy)
+        first = entries[0][1]
+        result = NumberResult(qid, first.text, first.unit, list(parts.values()), None, missing,
+                              max((p.privacy for p in parts.values()),
+                                  key=lambda p: (p.epsilon, p.delta)), by)
+
+        try:
+            result.estimate = _number_estimate(result.parts, None, confidence, population)
+        except NumberEstimateError as error:
+            result.messages.append(f"no estimate: {error}")
+        if by is not None:
+            for g, name in enumerate(tally.groups):
+                try:
+                    result.groups[name] = _number_estimate(result.parts, g, confidence,
+                                                           population)
+                except NumberEstimateError as error:
+                    if name != NO_ANSWER:
+                        result.messages.append(f"{by} = {name}: no estimate: {error}")
+        results.append(result)
+    return results
+
+
+def _number_estimate(parts: list[NumberPart], subgroup: int | None, confidence: float,
+                     population: float | None) -> NumberEstimate:
+    """Each design's fit (of one subgroup's rows, or all), pooled."""
+    fits = []
+    for part in parts:
+        rows = np.ones(len(part.reports), dtype=bool) if subgroup is None \
+            else part.subgroups == subgroup
+        fits.append(fit_part(part.design, part.reports[rows], part.groups[rows]))
+    return combine(fits, confidence, population)
 
 
 def _run(
@@ -458,7 +620,8 @@ def _question_results(
 ) -> list[QuestionResult]:
     results = []
     for qid in catalog.question_ids():
-        entries = [(m, q) for m, q in catalog.questions_named(qid) if q.sensitive]
+        entries = [(m, q) for m, q in catalog.questions_named(qid)
+                   if q.sensitive and not q.numeric]
         if not entries:
             continue
         # versions whose value sets differ cannot be pooled: one result per value set

@@ -21,10 +21,12 @@ from ..core import (
     CategoricalMatrix,
     Design,
     DesignError,
+    NumberDesign,
     Privacy,
     TwoGroupDesign,
     compose,
     design_from_spec,
+    number_design_from_spec,
     privacy_of,
 )
 from ..errors import RRSiteError
@@ -69,6 +71,15 @@ class QuestionSpec:
     two_group: bool = False
     #: The manifest's question object (what rrsite.estimate reads: ``rrreg``, ``reports``).
     manifest: dict[str, Any] = field(default_factory=dict)
+    #: A randomized number question's design (rrsite.core.numbers); ``design`` is then None.
+    number_design: NumberDesign | None = None
+    #: The unit of a number question (``EUR``), or None.
+    unit: str | None = None
+
+    @property
+    def numeric(self) -> bool:
+        """A randomized number question (estimated by rrsite.estimate.numbers)."""
+        return self.number_design is not None
 
     @property
     def answers(self) -> tuple[str, ...]:
@@ -280,8 +291,9 @@ def version_from_manifest(manifest: Mapping[str, Any], source: str) -> VersionSp
             if len(set(values)) != len(values):
                 raise ManifestError(f"{where}: values repeat: {values}")
         sensitive = bool(raw.get("sensitive", False))
-        if sensitive and qtype not in CHOICE_TYPES:
-            raise ManifestError(f"{where}: only yes-no and choice questions can be sensitive")
+        if sensitive and qtype not in (*CHOICE_TYPES, "number"):
+            raise ManifestError(f"{where}: only yes-no, choice and number questions can be "
+                                "sensitive")
         try:
             spec = QuestionSpec(
                 id=qid, text=str(raw.get("text", qid)), type=qtype, sensitive=sensitive,
@@ -292,7 +304,18 @@ def version_from_manifest(manifest: Mapping[str, Any], source: str) -> VersionSp
             )
         except (TypeError, ValueError) as error:
             raise ManifestError(f"{where}: {error}") from error
-        if sensitive:
+        if isinstance(raw.get("unit"), str):
+            spec.unit = raw["unit"]
+        if sensitive and qtype == "number":
+            try:
+                spec.number_design = number_design_from_spec(raw.get("design") or {})
+            except (DesignError, TypeError) as error:
+                raise ManifestError(f"{where}: no usable number design ({error})") from error
+            spec.design_spec = spec.number_design.spec()
+            spec.privacy = spec.number_design.privacy()
+            spec.two_group = spec.number_design.name == "mixture-unknown"
+            spec.manifest = dict(raw)
+        elif sensitive:
             spec.design = _design_of(raw, spec.values, where)
             spec.design_spec = dict(raw["design"]) if isinstance(raw.get("design"), Mapping) \
                 else spec.design.spec()

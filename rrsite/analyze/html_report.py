@@ -15,6 +15,7 @@ from .api import CI_METHOD_NAMES, VARIANCE_CONVENTION, Analysis
 from .report_rows import (
     DESIGN_HEADERS,
     MODEL_HEADERS,
+    NUMBER_HEADERS,
     column_meanings,
     design_rows,
     design_summary,
@@ -26,6 +27,8 @@ from .report_rows import (
     marks_in,
     model_notes,
     model_rows,
+    number_notes,
+    number_rows,
     privacy_text,
     uninformative,
 )
@@ -157,6 +160,64 @@ def _cells(cells: Sequence[str], numeric: set[int] | None = None, header: bool =
     ) + "</tr>"
 
 
+def distribution_svg(grid: Sequence[float], probabilities: Sequence[float],
+                     low: Sequence[float], high: Sequence[float], title: str,
+                     unit: str | None) -> str:
+    """Bars of the estimated distribution of the true numbers with bootstrap whiskers."""
+    width, height = LABEL_WIDTH + PLOT_WIDTH + 2 * MARGIN, 220
+    base, top = height - 40, 16
+    k = len(grid)
+    top_value = max(max(high, default=0.0), max(probabilities, default=0.0), 1e-12)
+    slot = (width - 2 * MARGIN - 40) / max(k, 1)
+
+    def y_of(value: float) -> float:
+        return base - (base - top) * value / top_value
+
+    parts = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
+             f'viewBox="0 0 {width} {height}" role="img" aria-label="{html.escape(title)}">',
+             f"<title>{html.escape(title)}</title>",
+             f'<line x1="{MARGIN + 40}" y1="{base}" x2="{width - MARGIN}" y2="{base}" '
+             f'stroke="{COLOURS["grid"]}"/>',
+             f'<text x="{MARGIN + 36}" y="{top + 4}" text-anchor="end">{top_value:.2g}</text>',
+             f'<text x="{MARGIN + 36}" y="{base}" text-anchor="end">0</text>']
+    labels = max(1, k // 8)
+    for i, (value, p, lo, hi) in enumerate(zip(grid, probabilities, low, high, strict=True)):
+        x = MARGIN + 40 + i * slot
+        parts.append(f'<rect x="{x + 1:.1f}" y="{y_of(p):.1f}" width="{max(slot - 2, 1):.1f}" '
+                     f'height="{base - y_of(p):.1f}" fill="{COLOURS["estimate"]}">'
+                     f"<title>{value:g}: {p:.3f} [{lo:.3f}, {hi:.3f}]</title></rect>"
+                     f'<line x1="{x + slot / 2:.1f}" y1="{y_of(lo):.1f}" x2="{x + slot / 2:.1f}" '
+                     f'y2="{y_of(hi):.1f}" stroke="{COLOURS["reported"]}"/>')
+        if i % labels == 0:
+            parts.append(f'<text x="{x + slot / 2:.1f}" y="{base + 14}" text-anchor="middle" '
+                         f'font-size="10">{value:g}</text>')
+    parts.append(f'<text x="{width / 2:.1f}" y="{height - 6}" text-anchor="middle">'
+                 f"{html.escape(unit or 'true number')}</text></svg>")
+    return "".join(parts)
+
+
+def _numbers_html(analysis: Analysis) -> list[str]:
+    e = html.escape
+    body = ["<h2>Means of randomized numbers</h2><table>"
+            + _cells(NUMBER_HEADERS, {3, 4, 5, 7}, True)
+            + "".join(_cells([f"<code>{e(r[0])}</code>" if r[0] else "", *(e(c) for c in r[1:])],
+                             {3, 4, 5, 7}) for r in number_rows(analysis)) + "</table>",
+            "<ul class=note>" + "".join(f"<li>{e(n)}</li>" for n in number_notes(analysis))
+            + "</ul>"]
+    for result in analysis.numbers:
+        found = result.deconvolution()
+        if found is None:
+            continue
+        body.append("<figure>" + distribution_svg(
+            found.grid, found.probabilities, found.low, found.high,
+            f"{result.id}: estimated distribution of the true numbers", result.unit)
+            + f"<figcaption><code>{e(result.id)}</code>: the estimated distribution of the true "
+              "numbers (EM on a grid: the nonparametric maximum-likelihood estimate), bars; "
+              f"95% percentile-bootstrap bands over {found.replicates} resamples of the "
+              "respondents, red.</figcaption></figure>")
+    return body
+
+
 def render_html(analysis: Analysis) -> str:
     """The whole report as one HTML document."""
     e = html.escape
@@ -178,6 +239,8 @@ def render_html(analysis: Analysis) -> str:
                             for x in entry["examples"])], {1})
                         for reason, entry in analysis.rejected.to_dict().items())
                     + "</table>")
+    if analysis.numbers:
+        body.extend(_numbers_html(analysis))
     methods = sorted({q.estimate.ci_method for q in analysis.questions})
     body.append(f"<h2>Estimates</h2><p>{level} intervals: "
                 + e("; ".join(CI_METHOD_NAMES.get(m, m) for m in methods))

@@ -89,6 +89,16 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="planning value of the nuisance: sld t (default 1), unrelated-unknown innocuous rate "
         "(default 0.5), cdm cheater share gamma (default 0)",
     )
+    numbers = parser.add_argument_group("a randomized number question (issue 21)")
+    numbers.add_argument("--range", metavar="MIN,MAX",
+                         help="plan a number in [MIN, MAX]: respondents for --margin on the "
+                         "mean (in the number's units) with --design laplace, duchi, piecewise "
+                         "or mixture at --epsilon; --compare: all of them")
+    numbers.add_argument("--sd", type=float, default=None,
+                         help="with --range: guess of the true numbers' sd (default half the "
+                         "range)")
+    numbers.add_argument("--integer", action="store_true",
+                         help="with --range: whole numbers (adds the uniform-mask mixture)")
     group = parser.add_argument_group("design parameters (with --design)")
     group.add_argument("--truth", type=float, help="forced-response / forced-yes: P(truth)")
     group.add_argument("--yes", type=float, help="forced-response: P(forced yes)")
@@ -222,6 +232,10 @@ def _compare_table(result: dict[str, Any]) -> str:
 
 def plan(args: argparse.Namespace) -> dict[str, Any]:
     """The plan as a JSON-ready dict (keys as in DESIGN.md)."""
+    if getattr(args, "range", None) is not None:
+        from .plan_numbers import number_plan
+
+        return number_plan(args)
     if getattr(args, "compare", False):
         return compare_plan(args)
     if args.design is not None and args.design.lower() in RRREG_DESIGNS and args.design not in (
@@ -486,6 +500,10 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError(str(error)) from error
     if args.format == "json":
         print(json.dumps(result, indent=2))
+    elif "range" in result:
+        from .plan_numbers import number_table
+
+        print(number_table(result))
     elif "designs" in result:
         print(_compare_table(result))
     elif "states" in result["design"]:

@@ -331,6 +331,18 @@ def fit_model(catalog: Catalog, rows: Rows, formula: Formula, confidence: float,
     return model
 
 
+def _number_model(catalog: Catalog, rows: Rows, formula: Formula, confidence: float) -> Any:
+    """A randomized number's linear model (rrsite.analyze.regression_numbers)."""
+    from .regression_numbers import fit_number_model
+
+    covariates = {
+        name: Covariate(spec.type, spec.values, rows.answers[name])
+        for name in formula.questions
+        for spec in [_covariate_spec(catalog, name)]
+    }
+    return fit_number_model(catalog, rows, formula, confidence, covariates)
+
+
 def predicted_prevalence(model: ModelResult) -> dict[str, list[dict[str, Any]]]:
     """P(true yes) at each level of each main-effect factor, other columns at their means.
 
@@ -410,6 +422,12 @@ def regress(
             raise FormulaError(f"no question {name!r} in {catalog.survey!r} "
                                f"(questions: {', '.join(catalog.question_ids())})")
     column_map = parse_mapping(list(mapping or ()), catalog)
+    from .regression_numbers import is_number_outcome
+
+    numeric = [is_number_outcome(catalog, f.outcome) for f in formulas]
+    if any(numeric) and not all(numeric):
+        raise UsageError("--model: fit randomized-number outcomes (linear) and yes-no outcomes "
+                         "(logistic) in separate commands")
     rows = _read_rows(paths, catalog, column_map, list(needed))
     design = None
     if sample is not None:
@@ -419,6 +437,13 @@ def regress(
     results = []
     for formula in formulas:
         try:
+            if any(numeric):
+                if design is not None:
+                    raise UsageError("--model with a number outcome: a sample design is not "
+                                     "supported yet; fit it without --weights/--strata/--cluster")
+                results.append(_number_model(catalog, rows, formula, confidence))
+                results[-1].rejected = rows.rejections
+                continue
             results.append(fit_model(catalog, rows, formula, confidence, bias_reduced, design))
             results[-1].rejected = rows.rejections
         except RRSiteError as error:
@@ -626,5 +651,10 @@ RENDERERS = {"table": render_table, "json": render_json, "markdown": render_mark
 
 
 def render(models: Sequence[ModelResult], fmt: str) -> str:
-    """The models in one of analyze's formats."""
+    """The models in one of analyze's formats (a randomized number's linear models too)."""
+    from .regression_numbers import NumberModel
+    from .regression_numbers import render as render_numbers
+
+    if models and isinstance(models[0], NumberModel):
+        return render_numbers(models, fmt)
     return RENDERERS[fmt](models)

@@ -15,7 +15,7 @@ from typing import Any
 
 from ..estimate.estimators import Estimate
 from . import rrreg_fit
-from .api import CI_METHOD_NAMES, VARIANCE_CONVENTION, Analysis, QuestionResult
+from .api import CI_METHOD_NAMES, VARIANCE_CONVENTION, Analysis, NumberResult, QuestionResult
 
 #: An interval that holds both of these rates is not informative: it cannot tell an answer that a
 #: quarter of respondents would give from one that three quarters would.
@@ -256,3 +256,58 @@ def design_by_rows(analysis: Analysis) -> list[list[str]]:
                              interval_text(*f["ci"]), fmt(f["deff"], 2)])
                 first = False
     return rows
+
+
+NUMBER_HEADERS = ["question", "unit", "subgroup", "n", "mean", "se", "interval", "total",
+                  "total interval", "design"]
+
+
+def number_design_text(result: NumberResult) -> str:
+    """The number design(s) in a few words."""
+    texts = []
+    for part in result.parts:
+        spec = part.design.spec()
+        params = ", ".join(f"{k}={_short(v)}" for k, v in spec.items()
+                           if k not in ("name", "min", "max", "integer"))
+        texts.append(f"{spec['name']}({params})")
+    return " + ".join(texts)
+
+
+def number_rows(analysis: Analysis) -> list[list[str]]:
+    """One row per randomized number question and subgroup (``--by``)."""
+    rows = []
+    for result in analysis.numbers:
+        estimates = [("all", result.estimate), *result.groups.items()]
+        for i, (group, estimate) in enumerate(estimates):
+            if estimate is None:
+                rows.append([result.id, result.unit or "", group, "–", "–", "–", "–", "–", "–",
+                             number_design_text(result)])
+                continue
+            total = estimate.total
+            rows.append([
+                result.id if i == 0 else "", (result.unit or "") if i == 0 else "", group,
+                f"{estimate.n:,}", f"{estimate.mean:.4g}", f"{estimate.se:.3g}",
+                f"[{estimate.ci_low:.4g}, {estimate.ci_high:.4g}]",
+                "–" if total is None else f"{total:.4g}",
+                "–" if estimate.population is None else
+                f"[{estimate.population * estimate.ci_low:.4g}, "
+                f"{estimate.population * estimate.ci_high:.4g}]",
+                number_design_text(result) if i == 0 else "",
+            ])
+    return rows
+
+
+def number_notes(analysis: Analysis) -> list[str]:
+    """The interval, SE convention and RRreg's figures, in sentences."""
+    notes = [f"{analysis.confidence:.0%} intervals: Student's t; SE: sd of the de-biased reports "
+             "(n - 1) / sqrt(n), as RRreg; se_noise (JSON) is the randomization's part alone."]
+    for result in analysis.numbers:
+        fits = result.estimate.parts if result.estimate is not None else []
+        if len(fits) == 1 and fits[0].rrreg is not None:
+            block = fits[0].rrreg
+            extra = (f", piUQ {block['piUQ']:.6g} (SE {block['piUQSE']:.6g})"
+                     if "piUQ" in block else "")
+            notes.append(f"{result.id}: RRreg {block['model']} p={_short(block['p'])}: pi "
+                         f"{block['pi']:.6g} (piSE {block['piSE']:.6g}){extra}")
+        notes += [f"{result.id}: {message}" for message in result.messages]
+    return notes

@@ -13,6 +13,7 @@ from .api import CI_METHOD_NAMES, VARIANCE_CONVENTION, Analysis
 from .report_rows import (
     DESIGN_HEADERS,
     MODEL_HEADERS,
+    NUMBER_HEADERS,
     column_meanings,
     design_by_rows,
     design_rows,
@@ -25,6 +26,8 @@ from .report_rows import (
     marks_in,
     model_notes,
     model_rows,
+    number_notes,
+    number_rows,
     privacy_text,
     uninformative,
 )
@@ -65,22 +68,29 @@ def render_table(analysis: Analysis) -> str:
         out += ["  " + line for line in analysis.rejected.summary().splitlines()]
     level = f"{analysis.confidence:.0%}"
     methods = sorted({q.estimate.ci_method for q in analysis.questions})
-    out += ["", f"Estimates with {level} intervals: "
-            + "; ".join(CI_METHOD_NAMES.get(m, m) for m in methods)
-            + f". Standard errors under {VARIANCE_CONVENTION}."]
-    headers = ["question", "answer", "n", "reported", "estimate", "unbiased", "se",
-               f"{level} interval", "Chebyshev ±", ""]
-    rows = []
-    marks: set[str] = set()
-    for question in analysis.questions:
-        shown = estimate_rows(question, question.estimate)
-        marks |= marks_in(shown)
-        for i, r in enumerate(shown):
-            rows.append([question.id if i == 0 else "", r[0], f"{r[1]:,}", fmt(r[2]), fmt(r[3]),
-                         fmt(r[4]), fmt(r[5]), interval_text(r[6], r[7]), fmt(r[8]), r[9]])
-    out += _table(headers, rows, {2, 3, 4, 5, 6, 8})
-    out += footnotes(marks)
-    out += _legend(column_meanings(level, methods, headers))
+    if analysis.numbers:
+        out += ["", f"Means of randomized numbers ({level} intervals):"]
+        out += ["  " + line for line in _table(NUMBER_HEADERS, number_rows(analysis),
+                                               {3, 4, 5, 7})]
+        out += ["  " + note for note in number_notes(analysis)]
+    if analysis.questions or not analysis.numbers:
+        out += ["", f"Estimates with {level} intervals: "
+                + "; ".join(CI_METHOD_NAMES.get(m, m) for m in methods)
+                + f". Standard errors under {VARIANCE_CONVENTION}."]
+        headers = ["question", "answer", "n", "reported", "estimate", "unbiased", "se",
+                   f"{level} interval", "Chebyshev ±", ""]
+        rows = []
+        marks: set[str] = set()
+        for question in analysis.questions:
+            shown = estimate_rows(question, question.estimate)
+            marks |= marks_in(shown)
+            for i, r in enumerate(shown):
+                rows.append([question.id if i == 0 else "", r[0], f"{r[1]:,}", fmt(r[2]),
+                             fmt(r[3]), fmt(r[4]), fmt(r[5]), interval_text(r[6], r[7]),
+                             fmt(r[8]), r[9]])
+        out += _table(headers, rows, {2, 3, 4, 5, 6, 8})
+        out += footnotes(marks)
+        out += _legend(column_meanings(level, methods, headers))
     for question in analysis.questions:
         out += [f"  {question.id}: {design_text(question)}; {question.estimate.ci_method}"
                 + (f"; {question.missing:,} unanswered" if question.missing else "")]
@@ -92,7 +102,7 @@ def render_table(analysis: Analysis) -> str:
         out += ["", f"RRreg's models ({level} intervals):"]
         out += ["  " + line for line in _table(MODEL_HEADERS, models, {3, 4})]
         out += ["  " + note for q in analysis.questions for note in model_notes(q)]
-    if analysis.by is not None:
+    if analysis.by is not None and analysis.questions:
         out += ["", f"Subgroups by {analysis.by}:"]
         for question in analysis.questions:
             rows = []
@@ -196,27 +206,33 @@ def render_markdown(analysis: Analysis) -> str:
             for reason, entry in analysis.rejected.to_dict().items()
         ])
         out.append("")
-    out += ["## Estimates", "",
-            f"{level} intervals; standard errors under {VARIANCE_CONVENTION}.", ""]
-    rows = []
-    for question in analysis.questions:
-        for r in estimate_rows(question, question.estimate):
-            rows.append([f"`{question.id}`", r[0], f"{r[1]:,}", fmt(r[2]), fmt(r[3]) + r[9],
-                         fmt(r[4]), fmt(r[5]), interval_text(r[6], r[7]), fmt(r[8]),
-                         question.estimate.ci_method])
-    headers = ["question", "answer", "n", "reported", "estimate", "unbiased", "se",
-               f"{level} interval", "Chebyshev ±", "interval method"]
-    out += table(headers, rows)
-    marks = marks_in(r for q in analysis.questions for r in estimate_rows(q, q.estimate))
-    out += [""] + [f"- {note}" for note in footnotes(marks)]
-    methods = [q.estimate.ci_method for q in analysis.questions]
-    out += [""] + [f"- **{column}**: {meaning}"
-                   for column, meaning in column_meanings(level, methods, headers)]
-    out += [""]
-    for question in analysis.questions:
-        out.append(f"- `{question.id}`: {design_text(question)}"
-                   + "".join(f"; {n}" for n in question.estimate.notes)
-                   + "".join(f"; {n}" for n in uninformative(question)))
+    if analysis.numbers:
+        out += ["## Means of randomized numbers", ""]
+        out += table(NUMBER_HEADERS, [[f"`{r[0]}`" if r[0] else "", *r[1:]]
+                                      for r in number_rows(analysis)])
+        out += [""] + [f"- {note}" for note in number_notes(analysis)] + [""]
+    if analysis.questions or not analysis.numbers:
+        out += ["## Estimates", "",
+                f"{level} intervals; standard errors under {VARIANCE_CONVENTION}.", ""]
+        rows = []
+        for question in analysis.questions:
+            for r in estimate_rows(question, question.estimate):
+                rows.append([f"`{question.id}`", r[0], f"{r[1]:,}", fmt(r[2]), fmt(r[3]) + r[9],
+                             fmt(r[4]), fmt(r[5]), interval_text(r[6], r[7]), fmt(r[8]),
+                             question.estimate.ci_method])
+        headers = ["question", "answer", "n", "reported", "estimate", "unbiased", "se",
+                   f"{level} interval", "Chebyshev ±", "interval method"]
+        out += table(headers, rows)
+        marks = marks_in(r for q in analysis.questions for r in estimate_rows(q, q.estimate))
+        out += [""] + [f"- {note}" for note in footnotes(marks)]
+        methods = [q.estimate.ci_method for q in analysis.questions]
+        out += [""] + [f"- **{column}**: {meaning}"
+                       for column, meaning in column_meanings(level, methods, headers)]
+        out += [""]
+        for question in analysis.questions:
+            out.append(f"- `{question.id}`: {design_text(question)}"
+                       + "".join(f"; {n}" for n in question.estimate.notes)
+                       + "".join(f"; {n}" for n in uninformative(question)))
     if analysis.sample_design is not None:
         out += ["", "## Design-based estimates", "", design_summary(analysis), "",
                 f"Weighted (Hajek) means and Horvitz-Thompson totals, {level} t intervals; SRS se "

@@ -21,6 +21,7 @@ import numpy as np
 
 from ..core import TwoGroupDesign
 from ..errors import UsageError
+from ..estimate.numbers import simulate_reports
 from .catalog import CHOICE_TYPES, QuestionSpec, VersionSpec, version_from_manifest
 from .simulate_logit import LogitModel
 
@@ -176,6 +177,15 @@ def _answers(
             answers = numbers.tolist()
         else:
             answers = np.round(rng.uniform(low, high, count), 1).clip(low, high).tolist()
+        if question.number_design is not None:  # issue 21: true numbers uniform on the range
+            other = rng.uniform(low, high, count)
+            reports, drawn = simulate_reports(rng, question.number_design,
+                                              np.asarray(answers, dtype=np.float64), other)
+            answers = [float(v) for v in reports.tolist()]
+            if question.integer and question.number_design.name in ("mixture",
+                                                                     "mixture-unknown"):
+                answers = [int(v) if float(v).is_integer() else v for v in answers]
+            groups = None if drawn is None else drawn.tolist()
     elif question.type == "text":
         picks = rng.integers(0, len(TEXT_ANSWERS), count)
         answers = [TEXT_ANSWERS[i][: question.max_length] for i in picks.tolist()]
@@ -253,7 +263,8 @@ def write_export(
     path = Path(path)
     version = version_from_manifest(manifest, "survey")
     qids = [q.id for q in version.questions]
-    grouped = [q.id for q in version.questions if isinstance(q.design, TwoGroupDesign)]
+    grouped = [q.id for q in version.questions
+               if isinstance(q.design, TwoGroupDesign) or q.two_group]
     columns_out = [c for q in qids for c in ([q, q + GROUP_SUFFIX] if q in grouped else [q])]
     jsonl = path.suffix.lower() in (".jsonl", ".ndjson")
     rows = 0

@@ -27,7 +27,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--truth", action="append", default=[], metavar="QID=RATE",
                         help="true rate of a question: QID=0.2 (yes-no) or "
                         "QID=opt1:0.2,opt2:0.8 (choice); repeatable. Sensitive questions "
-                        "without one get equal shares")
+                        "without one get equal shares; randomized numbers are uniform over "
+                        "their range")
     parser.add_argument("--logit", action="append", default=[], metavar='"QID ~ B0 + B1*COL"',
                         help="true answers of yes-no QID from a logistic model on the direct "
                         "answers' columns, e.g. 'violated ~ -1.2 + 0.6*year[Second] + "
@@ -78,7 +79,13 @@ def run(args: argparse.Namespace) -> int:
     logits = [parse_logit(text, version) for text in args.logit]
     unset = [q.id for q in version.questions if q.sensitive and q.id not in truths
              and q.id not in {m.outcome for m in logits}
-             and q.id not in {item.partition("=")[0] for item in args.frame_truth}]
+             and q.id not in {item.partition("=")[0] for item in args.frame_truth}
+             and not q.numeric]
+    numeric = [q.id for q in version.questions if q.numeric]
+    if numeric:
+        print(f"note: randomized numbers {', '.join(numeric)}: true numbers uniform over "
+              "[min, max] (0 to 100 without a range), reported through their designs",
+              file=sys.stderr)
     if unset:
         print(f"note: no --truth for {', '.join(unset)}: equal shares of every answer",
               file=sys.stderr)

@@ -56,6 +56,8 @@ class Checked:
     union_codes: dict[str, np.ndarray]
     #: Per two-group question id: each row's group (1 or 2; 0 when none or not valid).
     group_codes: dict[str, np.ndarray] = field(default_factory=dict)
+    #: Per number question id: each row's number (NaN when empty or not a number).
+    number_values: dict[str, np.ndarray] = field(default_factory=dict)
 
 
 class TokenSet:
@@ -190,6 +192,13 @@ class Tally:
         else:
             self.groups = ["all"]
         self.counts: dict[tuple[int, str], Counts] = {}
+        #: Randomized number questions: per (version, id) the accepted rows' (reports,
+        #: subgroups, design groups) batch by batch (rrsite.estimate.numbers needs every report).
+        self.numbers: dict[tuple[int, str], list[tuple[np.ndarray, np.ndarray, np.ndarray]]] = {}
+        for qid, plan in self.plans.items():
+            for m, number_question in plan.number:
+                if number_question.numeric:
+                    self.numbers[(m, qid)] = []
         for qid, plan in self.plans.items():
             for m in plan.choice:
                 question = catalog.versions[m].question(qid)
@@ -215,6 +224,8 @@ class Tally:
                     plan.grouped.append(m)
             elif question.type == "number":
                 plan.number.append((m, question))
+                if question.two_group:
+                    plan.grouped.append(m)
             elif question.type == "text":
                 plan.text.append((m, question))
             else:
@@ -295,10 +306,13 @@ class Tally:
         local_codes: dict[str, np.ndarray] = {}
         union_codes: dict[str, np.ndarray] = {}
         group_codes: dict[str, np.ndarray] = {}
+        number_values: dict[str, np.ndarray] = {}
         for qid, plan in self.plans.items():
             column = columns.get(qid)
             if column is not None:
                 bad, local, union = self._check_field(plan, column, safe_version)
+                if plan.number:
+                    number_values[qid] = column.numbers()[0]
                 if local is not None:
                     local_codes[qid] = local
                 if union is not None:
@@ -307,8 +321,12 @@ class Tally:
                     invalid.append((bad, self._describer(qid, column, safe_version)))
             group_column = columns.get(qid + GROUP_SUFFIX)
             if plan.grouped or group_column is not None:
-                answered = (local_codes[qid] >= 0) if qid in local_codes \
-                    else np.zeros(n, dtype=bool)
+                if qid in local_codes:
+                    answered = local_codes[qid] >= 0
+                elif qid in number_values:
+                    answered = ~np.isnan(number_values[qid])
+                else:
+                    answered = np.zeros(n, dtype=bool)
                 bad, codes = self._check_group(plan, group_column, answered, safe_version)
                 group_codes[qid] = codes
                 if bad.any():
@@ -331,7 +349,7 @@ class Tally:
             mark(any_invalid, INVALID,
                  lambda i: next(message(i) for mask, message in invalid if mask[i]))
         return Checked(batch, status, describe, hashes if token_column is not None else None,
-                       safe_version, local_codes, union_codes, group_codes)
+                       safe_version, local_codes, union_codes, group_codes, number_values)
 
     def commit(self, checked: Checked) -> None:
         """Duplicates (against every earlier row), rejections and counts, in row order."""
@@ -349,6 +367,7 @@ class Tally:
         self._record(batch, status, checked.describe)
         self._count(status == 0, checked.version, checked.local_codes, checked.union_codes,
                     checked.group_codes)
+        self._keep_numbers(status == 0, checked)
 
     def _record(
         self, batch: Batch, status: np.ndarray, describe: dict[int, Callable[[int], str]]
@@ -391,6 +410,16 @@ class Tally:
             for m, question in plan.number:
                 rows = version == m
                 wrong = np.isnan(values)
+                if question.number_design is not None:  # a report: possible under the design?
+                    design = question.number_design
+                    where = np.flatnonzero(rows & ~number_empty & ~wrong)
+                    if len(where):
+                        unique, inverse = np.unique(values[where], return_inverse=True)
+                        impossible = np.array([design.impossible(float(v)) is not None
+                                               for v in unique])
+                        wrong[where] = impossible[inverse]
+                    bad |= rows & ~number_empty & wrong
+                    continue
                 if question.minimum is not None:
                     wrong |= values < question.minimum
                 if question.maximum is not None:
@@ -465,6 +494,14 @@ class Tally:
                         "question")
             if question.type in CHOICE_TYPES:
                 return f"{qid}: {value!r} is not one of {', '.join(question.answers)}"
+            if question.type == "number" and question.number_design is not None:
+                try:
+                    number = float(value)
+                except (TypeError, ValueError):
+                    return f"{qid}: {value!r} is not a number"
+                why = question.number_design.impossible(number)
+                return (f"{qid}: impossible report under design {question.number_design.name}: "
+                        f"{why}")
             if question.type == "number":
                 low = "" if question.minimum is None else f" >= {question.minimum:g}"
                 high = "" if question.maximum is None else f" <= {question.maximum:g}"
@@ -527,6 +564,36 @@ class Tally:
                         (which * k + local[answered]) * groups + rows_group[answered],
                         minlength=2 * k * groups,
                     ).reshape(2, k, groups)
+
+
+    def _keep_numbers(self, ok: np.ndarray, checked: Checked) -> None:
+        """Keep the accepted reports of randomized number questions, with their subgroups."""
+        if not self.numbers or not ok.any():
+            return
+        groups = len(self.groups)
+        if self.by is not None and self.by in checked.union_codes:
+            union = checked.union_codes[self.by]
+            subgroup = np.where(union >= 0, union, groups - 1)
+        else:
+            subgroup = np.full(len(ok), groups - 1 if self.by is not None else 0)
+        for (m, qid), store in self.numbers.items():
+            values = checked.number_values.get(qid)
+            if values is None:
+                continue
+            rows = ok & (checked.version == m) & ~np.isnan(values)
+            if not rows.any():
+                continue
+            design_group = checked.group_codes[qid][rows] if qid in checked.group_codes \
+                else np.zeros(int(rows.sum()), dtype=np.int8)
+            store.append((values[rows].astype(np.float64), subgroup[rows], design_group))
+
+    def number_reports(self, m: int, qid: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(reports, subgroup index, design group) of every accepted row, in row order."""
+        store = self.numbers.get((m, qid), [])
+        if not store:
+            return (np.zeros(0), np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int8))
+        return (np.concatenate([s[0] for s in store]), np.concatenate([s[1] for s in store]),
+                np.concatenate([s[2] for s in store]))
 
 
 def _at(message: Callable[[int], str], where: np.ndarray) -> Callable[[int], str]:

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ..core import DesignError, NumberDesign, number_design_from_spec
 from ..errors import RRSiteError
 
 #: The respondent token: 22 to 64 characters of base64url (the page draws 128 random bits).
@@ -76,6 +77,8 @@ class QuestionRule:
     grouped: bool = False
     #: ``(question id, values)`` of the manifest's ``show_if``: asked only when that answer is one.
     show_if: tuple[str, tuple[str, ...]] | None = None
+    #: A randomized number question's design: its reports, not the true range, are checked.
+    number_design: NumberDesign | None = None
 
     def check(self, value: object) -> Answer:
         """The answer as it will be stored, or SubmissionError saying what is wrong with `value`."""
@@ -102,6 +105,14 @@ class QuestionRule:
                 raise SubmissionError("must be a number", field)
             if isinstance(value, float) and not math.isfinite(value):
                 raise SubmissionError("must be a finite number", field)
+            if self.number_design is not None:  # a randomized report may leave [min, max]
+                why = self.number_design.impossible(float(value))
+                if why is not None:
+                    raise SubmissionError(f"impossible report under design "
+                                          f"{self.number_design.name}: {why}", field)
+                if abs(value) > 2**53:
+                    raise SubmissionError("is too large (beyond 2**53)", field)
+                return value
             if self.integer and isinstance(value, float) and not value.is_integer():
                 raise SubmissionError(f"must be a whole number, got {value!r}", field)
             if self.minimum is not None and value < self.minimum:
@@ -303,8 +314,19 @@ def compile_manifest(manifest: object, where: str = "manifest") -> SurveyRules:
             max_length=max_length,
             grouped=grouped,
             show_if=_show_if(question.get("show_if"), at),
+            number_design=_number_design(question, qtype, at),
         ))
     return SurveyRules(survey=survey, version=version, questions=tuple(rules))
+
+
+def _number_design(question: dict[str, Any], qtype: object, at: str) -> NumberDesign | None:
+    """The design of a randomized number question (None for any other question)."""
+    if qtype != "number" or not question.get("sensitive") or question.get("design") is None:
+        return None
+    try:
+        return number_design_from_spec(question["design"])
+    except (DesignError, TypeError) as error:
+        raise ManifestError(f"{at}: 'design' is not a number design: {error}") from error
 
 
 def read_manifest(path: Path) -> tuple[dict[str, Any], SurveyRules]:

@@ -30,6 +30,14 @@ from .designs import (
     secure_random,
 )
 from .errors import DesignError, PrivacyWarning
+from .numbers import (
+    NUMBER_DESIGNS,
+    Mask,
+    NumberDesign,
+    NumberOutcome,
+    number_design_from_spec,
+    respond_number,
+)
 from .optimal import (
     OptimalDesign,
     candidate_designs,
@@ -45,6 +53,12 @@ from .privacy import Privacy, compose, privacy_of, smallest_delta, smallest_epsi
 from .respond import respond, respond_json
 
 __all__ = [
+    "NUMBER_DESIGNS",
+    "Mask",
+    "NumberDesign",
+    "NumberOutcome",
+    "number_design_from_spec",
+    "respond_number",
     "Crosswise",
     "Triangular",
     "Mangat",

@@ -21,6 +21,7 @@ from .designs import (
     secure_random,
 )
 from .errors import DesignError
+from .numbers import respond_number
 
 
 def respond(
@@ -34,7 +35,11 @@ def respond(
     For a two-group design the result also has ``"group"`` (1 or 2), drawn here from ``rng``
     (the secure source: crypto.getRandomValues in the browser). For designs whose reports are not
     the truth values (kuk, crosswise, triangular) the report is one of the question's ``reports``.
+    A number question (``"type": "number"``) goes to :func:`numbers.respond_number`: its report
+    is a number and the result adds ``drawn`` and ``operation`` for the page's arithmetic.
     """
+    if question.get("type") == "number":
+        return respond_number(question, truth, innocuous, rng)
     values: Sequence[str] = question["values"]
     design = design_from_spec(question["design"])
     if len(values) != design.k:

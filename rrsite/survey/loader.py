@@ -19,9 +19,12 @@ import yaml
 
 from ..core import (
     NAMED_DESIGNS,
+    NUMBER_DESIGNS,
     Design,
+    NumberDesign,
     Privacy,
     design_from_spec,
+    number_design_from_spec,
     optimal_design,
     privacy_of,
 )
@@ -44,7 +47,7 @@ from .source import Heading, PageBreak, Prose, QuestionBlock, read_text, split
 DESIGN_KEYS = (
     "randomize", "truth", "yes", "no", "p", "innocuous_rate", "innocuous", "mirrored", "p00",
     "p11", "matrix", "epsilon", "delta", "prior", "accept_no_epsilon", "red_yes", "red_no",
-    "cards", "probability",
+    "cards", "probability", "mask", "scramble",
 )
 #: Keys that only make sense for some question types.
 TYPE_KEYS: dict[str, tuple[str, ...]] = {
@@ -53,6 +56,28 @@ TYPE_KEYS: dict[str, tuple[str, ...]] = {
     "max": ("number",),
     "integer": ("number",),
     "max_length": ("text",),
+    "unit": ("number",),
+}
+#: Keys a number design takes besides its parameters (mixture-unknown's innocuous question).
+NUMBER_EXTRAS: dict[str, tuple[str, ...]] = {"mixture-unknown": ("innocuous",)}
+#: Number designs' parameters a survey file must give, and why.
+NUMBER_REQUIRED: dict[str, tuple[tuple[str, str], ...]] = {
+    "mixture": (("p", "the chance that the true number is sent"),
+                ("mask", "the distribution drawn instead, e.g. {uniform: {min: 0, max: 30}}")),
+    "mixture-unknown": (("p", "a list of two: the chance of sending the true number in group 1 "
+                              "and in group 2"),
+                        ("innocuous", "the innocuous number question's text")),
+    "additive": (("scramble", "the distribution of the number added, e.g. {normal: {mean: 0, "
+                              "sd: 500}}"),),
+    "multiplicative": (("scramble", "the distribution of the positive factor, e.g. {uniform: "
+                                    "{min: 0.5, max: 1.5}}"),),
+    "laplace": (("epsilon", "the privacy budget of the mechanism"),
+                ("min", "the smallest answer (the range the privacy covers)"),
+                ("max", "the largest answer")),
+    "duchi": (("epsilon", "the privacy budget of the mechanism"),
+              ("min", "the smallest answer"), ("max", "the largest answer")),
+    "piecewise": (("epsilon", "the privacy budget of the mechanism"),
+                  ("min", "the smallest answer"), ("max", "the largest answer")),
 }
 #: Designs for yes/no questions only (k-rr and matrix work for any number of answers).
 BINARY_ONLY = (
@@ -310,7 +335,12 @@ def _question(
             problems.error(fields.line_of(key), f"{key} applies to {' and '.join(types)} "
                                                 f"questions, not {qtype}")
     options = _options(fields, qtype, language, problems)
-    design, privacy, chosen_for, prior = _design(fields, qtype, options, defaults, problems)
+    number_design: NumberDesign | None = None
+    if qtype == "number" and fields.get("randomize") in NUMBER_DESIGNS:
+        design, chosen_for, prior = None, None, None
+        number_design, privacy = _number_design(fields, problems)
+    else:
+        design, privacy, chosen_for, prior = _design(fields, qtype, options, defaults, problems)
     if qid is None or qtype is None or raw.heading is None or not text:
         return None
     text_html = render_inline(text)
@@ -320,7 +350,8 @@ def _question(
         text=plain_text(text_html),
         text_html=text_html,
         line=fields.line_of("id"),
-        required=fields.get("required") if fields.given("required") else design is not None,
+        required=fields.get("required") if fields.given("required") else (
+            design is not None or number_design is not None),
         options=options or [],
         help_html=_prose_html(raw.help),
         before_html=_prose_html(before),
@@ -329,7 +360,10 @@ def _question(
         accept_no_epsilon=bool(fields.get("accept_no_epsilon")),
         prior=prior,
         chosen_for=chosen_for,
+        number_design=number_design,
     )
+    if fields.given("unit"):
+        question.unit = fields.get("unit")
     if qtype == "number":
         question.minimum, question.maximum = fields.get("min"), fields.get("max")
         question.integer = bool(fields.get("integer"))
@@ -414,6 +448,17 @@ def _design(
                                                     "or remove it")
         return None, None, None, None
     where = "randomize" if name is not None else ("epsilon" if stated_epsilon else "sensitive")
+    if name in NUMBER_DESIGNS:
+        problems.error(fields.line_of("randomize"), f"design {name} is for number questions "
+                       f"(type: number); a {qtype} question can use "
+                       f"{', '.join(NAMED_DESIGNS)}")
+        return None, None, None, None
+    if qtype == "number":
+        problems.error(fields.line_of(where), "a number question is randomized with "
+                       f"`randomize:` and one of {', '.join(NUMBER_DESIGNS)} "
+                       "(docs/explanation/number-designs.md)"
+                       + ("" if name is None else f"; {name} is for yes-no and choice questions"))
+        return None, None, None, None
     if qtype is not None and qtype not in schema.RANDOMIZABLE_TYPES:
         problems.error(fields.line_of(where), "only yes-no and choice questions can be "
                                               f"randomized; a {qtype} question is asked directly")
@@ -445,6 +490,59 @@ def _design(
                        f"design has epsilon {privacy.epsilon:.6g}: remove the line")
         return None, None, None, prior
     return design, privacy, chosen_for, prior
+
+
+def _number_design(
+    fields: schema.Fields, problems: Problems
+) -> tuple[NumberDesign | None, Privacy | None]:
+    """The design of a randomized number question (rrsite.core.numbers) and its privacy."""
+    name = fields.get("randomize")
+    params = NUMBER_DESIGNS[name]
+    takes = list(params) + list(NUMBER_EXTRAS.get(name, ()))
+    ok = True
+    for key in DESIGN_KEYS:
+        if key in ("randomize", "accept_no_epsilon") or not fields.given(key):
+            continue
+        if key not in takes:
+            problems.error(fields.line_of(key), f"{key} is not a parameter of {name} ({name} "
+                           f"takes {', '.join(takes)})")
+            ok = False
+    for key, what in NUMBER_REQUIRED.get(name, ()):
+        if not fields.given(key) and key not in fields.lines:
+            problems.error(fields.line_of("randomize"), f"design {name} needs {key}: {what}")
+            ok = False
+    if not ok or any(key in fields.lines and not fields.given(key)
+                     for key in (*takes, "min", "max", "integer")):
+        return None, None
+    spec: dict[str, Any] = {"name": name}
+    for key in params:
+        if fields.given(key):
+            spec[key] = fields.get(key)
+    spec["min"], spec["max"] = fields.get("min"), fields.get("max")
+    spec["integer"] = bool(fields.get("integer"))
+    try:
+        design = number_design_from_spec(spec)
+    except DESIGN_FAILURES as error:
+        message = str(error)
+        fallback = fields.line_of("randomize")
+        keys = [*params, "min", "max"]
+        first = message.split(":")[0].split()[0] if message else ""
+        line = fields.line_of(first) if first in keys and fields.given(first) else \
+            _line_for(message, fields, keys, fallback)
+        problems.error(line, message)
+        return None, None
+    privacy = design.privacy()
+    accept = bool(fields.get("accept_no_epsilon"))
+    if math.isinf(privacy.epsilon) and not accept:
+        problems.error(fields.line_of("randomize"), f"design {name} is not differentially "
+                       f"private for any epsilon here: {'; '.join(privacy.reasons)}. Add "
+                       "`accept_no_epsilon: true` if you accept that")
+        return None, None
+    if accept and math.isfinite(privacy.epsilon):
+        problems.error(fields.line_of("accept_no_epsilon"), "accept_no_epsilon: true, but this "
+                       f"design has epsilon {privacy.epsilon:.6g}: remove the line")
+        return None, None
+    return design, privacy
 
 
 def _prior(

@@ -9,7 +9,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..core import Design, Privacy, TwoGroupDesign
+from ..core import Design, NumberDesign, Privacy, TwoGroupDesign
+from ..core.numbers import MixtureUnknown
 from .bundle import core_hash
 from .errors import SurveyError
 
@@ -83,11 +84,15 @@ class Question:
     page: int | None = None
     #: A practice round of its device comes first (randomized yes-no questions).
     practice: bool = False
+    #: A randomized number question's design (rrsite.core.numbers); ``design`` is then None.
+    number_design: NumberDesign | None = None
+    #: The unit shown beside a number (``EUR``, ``days``).
+    unit: str | None = None
 
     @property
     def sensitive(self) -> bool:
         """Randomized in the browser before it is sent."""
-        return self.design is not None
+        return self.design is not None or self.number_design is not None
 
     @property
     def values(self) -> list[str]:
@@ -108,6 +113,20 @@ class Question:
             entry["options"] = [{"value": o.value, "label": o.label_text} for o in self.options]
         if self.type == "number":
             entry.update({"min": self.minimum, "max": self.maximum, "integer": self.integer})
+            if self.unit is not None:
+                entry["unit"] = self.unit
+        if self.number_design is not None and self.privacy is not None:
+            entry["design"] = self.number_design.spec()
+            epsilon = self.privacy.epsilon
+            entry["epsilon"] = None if math.isinf(epsilon) else epsilon
+            entry["delta"] = self.privacy.delta
+            if math.isinf(epsilon):
+                entry["not_private"] = list(self.privacy.reasons)
+            if isinstance(self.number_design, MixtureUnknown):
+                entry["groups"] = [{"id": 1, "probability": self.number_design.probability},
+                                   {"id": 2, "probability": 1 - self.number_design.probability}]
+            if self.innocuous is not None:
+                entry["innocuous"] = self.innocuous
         if self.type == "text":
             entry["max_length"] = self.max_length
         if self.page is not None:
@@ -149,7 +168,8 @@ class Question:
             "type": self.type,
             "sensitive": self.sensitive,
             "values": self.values,
-            "design": self.design.spec() if self.design is not None else None,
+            "design": self.design.spec() if self.design is not None else (
+                self.number_design.spec() if self.number_design is not None else None),
             "matrix": (
                 [list(row) for row in self.design.matrix] if self.design is not None else None
             ),

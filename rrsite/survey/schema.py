@@ -24,13 +24,14 @@ from typing import Any
 
 import yaml
 
-from ..core import NAMED_DESIGNS
+from ..core import NAMED_DESIGNS, NUMBER_DESIGNS
 from .errors import Problems
 
 QUESTION_TYPES = ("yes-no", "choice", "multi-choice", "number", "text")
 RANDOMIZABLE_TYPES = ("yes-no", "choice")
-#: Design names a question may give as ``randomize:`` (core's names, the authority).
-DESIGN_NAMES = tuple(NAMED_DESIGNS)
+#: Design names a question may give as ``randomize:`` (core's names, the authority); the number
+#: designs (rrsite.core.numbers) are for ``type: number``.
+DESIGN_NAMES = tuple(NAMED_DESIGNS) + tuple(NUMBER_DESIGNS)
 SUBMIT_TARGETS = ("collector", "endpoint", "netlify", "download")
 #: Languages with built-in answer words; the build also needs templates/messages/<lang>.json.
 LANGUAGES: dict[str, dict[str, str]] = {
@@ -283,6 +284,34 @@ class Number(Kind):
         if self.below is not None and not value < self.below:
             raise Invalid(f"must be below {self.below:g}, got {shown}")
         return value
+
+
+@dataclass(frozen=True)
+class Distribution(Kind):
+    """A distribution drawn on the device (core checks its values).
+
+    ``{normal: {mean, sd}}``, ``{exponential: {mean}}``, ``{uniform: {min, max}}`` or
+    ``{values: [...], probabilities: [...]}``.
+    """
+
+    name: str = "distribution"
+
+    def read(self, node: yaml.Node, problems: Problems) -> dict[str, Any]:
+        """The mapping with its numbers read; core names what is wrong with the values."""
+        if not isinstance(node, yaml.MappingNode):
+            raise Invalid("must be a mapping such as {normal: {mean: 0, sd: 1}}, "
+                          "{exponential: {mean: 5}}, {uniform: {min: 0, max: 30}} or "
+                          f"{{values: [0, 1, 2], probabilities: [0.5, 0.3, 0.2]}}, got "
+                          f"{_describe(node)}")
+        return {str(scalar_text(key, "a name")): self._value(value) for key, value in node.value}
+
+    def _value(self, node: yaml.Node) -> Any:
+        if isinstance(node, yaml.MappingNode):
+            return {str(scalar_text(key, "a name")): self._value(value)
+                    for key, value in node.value}
+        if isinstance(node, yaml.SequenceNode):
+            return [parse_number(scalar_text(cell, "a number")) for cell in node.value]
+        return parse_number(scalar_text(node, "a number"))
 
 
 @dataclass(frozen=True)
@@ -663,6 +692,8 @@ QUESTION = Block(
         Key("min", Number(), "Smallest number accepted.", applies="type: number"),
         Key("max", Number(), "Largest number accepted.", applies="type: number"),
         Key("integer", Flag(), "Accept whole numbers only.", default=False, applies="type: number"),
+        Key("unit", Text(max_length=40), "The unit shown beside the number input and in the "
+            "transcript (`EUR`, `days`).", applies="type: number"),
         Key("max_length", Number(minimum=1, maximum=10000, integer=True, name="whole number"),
             "Longest answer accepted, in characters.", default=500, applies="type: text"),
         Key("sensitive", Flag(), "Randomize this question. `true` with neither `randomize` nor "
@@ -671,9 +702,11 @@ QUESTION = Block(
         Key("randomize", OneOf(DESIGN_NAMES),
             "The design, by name: `forced-response`, `forced-yes`, `warner`, `unrelated`, "
             "`matrix`, `k-rr`, `crosswise`, `triangular`, `mangat`, `kuk`, "
-            "`unrelated-unknown`, `cdm`, `cdm-sym`, `sld` (the documentation's explanation "
-            "of the designs gives each one's matrix); its parameters are the keys below. "
-            "Leave it out and give `epsilon` to let rrsite choose the optimal design."),
+            "`unrelated-unknown`, `cdm`, `cdm-sym`, `sld`; for `type: number`: `mixture`, "
+            "`mixture-unknown`, `additive`, `multiplicative`, `laplace`, `duchi`, `piecewise` "
+            "(the documentation's explanation of the designs gives each one's matrix or "
+            "distribution); its parameters are the keys below. Leave it out and give `epsilon` "
+            "to let rrsite choose the optimal design."),
         Key("truth", PROBABILITY, "Probability of answering truthfully.",
             default_doc="`1/2`", applies="randomize: forced-response, forced-yes"),
         Key("yes", PROBABILITIES, "Probability of being told to say yes (cdm-sym: a list, one "
@@ -711,6 +744,13 @@ QUESTION = Block(
         Key("mirrored", Text(markdown=True), "The mirrored statement (\"I have always been "
             "faithful\"), shown when the spinner picks it (Markdown).",
             applies="randomize: warner"),
+        Key("mask", Distribution(), "mixture: the distribution drawn and sent instead of the "
+            "true number: `{normal: {mean, sd}}`, `{exponential: {mean}}`, `{uniform: {min, "
+            "max}}` (whole numbers when `integer: true`) or `{values: [...], probabilities: "
+            "[...]}` (docs/explanation/number-designs.md).", applies="randomize: mixture"),
+        Key("scramble", Distribution(), "additive: the distribution of the number added to the "
+            "answer; multiplicative: of the positive factor (`uniform` with min above 0, or "
+            "`exponential`).", applies="randomize: additive, multiplicative"),
         Key("p00", PROBABILITY, "P(report no | truth no).", applies="randomize: matrix (yes-no)"),
         Key("p11", PROBABILITY, "P(report yes | truth yes).", applies="randomize: matrix (yes-no)"),
         Key("matrix", MatrixKind(), "k x k rows, `matrix[i][j]` = P(report option j | truth "
@@ -718,7 +758,8 @@ QUESTION = Block(
         Key("epsilon", EPSILON,
             "Without `randomize`: the budget for this question; rrsite uses the optimal design "
             "(Holohan et al. 2017) for a yes-no question, k-RR for a choice question. With "
-            "`randomize: k-rr`: its epsilon.",
+            "`randomize: k-rr`: its epsilon. With `randomize: laplace`, `duchi` or `piecewise` "
+            "(a number question): the mechanism's epsilon on [min, max].",
             default_doc="`privacy.epsilon` if `sensitive: true`"),
         Key("delta", DELTA, "With `epsilon` (no `randomize`), yes-no only: "
             "the delta of the optimal design.", default_doc="`privacy.delta`"),

@@ -27,6 +27,7 @@ function explainNewDesign(q, design, yesLabel, noLabel) {
 }
 
 export function explainDesign(q) {
+  if (q.type === "number") return window.rrsiteNumbers ? window.rrsiteNumbers.explain(q, t) : ""; // issue 21
   const design = q.design || {};
   const matrix = q.matrix;
   const values = q.values || [];

@@ -96,6 +96,12 @@ export function readForm() {
       else if (q.required) error(t("error_required"));
       continue;
     }
+    if (q.sensitive && q.type === "number" && window.rrsiteNumbers) { // issue 21: numbers.js
+      const read = window.rrsiteNumbers.read(q, t);
+      if (read.error) error(read.error);
+      else if (read.item) items.push(read.item);
+      continue;
+    }
     if (q.sensitive) {
       const truth = optionInputs(q, "input[data-truth]").find((i) => i.checked);
       const innocuousBox = document.querySelector(`[data-innocuous-for="${q.id}"]`);
@@ -148,6 +154,7 @@ export function resetForm() {
 /** Clear the true answers of the sensitive questions from the page. */
 export function resetTruths() {
   for (const group of form.querySelectorAll("[data-group]")) if (group._rrReset) group._rrReset();
+  if (window.rrsiteNumbers) window.rrsiteNumbers.reset(); // issue 21: the true numbers
 }
 
 /** Put a direct answer back into its inputs. */

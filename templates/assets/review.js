@@ -6,7 +6,7 @@ import {
   questionText, questions, retryBox, review, sendError, sendStatus, sensitiveQuestions, state,
   STORAGE_KEY, t, target,
 } from "./shared.js";
-import { deviceIcon, describeStep, explainDesign } from "./explain.js";
+import { deviceIcon, describeStep, explainDesign, stepRule } from "./explain.js";
 import { readForm, setDirectAnswer, showErrors } from "./form.js";
 import { destinationText, downloadFile, outgoing, post } from "./send.js";
 import { markerKey, storage } from "./storage.js";
@@ -84,12 +84,23 @@ export function renderTranscript(results, items) {
       result = { ...result, steps: [] };
       list.dataset.review = "result-only";
     }
+    const numbers = q.type === "number" && window.rrsiteNumbers ? window.rrsiteNumbers.transcript(q, result, item, t, stepRule) : null;
+    if (numbers && config.review !== "result-only") { // issue 21: the draw and the arithmetic
+      for (const line of numbers.lines) {
+        const li = document.createElement("li");
+        if (line.step) li.append(deviceIcon(line.step));
+        if (line.arithmetic) li.className = "rr-arithmetic";
+        li.append(document.createTextNode(line.text));
+        list.append(li);
+      }
+      result = { ...result, steps: [] };
+    }
     for (const step of result.steps) {
       const li = document.createElement("li");
       li.append(deviceIcon(step), document.createTextNode(describeStep(q, step, counters, result, item)));
       list.append(li);
     }
-    if (!result.steps.length && config.review !== "result-only") {
+    if (!result.steps.length && config.review !== "result-only" && !numbers) {
       const li = document.createElement("li");
       li.textContent = t("review_as_given");
       list.append(li);
@@ -97,7 +108,8 @@ export function renderTranscript(results, items) {
     const report = document.createElement("p");
     report.className = "rr-report";
     report.dataset.report = result.report;
-    report.textContent = t("review_sent_value", { label: optionLabel(q, result.report) });
+    report.textContent = numbers ? t("review_sent_number", { label: numbers.report })
+      : t("review_sent_value", { label: optionLabel(q, result.report) });
     section.append(heading, list, report);
     box.append(section);
   }
@@ -109,6 +121,7 @@ export function renderTranscript(results, items) {
 /** An answer as the page's language shows it (option labels, not the values sent). */
 function answerText(q, value) {
   if (Array.isArray(value)) return value.map((v) => optionLabel(q, v)).join(", ");
+  if (q.type === "number" && window.rrsiteNumbers) return window.rrsiteNumbers.show(value, q); // issue 21
   if (q.sensitive || q.type === "yes-no" || q.type === "choice") return optionLabel(q, String(value));
   return String(value);
 }

@@ -88,8 +88,11 @@ function respondAll(items) {
   return items.map(({ question, truth, innocuous }) => {
     const args = [JSON.stringify(question), truth];
     if (innocuous !== undefined && innocuous !== null) args.push(innocuous);
-    const { report, steps, group } = JSON.parse(respondJson(...args));
-    return group === undefined ? { id: question.id, report, steps } : { id: question.id, report, steps, group };
+    const { report, steps, group, drawn, operation } = JSON.parse(respondJson(...args));
+    const result = group === undefined ? { id: question.id, report, steps } : { id: question.id, report, steps, group };
+    // issue 21: a number's report comes with the number drawn and the operation, for the review
+    if (operation !== undefined) Object.assign(result, { drawn, operation });
+    return result;
   });
 }
 

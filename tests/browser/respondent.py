@@ -8,6 +8,7 @@ rrsite/core returned for them, and what the page then sent, independently of the
 from __future__ import annotations
 
 import json
+import math
 from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import parse_qsl
@@ -37,11 +38,26 @@ FORM_DATA = """() => Array.from(document.forms).flatMap((form) =>
   Array.from(new FormData(form).entries()).map(([key, value]) => [key, String(value)]))"""
 
 NAMED_TRUTH_INPUTS = """() => Array.from(document.querySelectorAll(
-  "input[data-truth], input[data-innocuous]")).filter((i) => i.hasAttribute("name")).length"""
+  "input[data-truth], input[data-innocuous], input[data-innocuous-number]")).filter(
+  (i) => i.hasAttribute("name")).length"""
 
 
 #: Designs answered without a randomizer: the respondent picks the report.
 COMBINED = ("crosswise", "triangular")
+#: Designs of randomized number questions (issue 21).
+NUMBER_DESIGNS = ("mixture", "mixture-unknown", "additive", "multiplicative", "laplace", "duchi",
+                  "piecewise")
+
+
+def number_truth(q: dict[str, Any], round_index: int) -> str:
+    """A true number inside the question's range, different each round, as typed."""
+    low = q.get("min") if q.get("min") is not None else 0.0
+    high = q.get("max") if q.get("max") is not None else low + 10_000
+    share = (0.37 + 0.11 * round_index) % 1.0
+    value = low + (high - low) * share
+    if q.get("integer"):
+        return str(int(round(value)))
+    return f"{value:.2f}"
 
 
 @dataclass
@@ -80,6 +96,11 @@ def plan_answers(manifest: dict[str, Any], round_index: int) -> Plan:
             continue  # fielding (issue 11): hidden by its show_if, so not answered
         if q["sensitive"] and q["design"]["name"] in COMBINED:
             plan.reports[q["id"]] = q["reports"][round_index % len(q["reports"])]
+            continue
+        if q["sensitive"] and q["type"] == "number":
+            plan.truths[q["id"]] = number_truth(q, round_index)
+            if q.get("innocuous"):
+                plan.innocuous[q["id"]] = str(3 + round_index)
             continue
         if q["sensitive"]:
             truth = least_forced(q)
@@ -157,7 +178,11 @@ def fill(page: Page, manifest: dict[str, Any], plan: Plan) -> None:
         qid = q["id"]
         if qid in plan.truths or qid in plan.direct:
             go_to_page(page, q.get("page"))
-        if qid in plan.truths:
+        if qid in plan.truths and q["type"] == "number":
+            page.locator(f"#q-{qid}-input").fill(plan.truths[qid])
+            if qid in plan.innocuous:
+                page.locator(f"#q-{qid}-innocuous-input").fill(plan.innocuous[qid])
+        elif qid in plan.truths:
             truth = css_string(plan.truths[qid])
             page.locator(f"#q-{qid} input[data-truth][value={truth}]").check()
             if qid in plan.innocuous:
@@ -245,8 +270,11 @@ def check_transcript(q: dict[str, Any], truth: str, innocuous: str | None,
                      result: dict[str, Any]) -> None:
     """The coins' transcript explains the report (so the report came from the coins and truth)."""
     report, steps = result["report"], result["steps"]
-    values = q["values"]
     name = q["design"]["name"]
+    if q["type"] == "number":
+        check_number_transcript(q, float(truth), innocuous, result)
+        return
+    values = q["values"]
     if "groups" in q:  # two-group designs: the first step is the group's draw
         assert steps[0]["action"] == f"group-{result['group']}", (steps, result)
         steps = steps[1:]
@@ -279,6 +307,42 @@ def check_transcript(q: dict[str, Any], truth: str, innocuous: str | None,
         assert (report == truth) == (first == "truth"), (steps, report)
     else:
         assert steps[-1]["action"] == f"report-{values.index(report) + 1}"
+
+
+def check_number_transcript(q: dict[str, Any], truth: float, innocuous: str | None,
+                            result: dict[str, Any]) -> None:
+    """A number's report follows from the truth, the number drawn and the operation."""
+    report, drawn, operation = result["report"], result.get("drawn"), result["operation"]
+    design = q["design"]
+    tolerance = 1e-9 * max(1.0, abs(report))
+    if operation == "truth":
+        assert report == truth, result
+    elif operation == "mask":
+        assert report == drawn, result
+    elif operation == "add":
+        assert abs(report - (truth + drawn)) <= tolerance, result
+    elif operation == "multiply":
+        assert abs(report - truth * drawn) <= tolerance, result
+    elif operation == "innocuous":
+        assert innocuous is not None and report == float(innocuous), result
+    elif operation == "noise":  # the truth rounded to the grid, then whole grid steps of noise
+        step = 10.0 ** math.floor(math.log10((design["max"] - design["min"]) / 1000))
+        assert abs(report - (truth + drawn)) <= step * 1.000001, result
+    elif operation == "duchi":
+        e = math.exp(design["epsilon"])
+        c = (e + 1) / (e - 1)
+        half = (design["max"] - design["min"]) / 2
+        assert any(abs(report - (design["min"] + half * (1 + sign * c))) < 1e-6 * half * c
+                   for sign in (-1, 1)), result
+    else:
+        assert operation == "piecewise", result
+        s = math.exp(design["epsilon"] / 2)
+        c = (s + 1) / (s - 1)
+        half = (design["max"] - design["min"]) / 2
+        assert design["min"] + half * (1 - c) - 1e-9 <= report <= design["min"] + half * (1 + c)
+    assert operation in {"truth", "mask", "add", "multiply", "innocuous", "noise", "duchi",
+                         "piecewise"}
+    assert design["name"] in NUMBER_DESIGNS
 
 
 # ---- DOM hooks of the page (documented in docs/page-hooks.md; shared by every engine's tests) ----

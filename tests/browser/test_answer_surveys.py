@@ -213,4 +213,5 @@ def test_each_target_is_covered(site: Site) -> None:
     assert targets >= {"collector", "endpoint", "netlify", "download"}
     assert designs >= {"forced-response", "forced-yes", "warner", "unrelated", "k-rr",
                        "crosswise", "triangular", "mangat", "kuk", "unrelated-unknown", "cdm",
-                       "cdm-sym", "sld"}
+                       "cdm-sym", "sld", "mixture", "mixture-unknown", "additive",
+                       "multiplicative", "laplace", "duchi", "piecewise"}

@@ -17,6 +17,10 @@ DYNAMIC = {f"runtime_{stage}" for stage in ("loading", "downloading", "starting"
 DYNAMIC |= {"explain_crosswise", "explain_triangular", "action_card_red", "action_card_black",
             "combined_intro_crosswise", "combined_intro_triangular"}
 DYNAMIC |= {f"report_{r}" for r in ("same", "different", "circle", "triangle")}
+# numbers.js (issue 21): explain_number_<design>, number_action_<action>.
+DYNAMIC |= {f"explain_number_{d}" for d in ("laplace", "duchi", "piecewise")}
+DYNAMIC |= {f"number_action_{a}" for a in ("mask", "multiply", "high", "low", "centre", "tails",
+                                           "innocuous")}
 
 
 def catalog(lang: str) -> dict[str, str]:
@@ -39,7 +43,8 @@ def page_modules() -> list[Path]:
 
 
 def used_keys() -> set[str]:
-    script = "\n".join(path.read_text(encoding="utf-8") for path in page_modules())
+    script = "\n".join(path.read_text(encoding="utf-8")
+                        for path in sorted((TEMPLATES / "assets").glob("*.js")))
     page = (TEMPLATES / "page.html").read_text(encoding="utf-8")
     keys = set(re.findall(r"""\bt\(\s*["']([\w-]+)["']""", script))
     keys |= set(re.findall(r"""["']([a-z]+_[\w-]+)["']""", script)) & set(catalog("en"))

@@ -29,15 +29,19 @@ from conftest import SCREENSHOTS, EngineSite
 from drivers import PHONE, Driver
 from respondent import Plan, expected_direct, netlify_value, parse_body, plan_answers
 
+from rrsite.core import number_design_from_spec
+
 SURVEYS = Path(__file__).resolve().parents[2] / "surveys"
-SURVEY_FILES = sorted(path.name for path in SURVEYS.glob("*.md"))
+SURVEY_FILES = [*sorted(path.name for path in SURVEYS.glob("*.md")),
+                "number-designs.md"]  # issue 21: tests/browser/surveys, every number design
 READY_TIMEOUT_S = 120
 STORED_KEYS = {"format", "body", "randomized_at", "sent_at"}
 RUNTIME_SETTLED = ("['ready', 'failed'].includes(document.documentElement.dataset.rrRuntime)"
                    " && document.documentElement.dataset.rrRuntime")
 
 NAMED_TRUTH_INPUTS = """Array.from(document.querySelectorAll(
-  "input[data-truth], input[data-innocuous]")).filter((i) => i.hasAttribute("name")).length"""
+  "input[data-truth], input[data-innocuous], input[data-innocuous-number]")).filter(
+  (i) => i.hasAttribute("name")).length"""
 FORM_DATA = """Array.from(document.forms).flatMap((form) =>
   Array.from(new FormData(form).entries()).map(([key, value]) => [key, String(value)]))"""
 VISIBLE = "(() => {{ const e = document.querySelector({0}); return !!e && !e.hidden; }})()"
@@ -54,11 +58,20 @@ FILL = """((plan) => {
   for (const [qid, report] of Object.entries(plan.reports)) {  // crosswise, triangular
     one(`#q-${qid} input[data-report][value=${value(report)}]`).click();
   }
+  const type_in = (selector, text) => {  // a number input (issue 21), typed as a person would
+    const input = one(selector);
+    input.focus();
+    input.value = String(text);
+    input.dispatchEvent(new Event("input", { bubbles: true }));
+    input.dispatchEvent(new Event("change", { bubbles: true }));
+  };
   for (const [qid, truth] of Object.entries(plan.truths)) {
-    one(`#q-${qid} input[data-truth][value=${value(truth)}]`).click();
+    if (plan.types[qid] === "number") type_in(`#q-${qid}-input`, truth);
+    else one(`#q-${qid} input[data-truth][value=${value(truth)}]`).click();
   }
   for (const [qid, innocuous] of Object.entries(plan.innocuous)) {
-    one(`#q-${qid}-innocuous input[data-innocuous][value=${value(innocuous)}]`).click();
+    if (plan.types[qid] === "number") type_in(`#q-${qid}-innocuous-input`, innocuous);
+    else one(`#q-${qid}-innocuous input[data-innocuous][value=${value(innocuous)}]`).click();
   }
   for (const [qid, answer] of Object.entries(plan.direct)) {
     const type = plan.types[qid];
@@ -177,6 +190,10 @@ def test_answer_and_audit(file: str, engine: Driver, engine_site: EngineSite) ->
     assert body["survey"] == manifest["id"] and body["version"] == manifest["version"]
     answers = body["answers"]
     for q in sensitive:
+        if q["type"] == "number":  # issue 21: a report the design can produce
+            report = float(answers[q["id"]])  # Netlify's fields are text
+            assert number_design_from_spec(q["design"]).impossible(report) is None, q["id"]
+            continue
         assert answers[q["id"]] in q["values"] + q.get("reports", []), (q["id"], answers)
     direct = expected_direct(manifest, plan, target)
     assert {k: v for k, v in answers.items() if k not in plan.truths} == direct

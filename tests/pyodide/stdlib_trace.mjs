@@ -68,6 +68,23 @@ export function exerciseCore(pyodide, { core, questions, imports }, rounds = 1) 
   for (const name of imports) importModule(name);
   let answered = 0;
   for (const question of questions) {
+    if (question.type === "number") { // issue 21: a number's designs (rrsite.core.numbers)
+      const low = question.min ?? 0;
+      const high = question.max ?? low + 100;
+      for (const share of [0, 0.5, 1]) {
+        const truth = String(question.integer ? Math.round(low + share * (high - low)) : low + share * (high - low));
+        for (let i = 0; i < rounds; i += 1) {
+          const out = JSON.parse(question.design?.name === "mixture-unknown"
+            ? respond(JSON.stringify(question), truth, "3")
+            : respond(JSON.stringify(question), truth));
+          if (typeof out.report !== "number" || !Number.isFinite(out.report)) {
+            throw new Error(`${question.id}: report ${out.report} is not a number`);
+          }
+          answered += 1;
+        }
+      }
+      continue;
+    }
     for (const truth of question.values) {
       const innocuous = question.design?.name === "unrelated" ? question.values[0] : undefined;
       for (let i = 0; i < rounds; i += 1) {

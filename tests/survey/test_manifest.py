@@ -88,6 +88,9 @@ def test_every_example_matrix_equals_core_and_aligns_with_values(path):
         if not entry["sensitive"]:
             assert "design" not in entry and "matrix" not in entry
             continue
+        if entry["type"] == "number":  # a number design: tests/survey/test_numbers_grammar.py
+            assert "matrix" not in entry
+            continue
         design = design_from_spec(entry["design"])
         if "groups" in entry:  # a two-group design: one matrix per group, no single one
             assert "matrix" not in entry

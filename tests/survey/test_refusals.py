@@ -385,8 +385,9 @@ def test_direct_types_cannot_be_randomized(valid, refuse, helpers):
                    "type: number\nepsilon: 1")
     error = helpers.only(refuse(text))
     assert error.line == helpers.line_of(text, "epsilon: 1")
-    assert error.message == ("only yes-no and choice questions can be randomized; a number "
-                             "question is asked directly")
+    # a number question is randomized with a number design (issue 21), not with an epsilon alone
+    assert error.message.startswith("a number question is randomized with `randomize:` and one "
+                                    "of mixture, mixture-unknown, additive")
 
 
 def test_binary_design_on_a_choice_question(valid, refuse, helpers):

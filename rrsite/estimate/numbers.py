@@ -1,0 +1,491 @@
+"""Estimating the mean of randomized numbers (rrsite.core.numbers designs).
+
+Per respondent, every design except ``mixture-unknown`` gives a de-biased value
+``r_i = (z_i - intercept) / slope`` with ``E[r_i | y_i] = y_i`` (:func:`debias`) and an unbiased
+estimate of ``Var(r_i | y_i)`` (:func:`conditional_variance`): design-based estimators (weights,
+strata, clusters) can use ``r_i`` as if it were the true number, adding nothing else.
+
+The mean is the average of the ``r_i``; its standard error under random sampling is
+``sd(r) / sqrt(n)`` with ``sd`` dividing by n - 1, which for the mixture designs is exactly
+RRreg's ``RRuni`` ``mix.norm``/``mix.exp`` moment estimate and SE (``sd(z) / (sqrt(n) p)``).
+``mixture-unknown`` solves the two groups' means for (mu, innocuous mean) as RRreg's
+``mix.unknown`` does, each group's variance dividing by n_g - 1. Several designs (versions) are
+pooled by respondent counts: mean = sum n_d mean_d / n, Var = sum (n_d / n)^2 se_d^2.
+
+The interval is Student's t with n - 1 degrees of freedom (n - 2 for mixture-unknown), made
+asymmetric by Hall's (1992) transformation for the estimate's skewness (skewed incomes need it at
+small n: benchmarks/coverage_numbers.py measures the coverage over skewed truths).
+
+Deconvolution (:func:`deconvolve`): the distribution of the true numbers on a grid by EM, for
+designs whose report density given the truth is known.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+from scipy import stats
+
+from ..core.numbers import (
+    Additive,
+    Duchi,
+    Laplace,
+    Mixture,
+    MixtureUnknown,
+    Multiplicative,
+    NumberDesign,
+    Piecewise,
+)
+from ..errors import RRSiteError
+
+
+class NumberEstimateError(RRSiteError):
+    """Too few reports, or a design the estimator cannot use."""
+
+
+def debias(design: NumberDesign, reports: np.ndarray) -> np.ndarray:
+    """``r = (z - intercept) / slope``: E[r | y] = y (not for mixture-unknown)."""
+    intercept, slope = design.linear()
+    debiased: np.ndarray = (np.asarray(reports, dtype=np.float64) - intercept) / slope
+    return debiased
+
+
+def conditional_variance(design: NumberDesign, debiased: np.ndarray) -> np.ndarray:
+    """An unbiased estimate of Var(r_i | y_i) from r_i alone.
+
+    Var(r | y) = w0 + w1 y + w2 y^2 (the design's coefficients over slope^2), so
+    E[r^2 | y] = (1 + w2) y^2 + w1 y + w0 gives an unbiased y^2, hence an unbiased variance.
+    (Laplace: the grid rounding's variance, at most step^2 / 4, is left out.) Duchi's report
+    takes two values, so r^2 is the same whatever y: no per-respondent estimate exists (its
+    variance lies between (width/2)^2 (C^2 - 1) and (width/2)^2 C^2); this raises for it.
+    """
+    _, slope = design.linear()
+    v0, v1, v2 = design.variance_coefficients()
+    w0, w1, w2 = v0 / slope ** 2, v1 / slope ** 2, v2 / slope ** 2
+    if 1.0 + w2 <= 1e-12:
+        raise NumberEstimateError(f"design {design.name}: Var(r | y) has no unbiased "
+                                  "per-respondent estimate (r^2 does not depend on y)")
+    r = np.asarray(debiased, dtype=np.float64)
+    square = (r * r - w1 * r - w0) / (1.0 + w2)
+    estimate: np.ndarray = w0 + w1 * r + w2 * square
+    return estimate
+
+
+def rrreg_of(design: NumberDesign) -> dict[str, Any] | None:
+    """RRreg 0.7.6's model and ``p`` for this design, or None (RRreg has no such model)."""
+    if isinstance(design, Mixture) and design.mask.kind == "normal":
+        return {"model": "mix.norm", "p": [design.p, design.mask.a, design.mask.b]}
+    if isinstance(design, Mixture) and design.mask.kind == "exponential":
+        return {"model": "mix.exp", "p": [design.p, design.mask.a]}
+    if isinstance(design, MixtureUnknown):
+        return {"model": "mix.unknown", "p": list(design.p)}
+    return None
+
+
+@dataclass
+class PartFit:
+    """The estimate from one design's reports."""
+
+    design: NumberDesign
+    n: int
+    mean: float
+    se: float
+    #: Degrees of freedom spent (1: the mean; 2: mixture-unknown's mean and innocuous mean).
+    parameters: int = 1
+    #: The SE from the randomization alone, given the respondents' true numbers (LDP: exact).
+    se_noise: float | None = None
+    #: RRreg's own names and values (``pi``, ``piSE``, and ``piUQ``, ``piUQSE``), or None.
+    rrreg: dict[str, Any] | None = None
+    #: Group sizes (mixture-unknown).
+    groups: dict[str, int] = field(default_factory=dict)
+    #: The third cumulant of the estimate (from k-statistics): its skewness drives the interval.
+    kappa3: float = 0.0
+
+
+def fit_part(
+    design: NumberDesign, reports: np.ndarray, groups: np.ndarray | None = None
+) -> PartFit:
+    """Mean and SE of the true numbers from one design's reports (RRreg's n - 1 convention)."""
+    z = np.asarray(reports, dtype=np.float64)
+    if isinstance(design, MixtureUnknown):
+        if groups is None:
+            raise NumberEstimateError("mixture-unknown needs each report's group (1 or 2)")
+        g = np.asarray(groups)
+        first, second = z[g == 1], z[g == 2]
+        n1, n2 = len(first), len(second)
+        if n1 < 2 or n2 < 2:
+            raise NumberEstimateError(f"mixture-unknown needs at least 2 reports in each group, "
+                                      f"got {n1} and {n2}")
+        p1, p2 = design.p
+        m1, m2 = float(first.mean()), float(second.mean())
+        v1, v2 = float(first.var(ddof=1)) / n1, float(second.var(ddof=1)) / n2
+        pi = ((1 - p2) * m1 - (1 - p1) * m2) / (p1 - p2)
+        pi_uq = (p2 * m1 - p1 * m2) / (p2 - p1)
+        se = math.sqrt((1 - p2) ** 2 * v1 + (1 - p1) ** 2 * v2) / abs(p1 - p2)
+        se_uq = math.sqrt(p2 ** 2 * v1 + p1 ** 2 * v2) / abs(p2 - p1)
+        c1, c2 = (1 - p2) / (p1 - p2), -(1 - p1) / (p1 - p2)
+        kappa3 = c1 ** 3 * _k3(first) / n1 ** 2 + c2 ** 3 * _k3(second) / n2 ** 2
+        return PartFit(design, n1 + n2, pi, se, 2, None,
+                       {"model": "mix.unknown", "p": list(design.p), "pi": pi, "piSE": se,
+                        "piUQ": pi_uq, "piUQSE": se_uq},
+                       {"1": n1, "2": n2}, kappa3)
+    n = len(z)
+    if n < 2:
+        raise NumberEstimateError(f"design {design.name} needs at least 2 reports, got {n}")
+    r = debias(design, z)
+    mean = float(r.mean())
+    se = float(r.std(ddof=1)) / math.sqrt(n)
+    try:
+        noise: float | None = float(math.sqrt(max(float(conditional_variance(design, r).sum()),
+                                                   0.0))) / n
+    except NumberEstimateError:
+        noise = None
+    block = rrreg_of(design)
+    if block is not None:
+        block = {**block, "pi": mean, "piSE": se}
+    return PartFit(design, n, mean, se, 1, noise, block, {}, _k3(r) / n ** 2)
+
+
+def _k3(values: np.ndarray) -> float:
+    """The unbiased third cumulant (k-statistic k3) of a sample; 0 below 3 values."""
+    n = len(values)
+    if n < 3:
+        return 0.0
+    centred = values - values.mean()
+    return float(n * np.sum(centred ** 3) / ((n - 1) * (n - 2)))
+
+
+@dataclass
+class NumberEstimate:
+    """The mean of the true numbers (and the total with a population size), SE and interval."""
+
+    n: int
+    mean: float
+    se: float
+    ci_low: float
+    ci_high: float
+    confidence: float
+    df: int
+    parts: list[PartFit]
+    se_noise: float | None = None
+    population: float | None = None
+    #: The estimate's skewness (third cumulant / se^3), which the interval corrects for.
+    skewness: float = 0.0
+
+    @property
+    def total(self) -> float | None:
+        """Population size x mean."""
+        return None if self.population is None else self.population * self.mean
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready figures (docs/contracts.md, ``numbers``)."""
+        out: dict[str, Any] = {
+            "n": self.n, "estimate": _json(self.mean), "se": _json(self.se),
+            "ci": [_json(self.ci_low), _json(self.ci_high)],
+            "ci_method": f"t ({self.df} df), skewness-corrected (Hall 1992)",
+            "skewness": self.skewness, "confidence": self.confidence,
+            "se_noise": _json(self.se_noise),
+        }
+        if self.population is not None:
+            out["total"] = {
+                "population": self.population, "estimate": _json(self.population * self.mean),
+                "se": _json(self.population * self.se),
+                "ci": [_json(self.population * self.ci_low), _json(self.population * self.ci_high)],
+            }
+        return out
+
+
+def _json(value: float | None) -> float | None:
+    return None if value is None or not math.isfinite(value) else float(value)
+
+
+def combine(parts: Sequence[PartFit], confidence: float = 0.95,
+            population: float | None = None) -> NumberEstimate:
+    """Pool the designs' estimates by respondent counts; a t interval with n - parameters df."""
+    if not parts:
+        raise NumberEstimateError("no reports")
+    n = sum(part.n for part in parts)
+    mean = math.fsum(part.n * part.mean for part in parts) / n
+    se = math.sqrt(math.fsum((part.n / n) ** 2 * part.se ** 2 for part in parts))
+    noise: float | None = None
+    if all(part.se_noise is not None for part in parts):
+        noise = math.sqrt(math.fsum((part.n / n) ** 2 * (part.se_noise or 0.0) ** 2
+                                    for part in parts))
+    df = max(n - sum(part.parameters for part in parts), 1)
+    kappa3 = math.fsum((part.n / n) ** 3 * part.kappa3 for part in parts)
+    low, high = skew_corrected_interval(mean, se, kappa3, df, confidence)
+    return NumberEstimate(n, mean, se, low, high, confidence, df, list(parts), noise, population,
+                          kappa3 / se ** 3 if se > 0 else 0.0)
+
+
+def skew_corrected_interval(mean: float, se: float, kappa3: float, df: int,
+                            confidence: float) -> tuple[float, float]:
+    """Hall's (1992) transformation interval with Student's t quantiles.
+
+    With the estimate's skewness g = kappa3 / se^3 (a = g / 3, b = g / 6), the studentized
+    statistic T is replaced by the monotone cubic f(T) = T + a T^2 + a^2 T^3 / 3 + b, which
+    removes the skewness to first order; inverting it, the interval is
+    [mean - se f^-1(q_hi), mean - se f^-1(q_lo)], f^-1(x) = ((1 + 3 a (x - b))^(1/3) - 1) / a.
+    g = 0 gives the symmetric t interval.
+    """
+    q = float(stats.t.ppf(0.5 + confidence / 2, df))
+    if se <= 0 or not math.isfinite(se):
+        return mean, mean
+    g = kappa3 / se ** 3
+    if abs(g) < 1e-12:
+        return mean - q * se, mean + q * se
+    a, b = g / 3, g / 6
+
+    def inverse(x: float) -> float:
+        return (math.copysign(abs(1 + 3 * a * (x - b)) ** (1 / 3), 1 + 3 * a * (x - b)) - 1) / a
+
+    return mean - se * inverse(q), mean - se * inverse(-q)
+
+
+def estimate_mean(design: NumberDesign, reports: np.ndarray, groups: np.ndarray | None = None,
+                  confidence: float = 0.95, population: float | None = None) -> NumberEstimate:
+    """One design's reports: :func:`fit_part` then :func:`combine`."""
+    return combine([fit_part(design, reports, groups)], confidence, population)
+
+
+# --------------------------------------------------------------------------- deconvolution
+
+
+def _density_matrix(design: NumberDesign, reports: np.ndarray, grid: np.ndarray) -> np.ndarray:
+    """f(z_i | y_j) up to a factor constant in j (row i: report, column j: grid point)."""
+    z = reports[:, None]
+    y = grid[None, :]
+    if isinstance(design, Additive):
+        s = design.scramble
+        return _mask_density(s, z - y)
+    if isinstance(design, Mixture):
+        # binned: P(report in cell b | truth in cell j) = p [b = j] + (1 - p) M(cell b)
+        edges = _edges(grid, design.integer)
+        cell = np.searchsorted(edges, reports, side="right") - 1
+        inside = (cell >= 0) & (cell < len(grid))
+        mask_mass = np.diff(_mask_cdf(design.mask, edges))
+        rows = np.where(inside[:, None], (1 - design.p) * mask_mass[np.clip(cell, 0, len(grid) - 1)]
+                        [:, None] + design.p * (cell[:, None] == np.arange(len(grid))[None, :]),
+                        1.0)
+        return np.asarray(rows, dtype=np.float64)
+    if isinstance(design, Laplace):
+        scale = design.width / design.epsilon
+        return np.asarray(np.exp(-np.abs(z - y) / scale), dtype=np.float64)
+    if isinstance(design, Duchi):
+        high = design.values()[1]
+        chance = np.vectorize(design.chance_high)(y)
+        return np.asarray(np.where(np.isclose(z, high), chance, 1 - chance), dtype=np.float64)
+    if isinstance(design, Piecewise):
+        c = design.c
+        x = 2 * (np.clip(y, design.low, design.low + design.width) - design.low) / design.width - 1
+        u = 2 * (z - design.low) / design.width - 1
+        left = (c + 1) / 2 * x - (c - 1) / 2
+        inside = (u >= left) & (u <= left + c - 1)
+        high, low = design.densities()
+        return np.where(inside, high, low)
+    if isinstance(design, Multiplicative):
+        s = design.scramble
+        safe = np.where(y > 0, y, np.nan)
+        density = _mask_density(s, z / safe) / safe
+        return np.nan_to_num(density, nan=0.0)
+    raise NumberEstimateError(f"no deconvolution for design {design.name}")
+
+
+def _edges(grid: np.ndarray, integer: bool) -> np.ndarray:
+    """Cell edges around the grid points (whole numbers: +/- 1/2)."""
+    if integer:
+        return np.concatenate((grid - 0.5, [grid[-1] + 0.5]))
+    middle = (grid[1:] + grid[:-1]) / 2
+    return np.concatenate(([grid[0] - (middle[0] - grid[0])], middle,
+                           [grid[-1] + (grid[-1] - middle[-1])]))
+
+
+def _mask_cdf(mask: Any, x: np.ndarray) -> np.ndarray:
+    """P(draw <= x) (discrete: P(draw < x) at the half-way edges it is used with)."""
+    if mask.kind == "normal":
+        cdf: np.ndarray = stats.norm.cdf(x, mask.a, mask.b)
+        return cdf
+    if mask.kind == "exponential":
+        return np.where(x > 0, 1 - np.exp(-np.maximum(x, 0) / mask.a), 0.0)
+    if mask.kind == "uniform" and not mask.integer:
+        return np.asarray(np.clip((x - mask.a) / (mask.b - mask.a), 0.0, 1.0), dtype=np.float64)
+    out = np.zeros(np.shape(x))
+    for value, chance in mask.pmf().items():
+        out = out + chance * (value < x)
+    return out
+
+
+def _mask_density(mask: Any, x: np.ndarray) -> np.ndarray:
+    if mask.kind == "normal":
+        density: np.ndarray = stats.norm.pdf(x, mask.a, mask.b)
+        return density
+    if mask.kind == "exponential":
+        return np.where(x >= 0, np.exp(-np.maximum(x, 0) / mask.a) / mask.a, 0.0)
+    if mask.kind == "uniform" and not mask.integer:
+        return np.where((x >= mask.a) & (x <= mask.b), 1.0 / (mask.b - mask.a), 0.0)
+    out = np.zeros(np.shape(x))
+    for value, chance in mask.pmf().items():
+        out = out + chance * np.isclose(x, value, rtol=0, atol=1e-9)
+    return out
+
+
+@dataclass
+class Deconvolution:
+    """The estimated distribution of the true numbers on a grid, with bootstrap bands."""
+
+    grid: list[float]
+    probabilities: list[float]
+    low: list[float]
+    high: list[float]
+    iterations: int
+    replicates: int
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready."""
+        return {"grid": self.grid, "probabilities": self.probabilities, "low": self.low,
+                "high": self.high, "iterations": self.iterations,
+                "bootstrap_replicates": self.replicates,
+                "method": "EM on a grid (nonparametric maximum likelihood), bands from the "
+                          "percentile bootstrap over respondents"}
+
+
+def _em(density: np.ndarray, iterations: int = 500, tolerance: float = 1e-8) -> tuple[
+        np.ndarray, int]:
+    k = density.shape[1]
+    weights = np.full(k, 1.0 / k)
+    keep = density.sum(axis=1) > 0
+    density = density[keep]
+    done = 0
+    for done in range(1, iterations + 1):  # noqa: B007 - the count is returned
+        mix = density @ weights
+        updated = weights * (density / mix[:, None]).mean(axis=0)
+        updated /= updated.sum()
+        if np.max(np.abs(updated - weights)) < tolerance:
+            weights = updated
+            break
+        weights = updated
+    return weights, done
+
+
+def deconvolve(design: NumberDesign, reports: np.ndarray, grid: np.ndarray | None = None,
+               replicates: int = 50, seed: int = 0) -> Deconvolution:
+    """EM on a grid for the distribution of the true numbers; bootstrap percentile bands."""
+    z = np.asarray(reports, dtype=np.float64)
+    if grid is None:
+        if design.minimum is None or design.maximum is None:
+            low, high = float(np.percentile(debias(design, z), 1)), float(
+                np.percentile(debias(design, z), 99))
+        else:
+            low, high = design.minimum, design.maximum
+        if design.integer and high - low <= 60:
+            grid = np.arange(low, high + 1)
+        else:
+            grid = np.linspace(low, high, 31)
+    density = _density_matrix(design, z, grid)
+    weights, iterations = _em(density)
+    rng = np.random.default_rng(seed)
+    samples = []
+    for _ in range(replicates):
+        rows = rng.integers(0, len(z), len(z))
+        samples.append(_em(density[rows], iterations=200)[0])
+    band = np.percentile(np.array(samples), [2.5, 97.5], axis=0) if samples else \
+        np.array([weights, weights])
+    return Deconvolution([float(v) for v in grid], weights.tolist(), band[0].tolist(),
+                         band[1].tolist(), iterations, replicates)
+
+
+# ------------------------------------------------------------------------------ planning
+
+
+def worst_variance(design: NumberDesign) -> float:
+    """The largest Var(r | y) over y in [min, max] (one respondent, randomization only)."""
+    if design.minimum is None or design.maximum is None:
+        raise NumberEstimateError(f"design {design.name}: planning needs min and max")
+    _, slope = design.linear()
+    ys = np.linspace(design.minimum, design.maximum, 201)
+    return float(max(design.report_variance(float(y)) for y in ys)) / slope ** 2
+
+
+def respondents_for_margin(design: NumberDesign, margin: float, sd: float | None = None,
+                           confidence: float = 0.95) -> int:
+    """Respondents so that the interval's half-width is at most ``margin``.
+
+    Var(r) = Var(y) + E Var(r | y) <= sd^2 + worst randomization variance; ``sd`` defaults to
+    half the range (the largest sd of a number in [min, max]).
+    """
+    if margin <= 0:
+        raise NumberEstimateError(f"margin must be above 0, got {margin!r}")
+    if sd is None:
+        assert design.minimum is not None and design.maximum is not None
+        sd = (design.maximum - design.minimum) / 2
+    z = float(stats.norm.ppf(0.5 + confidence / 2))
+    return math.ceil((z / margin) ** 2 * (sd ** 2 + worst_variance(design)))
+
+
+# ---------------------------------------------------------------------------- simulation
+
+
+def _mask_draws(rng: np.random.Generator, mask: Any, count: int) -> np.ndarray:
+    if mask.kind == "normal":
+        return rng.normal(mask.a, mask.b, count)
+    if mask.kind == "exponential":
+        return rng.exponential(mask.a, count)
+    if mask.kind == "uniform" and mask.integer:
+        return rng.integers(int(mask.a), int(mask.b) + 1, count).astype(np.float64)
+    if mask.kind == "uniform":
+        return rng.uniform(mask.a, mask.b, count)
+    return rng.choice(np.asarray(mask.values), count, p=np.asarray(mask.probabilities))
+
+
+def simulate_reports(
+    rng: np.random.Generator, design: NumberDesign, truth: np.ndarray,
+    innocuous: np.ndarray | None = None,
+) -> tuple[np.ndarray, np.ndarray | None]:
+    """Reports of many respondents at once (numpy's generator: for simulations, not the page).
+
+    The same laws as rrsite.core.numbers' randomizers; returns (reports, groups or None).
+    """
+    y = np.asarray(truth, dtype=np.float64)
+    n = len(y)
+    if isinstance(design, Mixture):
+        keep = rng.random(n) < design.p
+        return np.where(keep, y, _mask_draws(rng, design.mask, n)), None
+    if isinstance(design, MixtureUnknown):
+        groups = np.where(rng.random(n) < design.probability, 1, 2)
+        p = np.where(groups == 1, design.p[0], design.p[1])
+        other = innocuous if innocuous is not None else rng.uniform(0, 1, n)
+        return np.where(rng.random(n) < p, y, other), groups
+    if isinstance(design, Additive):
+        return y + _mask_draws(rng, design.scramble, n), None
+    if isinstance(design, Multiplicative):
+        product = y * _mask_draws(rng, design.scramble, n)
+        return np.where(rng.random(n) < design.p, y, product), None
+    if isinstance(design, Laplace):
+        position = (np.clip(y, design.low, design.low + design.width) - design.low) / design.step
+        base = np.floor(position)
+        base = base + (rng.random(n) < position - base)
+        alpha = math.exp(-design.epsilon / design.steps_across)
+        noise = rng.geometric(1 - alpha, n) - rng.geometric(1 - alpha, n)
+        return design.low + np.round((base + noise) * design.step, design.decimals), None
+    if isinstance(design, Duchi):
+        e = math.exp(design.epsilon)
+        x = 2 * (np.clip(y, design.low, design.low + design.width) - design.low) / design.width - 1
+        high = rng.random(n) < 0.5 + x * (e - 1) / (2 * (e + 1))
+        low_value, high_value = design.values()
+        return np.where(high, high_value, low_value), None
+    if isinstance(design, Piecewise):
+        s, c = design.s, design.c
+        x = 2 * (np.clip(y, design.low, design.low + design.width) - design.low) / design.width - 1
+        left = (c + 1) / 2 * x - (c - 1) / 2
+        right = left + c - 1
+        u = rng.random(n)
+        inner = left + (right - left) * u
+        outer_u = u * (c + 1)
+        outer = np.where(outer_u < left + c, -c + outer_u, right + outer_u - (left + c))
+        point = np.where(rng.random(n) < s / (s + 1), inner, outer)
+        return design.low + (point + 1) * design.width / 2, None
+    raise NumberEstimateError(f"no simulation for design {design.name}")
