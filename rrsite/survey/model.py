@@ -11,6 +11,7 @@ from typing import Any
 
 from ..core import Design, Privacy, TwoGroupDesign
 from .bundle import core_hash
+from .catalog import Catalog
 from .errors import SurveyError
 
 MANIFEST_FORMAT = 1
@@ -167,6 +168,8 @@ class Survey:
     shuffle: bool = False
     #: ``web`` (one respondent per device) or ``kiosk`` (many in turn, an offline queue).
     mode: str = "web"
+    #: The survey's own message catalog (front matter ``messages:``), if it brings one.
+    messages: Catalog | None = None
 
     def question(self, question_id: str) -> Question:
         """The question with this id."""

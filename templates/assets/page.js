@@ -13,14 +13,15 @@
 
 import {
   $, confirmButton, form, optionLabel, questionElement, questions, review, sensitiveQuestions,
-  state, submitButton, isCombined, STORAGE_KEY, config, invitationCode, t,
+  state, submitButton, isCombined, STORAGE_KEY, config, invitationCode, submitNote, t,
 } from "./shared.js";
 import { Randomizer } from "./randomizer.js";
 import { describeStep, explainDesign } from "./explain.js";
 import { clearErrors, clearQuestionError, readForm, resetForm, resetTruths, setUpRadioGroup, showErrors } from "./form.js";
 import { answeredAndForgotten, newRespondentToken, storage, withDeviceLock } from "./storage.js";
 import {
-  confirmAndSend, editDirectAnswers, forget, renderTranscript, saveEditedAnswers, showForgotten, showReview,
+  clearChosen, confirmAndSend, editDirectAnswers, forget, renderChosen, renderTranscript, saveEditedAnswers,
+  showForgotten, showReview,
 } from "./review.js";
 
 let randomizer = null;
@@ -85,7 +86,7 @@ async function onSubmit(event) {
 function showStoredIfAny() {
   const stored = storage.load();
   if (!stored) return false;
-  $("rr-submit-note").textContent = t("submit_note");
+  $("rr-submit-note").textContent = submitNote();
   resetTruths();
   showReview(stored, { restored: true });
   return true;
@@ -137,8 +138,9 @@ async function randomizeAndStore() {
   storage.save(record);
   // The true answers are no longer needed: clear them from the page.
   resetTruths();
-  $("rr-submit-note").textContent = t("submit_note");
+  $("rr-submit-note").textContent = submitNote();
   renderTranscript(results, items);
+  renderChosen(items); // the true answers, shown on this device only (not stored, not sent)
   showReview(record, { restored: false });
 }
 
@@ -155,6 +157,7 @@ function startOver() {
   review.hidden = true;
   $("rr-done").hidden = true;
   $("rr-transcript").replaceChildren();
+  clearChosen();
   form.hidden = false;
 }
 

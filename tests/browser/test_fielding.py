@@ -60,7 +60,7 @@ def test_agreeing_shows_the_form_and_lasts_across_a_reload(
     assert form_state(page) == {"hidden": False, "inert": False, "visible": True}
     assert not page.locator("#rr-consent").is_visible()
     page.reload()
-    page.wait_for_selector("#rr-submit:not([disabled])")
+    page.wait_for_selector("#rr-submit:not([disabled])", state="attached")
     assert form_state(page)["visible"] is True
     assert not page.locator("#rr-consent").is_visible()
     watch.assert_clean()

@@ -128,7 +128,7 @@ def test_three_respondents_one_offline_all_arrive_once(
     watch = watch_context(context)
     page = context.new_page()
     page.goto(f"{url}{SURVEY}/")
-    page.wait_for_selector("#rr-submit:not([disabled])")
+    page.wait_for_selector("#rr-submit:not([disabled])", state="attached")
     wait_ready(page)
 
     # Respondent 1, online: sent at once.
@@ -155,7 +155,7 @@ def test_three_respondents_one_offline_all_arrive_once(
     context.set_offline(False)
     answer(page, "yes", "no", "35-54")
     page.reload()
-    page.wait_for_selector("#rr-submit:not([disabled])")
+    page.wait_for_selector("#rr-submit:not([disabled])", state="attached")
     page.wait_for_function("() => document.documentElement.dataset.rrQueue === '0'",
                            timeout=30_000)
     assert queue(page) == []
@@ -259,7 +259,7 @@ def distinct_posts(watch: Watch) -> list[dict]:
 def open_kiosk(context: BrowserContext, url: str) -> Page:
     page = context.new_page()
     page.goto(f"{url}{SURVEY}/")
-    page.wait_for_selector("#rr-submit:not([disabled])")
+    page.wait_for_selector("#rr-submit:not([disabled])", state="attached")
     wait_ready(page)
     page.wait_for_selector("html[data-rr-kiosk-store]", state="attached")
     return page
