@@ -94,3 +94,14 @@ def test_answer_words_match_the_loader(lang: str) -> None:
     messages = catalog(lang)
     assert LANGUAGES[lang] == {"yes": messages["answer_yes"], "no": messages["answer_no"]}
 
+
+
+@pytest.mark.parametrize("lang", SHIPPED)
+def test_quoted_labels_are_the_labels(lang: str) -> None:
+    """A message that quotes a badge or a heading of the page quotes it word for word."""
+    m = catalog(lang)
+    assert m["sensitive_badge"] in m["review_intro"]
+    assert m["sensitive_badge"] in m["review_intro_result_only"]
+    assert m["sent_list_title"] in m["review_intro"]
+    assert m["sensitive_badge"].lower() in m["privacy_text"].lower()
+    assert m["combined_badge"] in m["privacy_text_combined"]
