@@ -2,7 +2,7 @@
 // thanks screen, forgetting, and editing the direct answers before sending.
 
 import {
-  $, config, confirmButton, directQuestions, form, formatDate, hasCoins, isCombined, optionLabel,
+  $, coinQuestions, config, confirmButton, directQuestions, form, formatDate, isCombined, optionLabel,
   questionElement, questionText, questions, retryBox, review, sendError, sendStatus,
   sensitiveQuestions, state, STORAGE_KEY, submitNote, t, target,
 } from "./shared.js";
@@ -33,7 +33,7 @@ export function editDirectAnswers() {
   $("rr-transcript").hidden = true;
   clearChosen();
   form.hidden = false;
-  $("rr-submit-note").textContent = t(hasCoins ? "edit_note" : "edit_note_plain");
+  $("rr-submit-note").textContent = t(drawnFor(state.editing.body) ? "edit_note" : "edit_note_plain");
   const first = directQuestions.length && questionElement(directQuestions[0]);
   if (first) first.scrollIntoView({ block: "start" });
   const input = first && first.querySelector("input, textarea");
@@ -184,10 +184,19 @@ function renderAnswers(body) {
   }
 }
 
-/** The first line of a stored report's review: "randomized here" only where coins were drawn. */
-function storedIntroKey() {
-  if (target === "download") return hasCoins ? "stored_intro_download" : "stored_intro_plain_download";
-  return hasCoins ? "stored_intro" : "stored_intro_plain";
+const has = (body, q) => Object.prototype.hasOwnProperty.call(body.answers, q.id);
+/** Whether the device drew for an answer of this body (a question hidden by show_if was not). */
+const drawnFor = (body) => coinQuestions.some((q) => has(body, q));
+
+/** The first line of the review: coins are spoken of only where the device drew for an answer. */
+function introKey(body, restored) {
+  const drawn = drawnFor(body);
+  if (restored) {
+    if (target === "download") return drawn ? "stored_intro_download" : "stored_intro_plain_download";
+    return drawn ? "stored_intro" : "stored_intro_plain";
+  }
+  if (drawn) return config.review === "result-only" ? "review_intro_result_only" : "review_intro";
+  return sensitiveQuestions.some((q) => has(body, q)) ? "review_intro_combined" : "review_intro_direct";
 }
 
 export function showReview(record, { restored, edited = false }) {
@@ -197,16 +206,15 @@ export function showReview(record, { restored, edited = false }) {
   $("rr-done").hidden = true;
   $("rr-review-title").textContent = restored ? t("stored_title") : t("review_title");
   const intro = restored
-    ? [t(storedIntroKey(), { date: formatDate(record.randomized_at) }), record.sent_at ? t(target === "download" ? "stored_saved" : "stored_sent", { date: formatDate(record.sent_at) }) : ""]
-    : [t(!hasCoins ? (sensitiveQuestions.length ? "review_intro_combined" : "review_intro_direct")
-      : config.review === "result-only" ? "review_intro_result_only" : "review_intro")];
+    ? [t(introKey(record.body, true), { date: formatDate(record.randomized_at) }), record.sent_at ? t(target === "download" ? "stored_saved" : "stored_sent", { date: formatDate(record.sent_at) }) : ""]
+    : [t(introKey(record.body, false))];
   $("rr-review-intro").textContent = intro.filter(Boolean).join(" ");
   if (restored || edited) {
     $("rr-transcript").replaceChildren();
     $("rr-transcript").hidden = true;
     clearChosen(); // the true answers are no longer known (a stored report) or were shown already
   }
-  if (edited) $("rr-review-intro").textContent = t(hasCoins ? "edit_saved" : "edit_saved_plain");
+  if (edited) $("rr-review-intro").textContent = t(drawnFor(record.body) ? "edit_saved" : "edit_saved_plain");
   $("rr-edit").hidden = Boolean(record.sent_at) || directQuestions.length === 0;
   $("rr-destination").textContent = destinationText(request);
   renderAnswers(record.body);
