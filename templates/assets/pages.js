@@ -1,10 +1,10 @@
 // Pages (issue 11): a survey split with `+++` lines shows one page of questions at a time, with
 // a progress bar, Back and Next. The submit button is shown on the last page only (issue 20: a
 // respondent is not offered to send before seeing every page); it checks every page and, if
-// something is missing, shows the page of the first question that needs an answer. Direct answers are kept
-// in this tab's sessionStorage so that a reload returns to the same page with the same answers;
-// the answers to randomized questions are never stored (their inputs have no name and are not
-// read here): they are randomized at the end, as on a one-page survey.
+// something is missing, shows the page of the first question that needs an answer. Direct
+// answers are kept in this tab's sessionStorage so that a reload returns to the same page with
+// the same answers; the answers to randomized questions are never stored (their inputs have no
+// name and are not read here): they are randomized at the end, as on a one-page survey.
 
 const config = JSON.parse(document.getElementById("rr-config").textContent);
 const form = document.getElementById("rr-form");
