@@ -109,6 +109,8 @@ def blank_for_the_next(page: Page, previous_tokens: list[str]) -> None:
         assert token not in html, "a previous respondent's token is in the page"
     assert page.locator("#rr-body").inner_text() == ""
     assert page.locator("#rr-transcript li").count() == 0
+    # issue 20: nor what the previous respondent chose, nor their reports
+    assert page.locator("#rr-chosen dd, #rr-answers dd").count() == 0
     assert f"rrsite:{SURVEY}:" not in stored, "a stored report outlived its respondent"
     assert "rrsite:draft" not in stored and "rrsite:consent" not in stored
     agree_to_consent(page)
