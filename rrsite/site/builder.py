@@ -27,6 +27,7 @@ import rrsite
 from ..errors import RRSiteError
 from ..survey import Survey, SurveyError, SurveyErrors, endpoint_origin, load_survey
 from ..survey.bundle import core_zip
+from ..survey.catalog import compare_catalog, primary_subtag, text_direction
 from ..survey.devices import mismatch as device_mismatch
 from . import headers, stdlib
 from .assets import (
@@ -251,6 +252,50 @@ def load_templates(folder: Path, errors: list[SurveyError],
     return Templates(folder, environment, assets, catalogs)
 
 
+def catalog_for(survey: Survey, templates: Templates) -> dict[str, Any]:
+    """The messages of a survey's page: its own catalog, else its language's shipped one.
+
+    A regional code without a catalog of its own uses its language's: ``pt-BR`` uses ``pt``.
+    """
+    if survey.messages is not None:
+        return dict(survey.messages.messages)
+    catalog = templates.catalogs.get(survey.language)
+    if catalog is None:
+        catalog = templates.catalogs[primary_subtag(survey.language)]
+    return catalog
+
+
+def _check_catalog(survey: Survey, templates: Templates, errors: list[SurveyError],
+                   warnings: list[SurveyError]) -> None:
+    """A survey's language has a catalog, and its own catalog is complete (issue 20)."""
+    have = ", ".join(sorted(templates.catalogs)) or "none"
+    if survey.messages is None:
+        if survey.language in templates.catalogs or \
+                primary_subtag(survey.language) in templates.catalogs:
+            return
+        line = survey.lines.get("language", 1)
+        errors.append(SurveyError(survey.file, line, f"language '{survey.language}' has no "
+                                  f"message catalog in {templates.folder / 'messages'} (there "
+                                  f"are: {have}): bring your own, `messages: "
+                                  f"{survey.language}.json` beside the survey, a translation of "
+                                  "en.json"))
+        return
+    reference = templates.catalogs.get("en")
+    if reference is None:
+        return
+    comparison = compare_catalog(survey.messages, reference)
+    if comparison.missing:
+        line = survey.lines.get("messages", 1)
+        shown = ", ".join(comparison.missing[:12])
+        more = len(comparison.missing) - 12
+        errors.append(SurveyError(survey.file, line, f"{survey.messages.path.name} lacks "
+                                  f"{len(comparison.missing)} of the {len(reference)} messages "
+                                  f"of en.json: {shown}" + (f" and {more} more" if more > 0
+                                                            else "")))
+    errors.extend(comparison.errors)
+    warnings.extend(comparison.warnings)
+
+
 class _MissingAsset(Exception):
     pass
 
@@ -302,12 +347,7 @@ def plan_build(sources: Sequence[Path], templates: Path, pyodide: Path, *,
     loaded = load_templates(templates, errors, cache)
     if loaded is not None:
         for survey in surveys:
-            if survey.language not in loaded.catalogs:
-                line = survey.lines.get("language", 1)
-                have = ", ".join(sorted(loaded.catalogs)) or "none"
-                errors.append(SurveyError(survey.file, line, f"language '{survey.language}' has no "
-                                          f"message catalog in {templates / 'messages'} "
-                                          f"(there are: {have})"))
+            _check_catalog(survey, loaded, errors, warnings)
     if errors:
         raise SurveyErrors(errors)
     assert loaded is not None
@@ -519,7 +559,8 @@ def _write_site(plan: Plan, root: Path) -> None:
             "outro_html": Markup(survey.outro_html),
             "consent_html": Markup(survey.consent_html),  # fielding (issue 11)
             "lang": survey.language,
-            "messages": plan.templates.catalogs[survey.language],
+            "dir": text_direction(survey.language),  # issue 20: ltr or rtl, from the language
+            "messages": catalog_for(survey, plan.templates),
             "asset": asset,
             "config_json": Markup(_script_json(config)),
             "csp": headers.content_security_policy(connect),

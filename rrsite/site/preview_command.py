@@ -115,12 +115,17 @@ def preview_build(sources: list[Path], dist: Path, templates: Path, pyodide: Pat
 
 
 def sources_signature(sources: list[Path], templates: Path) -> tuple[tuple[str, int, int], ...]:
-    """What a save changes: every survey file's and template file's path, mtime and size."""
+    """What a save changes: path, mtime and size of every survey and template file.
+
+    JSON files beside a survey count too: its own message catalog (issue 20, ``messages:``).
+    """
     files: list[Path] = []
     try:
-        files.extend(survey_files(sources))
+        surveys = survey_files(sources)
     except RRSiteError:
-        pass  # a folder emptied or a file removed: the build reports it
+        surveys = []  # a folder emptied or a file removed: the build reports it
+    files.extend(surveys)
+    files.extend({catalog for survey in surveys for catalog in survey.parent.glob("*.json")})
     files.extend(path for path in templates.rglob("*") if path.is_file())
     signature = []
     for path in files:

@@ -18,9 +18,12 @@ from ..core.designs import Design
 
 #: Words that name a device, in the languages the page speaks (whole words, any case).
 DEVICE_WORDS: dict[str, tuple[str, ...]] = {
-    "coin": ("coin", "coins", "moneda", "monedas"),
-    "die": ("die", "dice", "dado", "dados"),
-    "spinner": ("spinner", "spinners", "ruleta", "ruletas", "wheel"),
+    # en, es, fr, de, pt, it
+    "coin": ("coin", "coins", "moneda", "monedas", "pièce", "pièces", "münze", "münzen", "moeda",
+             "moedas", "moneta", "monete"),
+    "die": ("die", "dice", "dado", "dados", "dé", "dés", "würfel", "dadi"),
+    "spinner": ("spinner", "spinners", "ruleta", "ruletas", "wheel", "roulette", "roulettes",
+                "glücksrad", "roleta", "roletas", "ruota"),
 }
 #: Designs the respondent answers in their head: the page draws nothing (core's ``randomize`` of
 #: these exists for simulation only).

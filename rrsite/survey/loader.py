@@ -30,6 +30,7 @@ from ..core import (
 )
 from ..core.designs import check_probability
 from . import schema, yaml_words
+from .catalog import Catalog, primary_subtag, read_catalog
 from .errors import Problems, SurveyError, SurveyErrors
 from .model import (
     BUDGET_DIGITS,
@@ -135,13 +136,16 @@ def parse_survey(
     source = split(text, problems)
     front = _front_matter(source.front_yaml, problems)
     layout = _layout(source.parts, problems)
-    language = front.get("language") if front is not None else "en"
+    language = (front.get("language") if front is not None else None) or "en"
+    catalog = _own_catalog(front, path or Path(file), problems)
+    _check_language(front, language, problems)
+    words = _answer_words(language, catalog)
     defaults = _Defaults.from_front(front)
     questions: list[Question] = []
     seen: dict[str, int] = {}
     for raw in layout.questions:
         known = len(problems.errors)
-        question = _question(raw, language, defaults, problems, raw.before)
+        question = _question(raw, words, defaults, problems, raw.before)
         if question is not None and layout.pages:
             question.page = raw.page
         if len(problems.errors) > known and question is not None:
@@ -163,6 +167,7 @@ def parse_survey(
         survey = _survey(front, questions, layout, path, file, defaults, problems)
     problems.raise_if_any()
     assert survey is not None
+    survey.messages = catalog
     survey.warnings = list(problems.warnings)
     return survey
 
@@ -190,6 +195,48 @@ def _compose(text: str, problems: Problems, what: str) -> yaml.Node | None:
     for line, message in yaml_words.joined_items(node, lines):
         problems.error(line, f"in {what}: {message}")
     return node
+
+
+def _own_catalog(front: schema.Fields | None, survey_path: Path,
+                 problems: Problems) -> Catalog | None:
+    """The survey's own message catalog (``messages:``, a file beside the survey), if it has one."""
+    if front is None or not front.given("messages"):
+        return None
+    name = str(front.get("messages"))
+    line = front.line_of("messages")
+    path = survey_path.parent / name
+    if Path(name).is_absolute() or not name.endswith(".json"):
+        problems.error(line, f"messages: {name!r} must name a .json file beside the survey "
+                             "(e.g. messages: sw.json)")
+        return None
+    if not path.is_file():
+        problems.error(line, f"messages: {name} is not a file (looked for {path}): copy "
+                             "rrsite's templates/messages/en.json there and translate it")
+        return None
+    catalog, errors = read_catalog(path)
+    problems.errors.extend(errors)
+    return catalog
+
+
+def _check_language(front: schema.Fields | None, language: str, problems: Problems) -> None:
+    """A language rrsite does not ship needs the survey's own catalog (``messages:``)."""
+    if front is None or not front.given("language") or "messages" in front.lines:
+        return
+    if language in schema.LANGUAGES or primary_subtag(language) in schema.LANGUAGES:
+        return
+    shipped = ", ".join(schema.LANGUAGES)
+    problems.error(front.line_of("language"), f"language '{language}' is not one rrsite ships "
+                   f"({shipped}){schema.suggest(language, schema.LANGUAGES)}; a survey in "
+                   f"another language brings its own catalog: `messages: {language}.json` "
+                   "beside the survey, a translation of rrsite's templates/messages/en.json")
+
+
+def _answer_words(language: str, catalog: Catalog | None) -> dict[str, str]:
+    """The words of a yes-no question's answers: the survey's catalog's, else rrsite's."""
+    if catalog is not None and {"answer_yes", "answer_no"} <= set(catalog.messages):
+        return {"no": catalog.messages["answer_no"], "yes": catalog.messages["answer_yes"]}
+    shipped = schema.LANGUAGES.get(language) or schema.LANGUAGES.get(primary_subtag(language))
+    return shipped or schema.LANGUAGES["en"]
 
 
 def _front_matter(front_yaml: str | None, problems: Problems) -> schema.Fields | None:
@@ -309,7 +356,7 @@ class _Defaults:
 
 def _question(
     raw: _RawQuestion,
-    language: str,
+    words: dict[str, str],
     defaults: _Defaults,
     problems: Problems,
     before: list[Prose],
@@ -334,7 +381,7 @@ def _question(
         if fields.given(key) and qtype is not None and qtype not in types:
             problems.error(fields.line_of(key), f"{key} applies to {' and '.join(types)} "
                                                 f"questions, not {qtype}")
-    options = _options(fields, qtype, language, problems)
+    options = _options(fields, qtype, words, problems)
     number_design: NumberDesign | None = None
     if qtype == "number" and fields.get("randomize") in NUMBER_DESIGNS:
         design, chosen_for, prior = None, None, None
@@ -401,10 +448,9 @@ def _make_option(value: str, label: str, line: int) -> Option:
 
 
 def _options(
-    fields: schema.Fields, qtype: str | None, language: str, problems: Problems
+    fields: schema.Fields, qtype: str | None, words: dict[str, str], problems: Problems
 ) -> list[Option] | None:
     if qtype == "yes-no":
-        words = schema.LANGUAGES.get(language, schema.LANGUAGES["en"])
         return [_make_option("no", words["no"], fields.line), _make_option("yes", words["yes"],
                                                                            fields.line)]
     if qtype not in ("choice", "multi-choice"):

@@ -12,6 +12,7 @@ from typing import Any
 from ..core import Design, NumberDesign, Privacy, TwoGroupDesign
 from ..core.numbers import MixtureUnknown
 from .bundle import core_hash
+from .catalog import Catalog
 from .errors import SurveyError
 
 MANIFEST_FORMAT = 1
@@ -214,6 +215,8 @@ class Survey:
     #: line (for `rrsite check`'s warnings about words meant for the author).
     intro_source: list[tuple[int, str]] = field(default_factory=list)
     outro_source: list[tuple[int, str]] = field(default_factory=list)
+    #: The survey's own message catalog (front matter ``messages:``), if it brings one.
+    messages: Catalog | None = None
 
     def question(self, question_id: str) -> Question:
         """The question with this id."""

@@ -25,6 +25,7 @@ from typing import Any
 import yaml
 
 from ..core import NAMED_DESIGNS, NUMBER_DESIGNS
+from .catalog import LANGUAGE_RULE, LANGUAGE_TAG
 from .errors import Problems
 
 QUESTION_TYPES = ("yes-no", "choice", "multi-choice", "number", "text")
@@ -33,10 +34,16 @@ RANDOMIZABLE_TYPES = ("yes-no", "choice")
 #: designs (rrsite.core.numbers) are for ``type: number``.
 DESIGN_NAMES = tuple(NAMED_DESIGNS) + tuple(NUMBER_DESIGNS)
 SUBMIT_TARGETS = ("collector", "endpoint", "netlify", "download")
-#: Languages with built-in answer words; the build also needs templates/messages/<lang>.json.
+#: Languages rrsite ships, with their answer words for yes-no questions (the same as their
+#: catalog's ``answer_no``/``answer_yes``, templates/messages/<lang>.json). A survey in another
+#: language brings its own catalog (``messages:``), whose words it uses.
 LANGUAGES: dict[str, dict[str, str]] = {
     "en": {"no": "No", "yes": "Yes"},
     "es": {"no": "No", "yes": "Sí"},
+    "fr": {"no": "Non", "yes": "Oui"},
+    "de": {"no": "Nein", "yes": "Ja"},
+    "pt": {"no": "Não", "yes": "Sim"},
+    "it": {"no": "No", "yes": "Sì"},
 }
 #: An epsilon above this protects nothing and overflows e^epsilon in places; refuse it.
 EPSILON_MAX = 30.0
@@ -634,9 +641,15 @@ FRONT_MATTER = Block(
             "The survey's id: its folder in the built site and the `survey` of every submission.",
             required=True),
         Key("title", Text(max_length=300), "The page title.", required=True),
-        Key("language", OneOf(tuple(LANGUAGES)),
-            "Language of the page's own words (buttons, coin explanations, errors); the templates "
-            "need a message catalog `messages/<language>.json`.", default="en"),
+        Key("language", Name(LANGUAGE_TAG, LANGUAGE_RULE, name="language code"),
+            "Language of the page's own words (buttons, coin explanations, errors) and of the "
+            "page's `lang` and text direction. rrsite ships " + ", ".join(LANGUAGES) + " (a "
+            "regional code such as `pt-BR` uses its language's catalog); any other language "
+            "needs `messages:`.", default="en"),
+        Key("messages", Text(max_length=300),
+            "The survey's own message catalog, a JSON file beside the survey (`messages: "
+            "sw.json`): every key of rrsite's `en.json`, translated. It replaces the shipped "
+            "catalog of `language`."),
         Key("privacy", Nested(PRIVACY), "The privacy budget and defaults, below."),
         Key("submit", Nested(SUBMIT), "The submission target, below.",
             default_doc="`{to: collector}`"),

@@ -308,7 +308,11 @@ export async function drain() {
 
 /** Nothing of the last respondent stays in the page (the form is reset by page.js). */
 function clearPage() {
-  for (const id of ["rr-transcript", "rr-errors-list"]) $(id).replaceChildren();
+  for (const id of ["rr-transcript", "rr-errors-list", "rr-chosen", "rr-answers"]) {
+    const element = $(id);
+    if (element) element.replaceChildren();
+  }
+  if ($("rr-chosen-box")) $("rr-chosen-box").hidden = true;
   for (const id of ["rr-body", "rr-destination", "rr-review-intro", "rr-send-status", "rr-send-error"]) {
     $(id).textContent = "";
   }

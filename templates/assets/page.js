@@ -13,7 +13,7 @@
 
 import {
   $, confirmButton, form, optionLabel, questionElement, questions, review, sensitiveQuestions,
-  state, submitButton, isCombined, STORAGE_KEY, config, invitationCode, designCell, t,
+  state, submitButton, isCombined, STORAGE_KEY, config, invitationCode, designCell, submitNote, t,
 } from "./shared.js";
 import { Randomizer } from "./randomizer.js";
 import { blindKeyId, blindTokenFor, startBlindTrade } from "./blind.js";
@@ -21,7 +21,8 @@ import { describeStep, explainDesign } from "./explain.js";
 import { clearErrors, clearQuestionError, readForm, resetForm, resetTruths, setUpRadioGroup, showErrors } from "./form.js";
 import { answeredAndForgotten, newRespondentToken, storage, withDeviceLock } from "./storage.js";
 import {
-  confirmAndSend, editDirectAnswers, forget, renderTranscript, saveEditedAnswers, showForgotten, showReview,
+  clearChosen, confirmAndSend, editDirectAnswers, forget, renderChosen, renderTranscript, saveEditedAnswers,
+  showForgotten, showReview,
 } from "./review.js";
 
 let randomizer = null;
@@ -86,7 +87,7 @@ async function onSubmit(event) {
 function showStoredIfAny() {
   const stored = storage.load();
   if (!stored) return false;
-  $("rr-submit-note").textContent = t("submit_note");
+  $("rr-submit-note").textContent = submitNote();
   resetTruths();
   showReview(stored, { restored: true });
   return true;
@@ -149,8 +150,9 @@ async function randomizeAndStore() {
   storage.save(record);
   // The true answers are no longer needed: clear them from the page.
   resetTruths();
-  $("rr-submit-note").textContent = t("submit_note");
+  $("rr-submit-note").textContent = submitNote();
   renderTranscript(results, items);
+  renderChosen(items); // the true answers, shown on this device only (not stored, not sent)
   showReview(record, { restored: false });
 }
 
@@ -167,6 +169,7 @@ function startOver() {
   review.hidden = true;
   $("rr-done").hidden = true;
   $("rr-transcript").replaceChildren();
+  clearChosen();
   form.hidden = false;
 }
 

@@ -1,9 +1,10 @@
 // Pages (issue 11): a survey split with `+++` lines shows one page of questions at a time, with
-// a progress bar, Back and Next. The submit button stays on every page: it checks every page and,
-// if something is missing, shows the page of the first question that needs an answer. Direct answers are kept
-// in this tab's sessionStorage so that a reload returns to the same page with the same answers;
-// the answers to randomized questions are never stored (their inputs have no name and are not
-// read here): they are randomized at the end, as on a one-page survey.
+// a progress bar, Back and Next. The submit button is shown on the last page only (issue 20: a
+// respondent is not offered to send before seeing every page); it checks every page and, if
+// something is missing, shows the page of the first question that needs an answer. Direct
+// answers are kept in this tab's sessionStorage so that a reload returns to the same page with
+// the same answers; the answers to randomized questions are never stored (their inputs have no
+// name and are not read here): they are randomized at the end, as on a one-page survey.
 
 const config = JSON.parse(document.getElementById("rr-config").textContent);
 const form = document.getElementById("rr-form");
@@ -11,6 +12,7 @@ const progress = document.getElementById("rr-page-progress");
 const label = document.getElementById("rr-page-label");
 const back = document.getElementById("rr-page-back");
 const next = document.getElementById("rr-page-next");
+const submitBox = document.getElementById("rr-submit-box");
 const total = Number(progress.max);
 const DRAFT_KEY = `rrsite:draft:${config.survey}:${config.version}`;
 const direct = (config.questions || []).filter((q) => !q.sensitive);
@@ -23,6 +25,7 @@ function show(page, { focus = false } = {}) {
   }
   back.disabled = current === 1;
   next.hidden = current === total;
+  if (submitBox) submitBox.hidden = current !== total;
   progress.value = current;
   label.textContent = label.dataset.template.replace("{page}", current).replace("{pages}", total);
   if (focus) {
@@ -108,6 +111,14 @@ function restoreDraft() {
 back.addEventListener("click", () => show(current - 1, { focus: true }));
 next.addEventListener("click", () => show(current + 1, { focus: true }));
 form.addEventListener("change", saveDraft);
+// Enter in a field submits a form even with its submit button hidden: before the last page the
+// form is not submitted (capture on the window runs before page.js's listener on the form).
+window.addEventListener("submit", (event) => {
+  if (event.target === form && current !== total) {
+    event.preventDefault();
+    event.stopImmediatePropagation();
+  }
+}, true);
 form.addEventListener("input", saveDraft);
 form.addEventListener("reset", () => { clearDraft(); setTimeout(() => show(1), 0); });
 document.addEventListener("rrsite:reset", () => { clearDraft(); show(1); });

@@ -2,9 +2,9 @@
 // thanks screen, forgetting, and editing the direct answers before sending.
 
 import {
-  $, config, confirmButton, directQuestions, form, formatDate, optionLabel, questionElement,
-  questionText, questions, retryBox, review, sendError, sendStatus, sensitiveQuestions, state,
-  STORAGE_KEY, t, target,
+  $, coinQuestions, config, confirmButton, directQuestions, form, formatDate, isCombined, optionLabel,
+  questionElement, questionText, questions, retryBox, review, sendError, sendStatus,
+  sensitiveQuestions, state, STORAGE_KEY, submitNote, t, target,
 } from "./shared.js";
 import { deviceIcon, describeStep, explainDesign, stepRule } from "./explain.js";
 import { readForm, setDirectAnswer, showErrors } from "./form.js";
@@ -23,15 +23,17 @@ export function editDirectAnswers() {
       element.dataset.fixed = "true";
     }
     const explain = $(`q-${q.id}-explain`);
-    if (explain) explain.textContent = t("edit_fixed", { label: optionLabel(q, String(state.editing.body.answers[q.id])) });
+    const label = optionLabel(q, String(state.editing.body.answers[q.id]));
+    if (explain) explain.textContent = t(isCombined(q) ? "edit_fixed_combined" : "edit_fixed", { label });
   }
   const innocuous = document.querySelectorAll("[data-innocuous-for]");
   for (const box of innocuous) box.disabled = true;
   review.hidden = true;
   $("rr-transcript").replaceChildren();
   $("rr-transcript").hidden = true;
+  clearChosen();
   form.hidden = false;
-  $("rr-submit-note").textContent = t("edit_note");
+  $("rr-submit-note").textContent = t(drawnFor(state.editing.body) ? "edit_note" : "edit_note_plain");
   const first = directQuestions.length && questionElement(directQuestions[0]);
   if (first) first.scrollIntoView({ block: "start" });
   const input = first && first.querySelector("input, textarea");
@@ -57,20 +59,26 @@ export function saveEditedAnswers() {
   record.body.answers = answers;
   storage.save(record);
   state.editing = null;
-  $("rr-submit-note").textContent = t("submit_note");
+  $("rr-submit-note").textContent = submitNote();
   showReview(record, { restored: false, edited: true });
 }
 
 export function renderTranscript(results, items) {
   const box = $("rr-transcript");
   box.replaceChildren();
+  if (results.length) {
+    const title = document.createElement("h3");
+    title.id = "rr-transcript-title";
+    title.textContent = t(config.review === "result-only" ? "transcript_title_result_only" : "transcript_title");
+    box.append(title);
+  }
   for (let result of results) {
     const q = sensitiveQuestions.find((candidate) => candidate.id === result.id);
     const item = items.find((candidate) => candidate.question.id === result.id);
     const section = document.createElement("section");
     section.className = "rr-transcript-question";
     section.dataset.question = q.id;
-    const heading = document.createElement("h3");
+    const heading = document.createElement("h4");
     heading.textContent = questionText(q);
     const list = document.createElement("ol");
     list.className = "rr-steps";
@@ -118,6 +126,49 @@ export function renderTranscript(results, items) {
   requestAnimationFrame(() => box.classList.add("rr-animate"));
 }
 
+/**
+ * What the respondent chose for each randomized question (their true answers), apart from what
+ * will be sent. Shown on this device only, from memory: never stored or sent, cleared when the
+ * review is left, and not shown at all under `review: result-only` (a shared screen).
+ */
+export function renderChosen(items) {
+  const box = $("rr-chosen-box");
+  const list = $("rr-chosen");
+  if (!box || !list) return;
+  list.replaceChildren();
+  const shown = config.review === "result-only" ? [] : items;
+  for (const item of shown) {
+    const q = item.question;
+    const term = document.createElement("dt");
+    term.textContent = questionText(q);
+    const value = document.createElement("dd");
+    value.dataset.chosenFor = q.id;
+    value.textContent = optionLabel(q, String(item.truth));
+    list.append(term, value);
+    if (item.innocuous !== undefined) {
+      const innocuous = document.createElement("dd");
+      innocuous.className = "rr-answer-kind";
+      innocuous.textContent = t("chosen_innocuous", { label: optionLabel(q, String(item.innocuous)) });
+      list.append(innocuous);
+    }
+  }
+  box.hidden = shown.length === 0;
+}
+
+/** Remove the respondent's choices from the page. */
+export function clearChosen() {
+  const list = $("rr-chosen");
+  if (list) list.replaceChildren();
+  const box = $("rr-chosen-box");
+  if (box) box.hidden = true;
+}
+
+/** What an answer in the body is: a randomized report, a combined answer, or a direct answer. */
+function answerKind(q) {
+  if (!q.sensitive) return t("sent_kind_direct");
+  return t(isCombined(q) ? "sent_kind_combined" : "sent_kind_randomized");
+}
+
 /** An answer as the page's language shows it (option labels, not the values sent). */
 function answerText(q, value) {
   if (Array.isArray(value)) return value.map((v) => optionLabel(q, v)).join(", ");
@@ -138,8 +189,27 @@ function renderAnswers(body) {
     const value = document.createElement("dd");
     value.dataset.answerFor = q.id;
     value.textContent = answerText(q, body.answers[q.id]);
-    list.append(term, value);
+    const kind = document.createElement("dd");
+    kind.className = "rr-answer-kind";
+    kind.dataset.kindFor = q.id;
+    kind.textContent = answerKind(q);
+    list.append(term, value, kind);
   }
+}
+
+const has = (body, q) => Object.prototype.hasOwnProperty.call(body.answers, q.id);
+/** Whether the device drew for an answer of this body (a question hidden by show_if was not). */
+const drawnFor = (body) => coinQuestions.some((q) => has(body, q));
+
+/** The first line of the review: coins are spoken of only where the device drew for an answer. */
+function introKey(body, restored) {
+  const drawn = drawnFor(body);
+  if (restored) {
+    if (target === "download") return drawn ? "stored_intro_download" : "stored_intro_plain_download";
+    return drawn ? "stored_intro" : "stored_intro_plain";
+  }
+  if (drawn) return config.review === "result-only" ? "review_intro_result_only" : "review_intro";
+  return sensitiveQuestions.some((q) => has(body, q)) ? "review_intro_combined" : "review_intro_direct";
 }
 
 export function showReview(record, { restored, edited = false }) {
@@ -149,14 +219,15 @@ export function showReview(record, { restored, edited = false }) {
   $("rr-done").hidden = true;
   $("rr-review-title").textContent = restored ? t("stored_title") : t("review_title");
   const intro = restored
-    ? [t(target === "download" ? "stored_intro_download" : "stored_intro", { date: formatDate(record.randomized_at) }), record.sent_at ? t(target === "download" ? "stored_saved" : "stored_sent", { date: formatDate(record.sent_at) }) : ""]
-    : [t("review_intro")];
+    ? [t(introKey(record.body, true), { date: formatDate(record.randomized_at) }), record.sent_at ? t(target === "download" ? "stored_saved" : "stored_sent", { date: formatDate(record.sent_at) }) : ""]
+    : [t(introKey(record.body, false))];
   $("rr-review-intro").textContent = intro.filter(Boolean).join(" ");
   if (restored || edited) {
     $("rr-transcript").replaceChildren();
     $("rr-transcript").hidden = true;
+    clearChosen(); // the true answers are no longer known (a stored report) or were shown already
   }
-  if (edited) $("rr-review-intro").textContent = t("edit_saved");
+  if (edited) $("rr-review-intro").textContent = t(drawnFor(record.body) ? "edit_saved" : "edit_saved_plain");
   $("rr-edit").hidden = Boolean(record.sent_at) || directQuestions.length === 0;
   $("rr-destination").textContent = destinationText(request);
   renderAnswers(record.body);
@@ -218,6 +289,7 @@ export async function confirmAndSend() {
 export function finish(text) {
   review.hidden = true;
   $("rr-transcript").replaceChildren(); // the coins' transcript is not kept once sent
+  clearChosen(); // nor the respondent's choices
   $("rr-done-text").textContent = text;
   $("rr-done").hidden = false;
   const outro = $("rr-outro");
@@ -249,6 +321,7 @@ export function showForgotten() {
   review.hidden = true;
   state.current = null;
   $("rr-transcript").replaceChildren();
+  clearChosen();
   $("rr-done-title").textContent = t("forgotten_title");
   $("rr-done-text").textContent = t("forgotten");
   $("rr-forget-box").hidden = true;

@@ -15,6 +15,9 @@ export const directQuestions = questions.filter((q) => !q.sensitive);
 // picks the report; no randomizer, the sensitive answer never enters the device.
 const COMBINED_DESIGNS = new Set(["crosswise", "triangular"]);
 export const isCombined = (q) => Boolean(q.sensitive && q.design && COMBINED_DESIGNS.has(q.design.name));
+// Questions randomized on the device (coins, dice, spinners drawn by the worker).
+export const coinQuestions = sensitiveQuestions.filter((q) => !isCombined(q));
+export const hasCoins = coinQuestions.length > 0;
 export const target = (config.submit && config.submit.to) || "collector";
 export const STORAGE_KEY = `rrsite:${config.survey}:${config.version}`;
 // [collector hook, issue 12] invitation code of a personal link (`rrsite invite`): read from the
@@ -57,6 +60,11 @@ export function percent(p) {
 export function formatDate(iso) {
   dateFormat ??= new Intl.DateTimeFormat(lang, { dateStyle: "long", timeStyle: "short" });
   return dateFormat.format(new Date(iso));
+}
+
+/** The line under the submit button: "what the coins did" only where coins are drawn. */
+export function submitNote() {
+  return t(hasCoins ? "submit_note" : "submit_note_plain");
 }
 
 export function questionElement(q) {

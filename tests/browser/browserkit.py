@@ -147,7 +147,7 @@ def open_survey(context: BrowserContext, site: Site, survey_id: str, ready: bool
     """A new page with the survey loaded (and its randomizer started, unless ``ready=False``)."""
     page = context.new_page()
     page.goto(site.page_url(survey_id))
-    page.wait_for_selector("#rr-submit:not([disabled])", timeout=30_000)
+    page.wait_for_selector("#rr-submit:not([disabled])", state="attached", timeout=30_000)
     if ready:
         wait_ready(page)
     return page

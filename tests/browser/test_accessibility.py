@@ -68,7 +68,7 @@ def test_axe_on_every_form(site: Site, context: BrowserContext, watch: Watch) ->
     page = context.new_page()
     for sid in site.ids.values():
         page.goto(site.page_url(sid))
-        page.wait_for_selector("#rr-submit:not([disabled])")
+        page.wait_for_selector("#rr-submit:not([disabled])", state="attached")
         assert axe_violations(page) == [], sid
         ready_to_submit(page)  # issue 11: past the consent text, to the page with the button
         page.click("#rr-submit")  # nothing answered: the errors are shown

@@ -106,7 +106,7 @@ def test_answer_survey_many_times(file: Path, site: Site, context: BrowserContex
     if target == "netlify":
         fake_netlify(page, page_url, received)
     page.goto(page_url)
-    page.wait_for_selector("#rr-submit:not([disabled])")
+    page.wait_for_selector("#rr-submit:not([disabled])", state="attached")
     if sensitive:
         page.wait_for_selector("html[data-rr-runtime=ready]", state="attached", timeout=90_000)
         log_worker_results(page)

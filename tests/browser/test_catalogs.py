@@ -1,4 +1,9 @@
-"""The message catalogs: every string the page shows, complete in English and Spanish."""
+"""The message catalogs: every string the page shows, complete in every shipped language.
+
+rrsite ships en, es, fr, de, pt and it (issue 20): each catalog has every key of en.json, with the
+same placeholders, and is translated (no text left in English but the few words that are the same
+in both languages).
+"""
 
 from __future__ import annotations
 
@@ -21,6 +26,11 @@ DYNAMIC |= {f"report_{r}" for r in ("same", "different", "circle", "triangle")}
 DYNAMIC |= {f"explain_number_{d}" for d in ("laplace", "duchi", "piecewise")}
 DYNAMIC |= {f"number_action_{a}" for a in ("mask", "multiply", "high", "low", "centre", "tails",
                                            "innocuous")}
+# The survey loader (not the page): the answers of a yes-no question in the survey's language.
+DYNAMIC |= {"answer_yes", "answer_no"}
+SHIPPED = ("en", "es", "fr", "de", "pt", "it")
+# Texts that are the same word in English: Spanish and Italian "No".
+SAME_AS_ENGLISH = {"es": {"answer_no"}, "it": {"answer_no"}}
 
 
 def catalog(lang: str) -> dict[str, str]:
@@ -37,8 +47,8 @@ def page_modules() -> list[Path]:
             continue
         found.append(path)
         text = path.read_text(encoding="utf-8")
-        imported = re.findall(r"""from\s+["']\./([\w.-]+)["']""", text)
-        todo += [path.parent / name for name in imported]
+        imports = re.findall(r"""from\s+["']\./([\w.-]+)["']""", text)
+        todo += [path.parent / name for name in imports]
     return found
 
 
@@ -52,7 +62,11 @@ def used_keys() -> set[str]:
     return keys | DYNAMIC
 
 
-@pytest.mark.parametrize("lang", ["en", "es"])
+def test_the_shipped_catalogs() -> None:
+    assert sorted(p.stem for p in (TEMPLATES / "messages").glob("*.json")) == sorted(SHIPPED)
+
+
+@pytest.mark.parametrize("lang", SHIPPED)
 def test_catalog_is_complete(lang: str) -> None:
     messages = catalog(lang)
     english = catalog("en")
@@ -69,8 +83,30 @@ def test_every_key_used_exists_and_every_key_is_used() -> None:
     assert set(messages) - used == set()
 
 
-def test_spanish_is_translated() -> None:
-    english, spanish = catalog("en"), catalog("es")
-    same = [key for key in english if english[key] == spanish[key]
-            and PLACEHOLDER.sub("", english[key]).strip()]
-    assert same == []
+@pytest.mark.parametrize("lang", [lang for lang in SHIPPED if lang != "en"])
+def test_catalog_is_translated(lang: str) -> None:
+    english, other = catalog("en"), catalog(lang)
+    same = {key for key in english if english[key] == other[key]
+            and PLACEHOLDER.sub("", english[key]).strip()}
+    assert same == SAME_AS_ENGLISH.get(lang, set())
+
+
+@pytest.mark.parametrize("lang", SHIPPED)
+def test_answer_words_match_the_loader(lang: str) -> None:
+    """The loader's yes-no words (rrsite.survey.schema.LANGUAGES) are the catalog's."""
+    from rrsite.survey.schema import LANGUAGES
+
+    messages = catalog(lang)
+    assert LANGUAGES[lang] == {"yes": messages["answer_yes"], "no": messages["answer_no"]}
+
+
+
+@pytest.mark.parametrize("lang", SHIPPED)
+def test_quoted_labels_are_the_labels(lang: str) -> None:
+    """A message that quotes a badge or a heading of the page quotes it word for word."""
+    m = catalog(lang)
+    assert m["sensitive_badge"] in m["review_intro"]
+    assert m["sensitive_badge"] in m["review_intro_result_only"]
+    assert m["sent_list_title"] in m["review_intro"]
+    assert m["sensitive_badge"].lower() in m["privacy_text"].lower()
+    assert m["combined_badge"] in m["privacy_text_combined"]

@@ -109,6 +109,8 @@ def blank_for_the_next(page: Page, previous_tokens: list[str]) -> None:
         assert token not in html, "a previous respondent's token is in the page"
     assert page.locator("#rr-body").inner_text() == ""
     assert page.locator("#rr-transcript li").count() == 0
+    # issue 20: nor what the previous respondent chose, nor their reports
+    assert page.locator("#rr-chosen dd, #rr-answers dd").count() == 0
     assert f"rrsite:{SURVEY}:" not in stored, "a stored report outlived its respondent"
     assert "rrsite:draft" not in stored and "rrsite:consent" not in stored
     agree_to_consent(page)
@@ -128,7 +130,7 @@ def test_three_respondents_one_offline_all_arrive_once(
     watch = watch_context(context)
     page = context.new_page()
     page.goto(f"{url}{SURVEY}/")
-    page.wait_for_selector("#rr-submit:not([disabled])")
+    page.wait_for_selector("#rr-submit:not([disabled])", state="attached")
     wait_ready(page)
 
     # Respondent 1, online: sent at once.
@@ -155,7 +157,7 @@ def test_three_respondents_one_offline_all_arrive_once(
     context.set_offline(False)
     answer(page, "yes", "no", "35-54")
     page.reload()
-    page.wait_for_selector("#rr-submit:not([disabled])")
+    page.wait_for_selector("#rr-submit:not([disabled])", state="attached")
     page.wait_for_function("() => document.documentElement.dataset.rrQueue === '0'",
                            timeout=30_000)
     assert queue(page) == []
@@ -259,7 +261,7 @@ def distinct_posts(watch: Watch) -> list[dict]:
 def open_kiosk(context: BrowserContext, url: str) -> Page:
     page = context.new_page()
     page.goto(f"{url}{SURVEY}/")
-    page.wait_for_selector("#rr-submit:not([disabled])")
+    page.wait_for_selector("#rr-submit:not([disabled])", state="attached")
     wait_ready(page)
     page.wait_for_selector("html[data-rr-kiosk-store]", state="attached")
     return page

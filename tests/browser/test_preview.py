@@ -52,7 +52,7 @@ def test_preview_reloads_after_a_save_and_shows_errors(
     watch = watch_context(context)
     page = context.new_page()
     page.goto(f"{url}clinic-visit/")
-    page.wait_for_selector("#rr-submit:not([disabled])")
+    page.wait_for_selector("#rr-submit:not([disabled])", state="attached")
     page.evaluate("() => { window.__rrBeforeSave = true; }")
 
     source = folder / "clinic-visit.md"
@@ -76,7 +76,7 @@ def test_preview_reloads_after_a_save_and_shows_errors(
     source.write_text(text.replace("Clinic visit study\n", "Clinic visit study, fixed\n", 1),
                       encoding="utf-8")
     page.wait_for_function("() => !window.__rrBeforeFix", timeout=30_000)
-    page.wait_for_selector("#rr-submit:not([disabled])")
+    page.wait_for_selector("#rr-submit:not([disabled])", state="attached")
     assert page.locator("#rr-preview-errors").count() == 0
     assert page.title() == "Clinic visit study, fixed"
     watch.assert_clean()
@@ -112,7 +112,7 @@ def test_preview_answers_every_target_with_the_local_collector(
     watch = watch_context(context)
     page = context.new_page()
     page.goto(f"{url}cheating-partner/")
-    page.wait_for_selector("#rr-submit:not([disabled])")
+    page.wait_for_selector("#rr-submit:not([disabled])", state="attached")
     wait_ready(page)
     fill(page, manifest, plan_answers(manifest, 0))
     page.click("#rr-submit")

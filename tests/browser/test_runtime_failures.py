@@ -80,7 +80,7 @@ def test_submit_waits_for_a_slow_runtime(site: Site, context: BrowserContext,
     page = context.new_page()
     page.route("**/pyodide.asm.wasm", lambda route: held.append(route))
     page.goto(site.page_url(SURVEY))
-    page.wait_for_selector("#rr-submit:not([disabled])")
+    page.wait_for_selector("#rr-submit:not([disabled])", state="attached")
     manifest = site.manifest(SURVEY)
     fill(page, manifest, plan_answers(manifest, 0))
     page.click("#rr-submit")

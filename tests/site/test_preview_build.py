@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 
 from rrsite.site.builder import build, default_pyodide, default_templates
-from rrsite.site.preview_command import PREVIEW_PREFIX, preview_build
+from rrsite.site.preview_command import PREVIEW_PREFIX, preview_build, sources_signature
 
 ROOT = Path(__file__).resolve().parents[2]
 SURVEYS = [ROOT / "surveys" / "cheating-partner.md", ROOT / "surveys" / "undeclared-income.md"]
@@ -43,3 +43,14 @@ def test_preview_build_adds_the_script_and_sends_every_target_to_the_collector(
         versions = [json.loads((root / survey / "survey.json").read_text())["version"]
                     for root in (dist, real)]
         assert versions[0] == versions[1]
+
+
+def test_preview_watches_a_survey_s_own_catalog(tmp_path: Path) -> None:
+    """Issue 20: saving `messages: xx.json` beside a survey rebuilds the preview."""
+    survey = tmp_path / "s.md"
+    survey.write_text("---\nid: s\n---\n", encoding="utf-8")
+    catalog = tmp_path / "sw.json"
+    catalog.write_text("{}", encoding="utf-8")
+    before = sources_signature([tmp_path], default_templates())
+    catalog.write_text('{"submit": "Tuma"}', encoding="utf-8")
+    assert sources_signature([tmp_path], default_templates()) != before

@@ -286,7 +286,10 @@ def test_unknown_language(valid, refuse, helpers):
     text = replace(valid, "language: en", "language: esp")
     error = helpers.only(refuse(text))
     assert error.line == helpers.line_of(text, "language: esp")
-    assert error.message == "language must be one of en, es, got 'esp' (did you mean 'es'?)"
+    assert error.message == (
+        "language 'esp' is not one rrsite ships (en, es, fr, de, pt, it) (did you mean 'es'?); "
+        "a survey in another language brings its own catalog: `messages: esp.json` beside the "
+        "survey, a translation of rrsite's templates/messages/en.json")
 
 
 def test_heading_without_block(valid, refuse, helpers):
