@@ -177,8 +177,9 @@ def run(args: argparse.Namespace) -> int:
 
 def _sample_options(args: argparse.Namespace) -> SampleOptions | None:
     """The sample design options, or None when none was given."""
+    # --population alone is not a design: it also gives randomized numbers their totals
     given = [args.weights, args.inclusion, args.strata, args.cluster, args.fpc, args.design_file,
-             args.population, *args.rake]
+             *args.rake]
     if all(value is None for value in given) and args.variance == "linearization":
         return None
     if args.weights is None and args.inclusion is None:

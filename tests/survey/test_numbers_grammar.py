@@ -67,7 +67,7 @@ def test_budget_composes_number_and_binary_questions(load, refuse, helpers) -> N
     over = text.replace("budget: 6", "budget: 3")
     error = helpers.only(refuse(over))
     assert error.line == helpers.line_of(over, "budget: 3")
-    assert "days 2" in error.message and "did 1.099" in error.message
+    assert "days 2" in error.message and "did 1.09861" in error.message
 
 
 @pytest.mark.parametrize("design", [
