@@ -254,6 +254,8 @@ class NumberResult:
     by: str | None = None
     groups: dict[str, NumberEstimate] = field(default_factory=dict)
     messages: list[str] = field(default_factory=list)
+    #: With a sample design: the design-based estimates (rrsite.analyze.sample_design), JSON.
+    design_based: dict[str, Any] | None = None
 
     def deconvolution(self, replicates: int = 30, limit: int = 20_000) -> Deconvolution | None:
         """The estimated distribution of the true numbers (the largest design's reports)."""
@@ -292,6 +294,8 @@ class NumberResult:
         if self.by is not None:
             out["by"] = {"question": self.by,
                          "groups": {name: e.to_dict() for name, e in self.groups.items()}}
+        if self.design_based is not None:
+            out["design_based"] = self.design_based
         return out
 
 
@@ -476,6 +480,7 @@ def analyze(
     finally:
         bar.close()
     analysis = _assemble(catalog, tally, files, rejections, confidence, interval, by)
+    based = None
     if sample is not None:
         based = design_based(paths, catalog, column_map, sample, analysis.questions, confidence,
                              by)
@@ -485,6 +490,9 @@ def analyze(
         analysis.notes.extend(based.notes)
     analysis.population = population
     analysis.numbers = _number_results(catalog, tally, confidence, by, population)
+    if based is not None:
+        for number in analysis.numbers:
+            number.design_based = based.numbers.get(number.id)
     analysis.privacy["questions"] += [{"id": n.id, **privacy_dict(n.privacy)}
                                       for n in analysis.numbers]
     if analysis.numbers and any("nothing to de-bias" in note for note in analysis.notes):

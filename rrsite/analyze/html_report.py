@@ -17,6 +17,7 @@ from .report_rows import (
     MODEL_HEADERS,
     NUMBER_HEADERS,
     column_meanings,
+    design_notes,
     design_rows,
     design_summary,
     design_text,
@@ -284,10 +285,9 @@ def render_html(analysis: Analysis) -> str:
                         _cells([f"<code>{e(r[0])}</code>" if r[0] else "",
                                 *(e(c) for c in r[1:])], set(range(2, 12)))
                         for r in design_rows(analysis)) + "</table>")
-        design_notes = [f"{q.id}: {q.design_based['note']}" for q in analysis.questions
-                        if q.design_based and "note" in q.design_based]
-        if design_notes:
-            body.append("<ul class=note>" + "".join(f"<li>{e(n)}</li>" for n in design_notes)
+        based_notes = [f"{qid}: {note}" for qid, note in design_notes(analysis)]
+        if based_notes:
+            body.append("<ul class=note>" + "".join(f"<li>{e(n)}</li>" for n in based_notes)
                         + "</ul>")
     models = [row for question in analysis.questions for row in model_rows(question)]
     if models:

@@ -223,17 +223,35 @@ def design_summary(analysis: Analysis) -> str:
             f"{w['kish_n_eff']:.1f}).{raked}")
 
 
+def design_entries(analysis: Analysis) -> list[tuple[str, dict[str, Any]]]:
+    """(question id, ``design_based``) of every question with one, then every number question.
+
+    A number question's estimated "answer" is its ``mean`` (of the true numbers).
+    """
+    out = [(q.id, q.design_based) for q in analysis.questions if q.design_based]
+    out += [(n.id, n.design_based) for n in analysis.numbers if n.design_based]
+    return out
+
+
+def design_notes(analysis: Analysis) -> list[tuple[str, str]]:
+    """(question id, note) of the design-based section: domains, and what was not estimated."""
+    out = []
+    for qid, based in design_entries(analysis):
+        if "not_estimated" in based:
+            out.append((qid, f"not estimated under the design: {based['not_estimated']}"))
+        if "note" in based:
+            out.append((qid, based["note"]))
+    return out
+
+
 def design_rows(analysis: Analysis) -> list[list[str]]:
     """One row per question and estimated answer of the design-based estimates."""
     rows = []
-    for question in analysis.questions:
-        based = question.design_based
-        if not based:
-            continue
+    for qid, based in design_entries(analysis):
         for i, (label, f) in enumerate(based["values"].items()):
             df = f["df"]
             rows.append([
-                question.id if i == 0 else "", label, f"{based['n']:,}", fmt(f["estimate"]),
+                qid if i == 0 else "", label, f"{based['n']:,}", fmt(f["estimate"]),
                 fmt(f["se"]), interval_text(*f["ci"]), "∞" if df is None else f"{df:g}",
                 fmt(f["srs_se"]), fmt(f["deff"], 2), fmt(_nan(f["n_eff"]), 0),
                 fmt(f["total"]["estimate"], 1), fmt(f["total"]["se"], 1),
@@ -244,14 +262,13 @@ def design_rows(analysis: Analysis) -> list[list[str]]:
 def design_by_rows(analysis: Analysis) -> list[list[str]]:
     """Design-based subgroups (``--by``): question, group, answer, n, estimate, se, interval."""
     rows = []
-    for question in analysis.questions:
-        based = question.design_based
-        if not based or "by" not in based:
+    for qid, based in design_entries(analysis):
+        if "by" not in based:
             continue
         first = True
         for group, entry in based["by"].items():
             for i, (label, f) in enumerate(entry["values"].items()):
-                rows.append([question.id if first else "", group if i == 0 else "", label,
+                rows.append([qid if first else "", group if i == 0 else "", label,
                              f"{entry['n']:,}", fmt(f["estimate"]), fmt(f["se"]),
                              interval_text(*f["ci"]), fmt(f["deff"], 2)])
                 first = False
@@ -310,4 +327,7 @@ def number_notes(analysis: Analysis) -> list[str]:
             notes.append(f"{result.id}: RRreg {block['model']} p={_short(block['p'])}: pi "
                          f"{block['pi']:.6g} (piSE {block['piSE']:.6g}){extra}")
         notes += [f"{result.id}: {message}" for message in result.messages]
+    if any(result.design_based for result in analysis.numbers):
+        notes.append("These treat the sample as simple random; the design-based means (weights, "
+                     "strata, clusters) are the rows 'mean' of the design-based estimates.")
     return notes

@@ -16,6 +16,8 @@ from .report_rows import (
     NUMBER_HEADERS,
     column_meanings,
     design_by_rows,
+    design_entries,
+    design_notes,
     design_rows,
     design_summary,
     design_text,
@@ -155,12 +157,11 @@ def design_lines(analysis: Analysis, level: str) -> list[str]:
            "t intervals):", "  " + design_summary(analysis)]
     out += ["  " + line for line in _table(DESIGN_HEADERS, design_rows(analysis),
                                            {2, 3, 4, 6, 7, 8, 9, 10, 11})]
-    out += [f"  {question.id}: mean with known N = {fmt(f['mean_known_n']['estimate'])} "
+    out += [f"  {qid}: mean with known N = {fmt(f['mean_known_n']['estimate'])} "
             f"(se {fmt(f['mean_known_n']['se'])})"
-            for question in analysis.questions if question.design_based
-            for f in question.design_based["values"].values() if "mean_known_n" in f]
-    out += [f"  {q.id}: {q.design_based['note']}" for q in analysis.questions
-            if q.design_based and "note" in q.design_based]
+            for qid, based in design_entries(analysis)
+            for f in based["values"].values() if "mean_known_n" in f]
+    out += [f"  {qid}: {note}" for qid, note in design_notes(analysis)]
     by_rows = design_by_rows(analysis)
     if by_rows:
         out += ["", f"  Design-based subgroups by {analysis.by} (domains of the design):"]
@@ -240,8 +241,7 @@ def render_markdown(analysis: Analysis) -> str:
                 "(se / SRS se)^2, n eff = n / deff.", ""]
         out += table(DESIGN_HEADERS, [[f"`{r[0]}`" if r[0] else "", *r[1:]]
                                       for r in design_rows(analysis)])
-        out += [""] + [f"- `{q.id}`: {q.design_based['note']}" for q in analysis.questions
-                       if q.design_based and "note" in q.design_based]
+        out += [""] + [f"- `{qid}`: {note}" for qid, note in design_notes(analysis)]
         by_rows = design_by_rows(analysis)
         if by_rows:
             out += ["", f"### Design-based subgroups by `{analysis.by}`", ""]

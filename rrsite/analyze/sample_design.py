@@ -26,6 +26,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import RRSiteError
+from ..estimate import numbers as number_estimates
 from ..estimate import survey_design as sd
 from ..estimate.models import TWO_GROUP_MODELS
 from .catalog import Catalog
@@ -158,18 +159,21 @@ class DesignRows:
     codes: dict[str, list[np.ndarray]] = field(default_factory=dict)
     groups: dict[str, list[np.ndarray]] = field(default_factory=dict)
     cells: dict[str, list[object]] = field(default_factory=dict)
+    #: Per number question: each row's reported number (NaN when none).
+    numbers: dict[str, list[np.ndarray]] = field(default_factory=dict)
 
 
 def _read_rows(
     paths: Sequence[str | Path], catalog: Catalog, column_map: dict[str, str],
     options: SampleOptions,
 ) -> tuple[Places, np.ndarray, dict[str, np.ndarray], dict[str, np.ndarray],
-           dict[str, list[object]], list[object]]:
+           dict[str, list[object]], list[object], dict[str, np.ndarray]]:
     columns = options.export_columns()
     rows = DesignRows()
     rejections = Rejections()
     tally = Tally(catalog, None, rejections)
     qids = catalog.question_ids()
+    numeric = {qid for qid in qids if catalog_numeric(catalog, qid)}
     for path in paths:
         if not Path(path).is_file():
             raise ExportError(f"{path}: no such file")
@@ -193,6 +197,11 @@ def _read_rows(
                 rows.groups.setdefault(qid, []).append(
                     np.zeros(int(keep.sum()), dtype=np.int8) if group is None
                     else np.asarray(group)[keep].astype(np.int8))
+                if qid in numeric:
+                    reported = checked.number_values.get(qid)
+                    rows.numbers.setdefault(qid, []).append(
+                        np.full(int(keep.sum()), np.nan) if reported is None
+                        else np.asarray(reported, dtype=np.float64)[keep])
             for name in columns:
                 column = batch.columns.get(EXTRA_PREFIX + name)
                 if column is None:
@@ -209,7 +218,13 @@ def _read_rows(
     version = np.concatenate(rows.version) if rows.version else np.zeros(0, dtype=np.int32)
     codes = {q: np.concatenate(parts) for q, parts in rows.codes.items()}
     groups = {q: np.concatenate(parts) for q, parts in rows.groups.items()}
-    return rows.where, version, codes, groups, rows.cells, rows.tokens
+    numbers = {q: np.concatenate(parts) for q, parts in rows.numbers.items()}
+    return rows.where, version, codes, groups, rows.cells, rows.tokens, numbers
+
+
+def catalog_numeric(catalog: Catalog, qid: str) -> bool:
+    """Whether some version asks ``qid`` as a randomized number question."""
+    return any(q.numeric for _, q in catalog.questions_named(qid))
 
 
 def _join_design_file(
@@ -303,6 +318,8 @@ class DesignBased:
     design: sd.SampleDesign
     questions: dict[str, dict[str, Any]]
     notes: list[str] = field(default_factory=list)
+    #: Randomized number questions: ``design_based`` of each ``numbers`` entry (JSON).
+    numbers: dict[str, dict[str, Any]] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
         """``"sample_design"`` of the JSON report (docs/contracts.md)."""
@@ -313,13 +330,17 @@ def build_design(
     paths: Sequence[str | Path], catalog: Catalog, column_map: dict[str, str],
     options: SampleOptions,
 ) -> tuple[sd.SampleDesign, Places, np.ndarray, dict[str, np.ndarray],
-           dict[str, np.ndarray]]:
-    """Read the rows and their design cells; check them; the SampleDesign."""
+           dict[str, np.ndarray], dict[str, np.ndarray]]:
+    """Read the rows and their design cells; check them; the SampleDesign.
+
+    Returns the design, where each row came from, its version, the answer codes and groups of
+    each question, and the reported numbers of each randomized number question.
+    """
     options.check()
     if options.weights is None and options.inclusion is None:
         raise RRSiteError("a design-based analysis needs --weights COL (or --inclusion COL)")
-    where, version, codes, groups, cells, tokens = _read_rows(paths, catalog, column_map,
-                                                              options)
+    where, version, codes, groups, cells, tokens, numbers = _read_rows(
+        paths, catalog, column_map, options)
     if len(where) == 0:
         raise RRSiteError("no accepted row to estimate from")
     if options.design_file:
@@ -348,7 +369,7 @@ def build_design(
     except sd.SampleDesignError as error:
         place = f"{where[error.row]}: " if error.row is not None else ""
         raise DesignInputError(f"{place}{error}") from error
-    return design, where, version, codes, groups
+    return design, where, version, codes, groups, numbers
 
 
 def parse_rake(items: Sequence[str]) -> list[tuple[str, str]]:
@@ -472,7 +493,8 @@ def design_based(
 
     ``by``: also per answer of that directly asked question (domains of the whole design).
     """
-    design, _, version, codes, groups = build_design(paths, catalog, column_map, options)
+    design, _, version, codes, groups, numbers = build_design(paths, catalog, column_map,
+                                                              options)
     by_values = _by_values(catalog, by, version, codes[by]) if by is not None else None
     notes: list[str] = []
     if design.collapsed:
@@ -520,10 +542,105 @@ def design_based(
             entry["note"] = (f"{design.n - int(answered.sum()):,} rows did not answer: the "
                              "estimate is over the rows that did (a domain of the design)")
         out[qid] = entry
+    estimates = _Estimates(design, options, confidence)
+    number_out = {qid: _number_entry(catalog, qid, reports, version, estimates, by_values)
+                  for qid, reports in numbers.items()}
     if options.variance == "rrtcs-deville":
         notes.append("variance by RRTCS's analytic default (Deville's single-stage "
                      "approximation): strata and clusters are ignored; for comparison only")
     if options.variance == "rrtcs-jackknife":
         notes.append("variance by RRTCS's jackknife: its finite-population correction shrinks "
                      "the randomization variance and nothing adds it back; for comparison only")
-    return DesignBased(options, design, out, notes)
+    return DesignBased(options, design, out, notes, number_out)
+
+
+@dataclass
+class _Estimates:
+    """The design and the options every estimate uses."""
+
+    design: sd.SampleDesign
+    options: SampleOptions
+    confidence: float
+
+    def figures(self, data: sd.Debiased, domain: np.ndarray, totals: bool) -> dict[str, Any]:
+        """The Hajek mean (and with ``totals``, the HT total and the known-N mean)."""
+        method = self.options.variance
+        out = sd.mean(data, self.design, method=method, confidence=self.confidence,
+                      domain=domain).to_dict()
+        if totals:
+            out["total"] = sd.total(data, self.design, method=method, confidence=self.confidence,
+                                    domain=domain).to_dict()
+            if self.options.population is not None:
+                out["mean_known_n"] = sd.mean(
+                    data, self.design, population=self.options.population, method=method,
+                    confidence=self.confidence, domain=domain).to_dict()
+        return out
+
+
+def _number_debiased(
+    catalog: Catalog, qid: str, reports: np.ndarray, version: np.ndarray, design: sd.SampleDesign,
+    method: str,
+) -> tuple[sd.Debiased, np.ndarray] | str:
+    """Each row's de-biased number r_i and Var(r_i | y_i) estimate v_i under its version's design.
+
+    Returns the reason when some version's design has no such per-respondent variable.
+    """
+    n = len(version)
+    r, v = np.zeros(n), np.zeros(n)
+    answered = np.zeros(n, dtype=bool)
+    needs_v = design.has_fpc or method == "rrtcs-deville"
+    for m, question in catalog.questions_named(qid):
+        rows = (version == m) & ~np.isnan(reports)
+        if not question.numeric or not rows.any():
+            continue
+        number = question.number_design
+        assert number is not None
+        where = f"version {catalog.versions[m].version}'s design {number.name}"
+        if number.name == "mixture-unknown":
+            return (f"{where} estimates the mean from the two groups' means together: no "
+                    "respondent's report alone de-biases to its true number (E[r_i | y_i] = y_i), "
+                    "which a design-based estimate needs")
+        r[rows] = number_estimates.debias(number, reports[rows])
+        try:
+            v[rows] = number_estimates.conditional_variance(number, r[rows])
+        except number_estimates.NumberEstimateError:
+            if needs_v:
+                why = ("a finite-population correction (--fpc) shrinks the randomization "
+                       "variance, which must be added back" if design.has_fpc else
+                       "RRTCS's Deville variance adds the randomization variance")
+                return (f"{where} has no unbiased per-respondent estimate of its randomization "
+                        f"variance (its report takes two values whatever the true number), and "
+                        f"{why}: give no --fpc (the with-replacement variance contains it)")
+            v[rows] = np.nan  # not used: the with-replacement variance already contains it
+        answered |= rows
+    return sd.Debiased(r, v), answered
+
+
+def _number_entry(
+    catalog: Catalog, qid: str, reports: np.ndarray, version: np.ndarray, estimates: _Estimates,
+    by_values: np.ndarray | None,
+) -> dict[str, Any]:
+    """``design_based`` of one randomized number question (docs/contracts.md)."""
+    design = estimates.design
+    found = _number_debiased(catalog, qid, reports, version, design, estimates.options.variance)
+    if isinstance(found, str):
+        return {"n": int(np.count_nonzero(~np.isnan(reports))), "values": {},
+                "not_estimated": found}
+    data, answered = found
+    count = int(answered.sum())
+    if count < 2:
+        return {"n": count, "values": {},
+                "not_estimated": f"{count} row answered: a design-based estimate needs 2"}
+    entry: dict[str, Any] = {"n": count,
+                             "values": {"mean": estimates.figures(data, answered, True)}}
+    if by_values is not None:
+        entry["by"] = {}
+        for name in sorted(set(by_values.tolist()), key=lambda v: (v == NO_ANSWER, v)):
+            domain = answered & (by_values == name)
+            if domain.any():
+                entry["by"][name] = {"n": int(domain.sum()), "values": {
+                    "mean": estimates.figures(data, domain, False)}}
+    if count < design.n:
+        entry["note"] = (f"{design.n - count:,} rows did not answer: the estimate is over the "
+                         "rows that did (a domain of the design)")
+    return entry
