@@ -59,6 +59,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="with --model: also the bias-reduced estimates (Kosmidis & Firth "
                         "2009; Firth's logistic regression for a direct outcome) beside the "
                         "maximum-likelihood ones")
+    parser.add_argument("--joint", metavar="Q1,Q2[,Q3]",
+                        help="the table of true-answer combinations of these questions (joint "
+                        "maximum likelihood, profile-likelihood intervals, the privacy of the "
+                        "combination); the report is then that table")
     parser.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
                         help="progress bar on stderr (default: on a terminal, for long runs)")
 
@@ -88,6 +92,8 @@ def run(args: argparse.Namespace) -> int:
     if not args.survey and not args.manifest:
         raise RRSiteError("give the survey file with --survey FILE.md (and/or its built "
                           "manifests with --manifest survey.json)")
+    if getattr(args, "joint", None):
+        return _run_joint(args)
     if args.model:
         if args.counts is not None:
             raise RRSiteError("--model fits rows of an export; it cannot use --counts")
@@ -143,6 +149,32 @@ def _run_models(args: argparse.Namespace) -> int:
         print(f"{rejected.total:,} rows rejected (left out of every model):\n"
               f"{rejected.summary()}", file=sys.stderr)
     report = render(models, args.format)
+    if args.output:
+        write_atomically(args.output, report)
+        print(f"wrote {args.output}", file=sys.stderr)
+    else:
+        sys.stdout.write(report)
+    return 0
+
+
+def _run_joint(args: argparse.Namespace) -> int:
+    """`--joint`: the table of true-answer combinations (rrsite.analyze.joint_report)."""
+    from .joint_report import joint, render
+
+    if args.counts is not None or args.model:
+        raise RRSiteError("--joint fits rows of an export; it cannot be combined with --counts "
+                          "or --model")
+    if not args.exports:
+        raise RRSiteError("give the export file(s) to estimate the --joint table from")
+    result = joint(args.exports, survey=args.survey, manifests=args.manifest,
+                   questions=args.joint, confidence=args.confidence, mapping=args.mapping)
+    if result.rejected.total:
+        if args.strict:
+            raise RejectedRowsError(f"--strict: {result.rejected.total:,} rows rejected\n"
+                                    + result.rejected.summary())
+        print(f"{result.rejected.total:,} rows rejected (left out of the table):\n"
+              f"{result.rejected.summary()}", file=sys.stderr)
+    report = render(result, args.format)
     if args.output:
         write_atomically(args.output, report)
         print(f"wrote {args.output}", file=sys.stderr)
