@@ -63,6 +63,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="the table of true-answer combinations of these questions (joint "
                         "maximum likelihood, profile-likelihood intervals, the privacy of the "
                         "combination); the report is then that table")
+    parser.add_argument("--cor", metavar="Q1,Q2[,X]",
+                        help="Pearson correlations of randomized yes-no and direct yes-no or "
+                        "number questions (RRreg's RRcor, bootstrap SEs); the report is then "
+                        "the correlations")
     parser.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
                         help="progress bar on stderr (default: on a terminal, for long runs)")
 
@@ -92,7 +96,7 @@ def run(args: argparse.Namespace) -> int:
     if not args.survey and not args.manifest:
         raise RRSiteError("give the survey file with --survey FILE.md (and/or its built "
                           "manifests with --manifest survey.json)")
-    if getattr(args, "joint", None):
+    if getattr(args, "joint", None) or getattr(args, "cor", None):
         return _run_joint(args)
     if args.model:
         if args.counts is not None:
@@ -158,16 +162,28 @@ def _run_models(args: argparse.Namespace) -> int:
 
 
 def _run_joint(args: argparse.Namespace) -> int:
-    """`--joint`: the table of true-answer combinations (rrsite.analyze.joint_report)."""
-    from .joint_report import joint, render
+    """`--joint` (joint_report) or `--cor` (correlation_report): several questions together."""
+    from typing import Any
 
-    if args.counts is not None or args.model:
-        raise RRSiteError("--joint fits rows of an export; it cannot be combined with --counts "
-                          "or --model")
+    option = "--joint" if args.joint else "--cor"
+    if args.counts is not None or args.model or (args.joint and args.cor):
+        raise RRSiteError(f"{option} fits rows of an export; it cannot be combined with "
+                          "--counts, --model, or the other of --joint and --cor")
     if not args.exports:
-        raise RRSiteError("give the export file(s) to estimate the --joint table from")
-    result = joint(args.exports, survey=args.survey, manifests=args.manifest,
-                   questions=args.joint, confidence=args.confidence, mapping=args.mapping)
+        raise RRSiteError(f"give the export file(s) to estimate {option} from")
+    result: Any
+    if args.joint:
+        from .joint_report import joint, render
+
+        result = joint(args.exports, survey=args.survey, manifests=args.manifest,
+                       questions=args.joint, confidence=args.confidence, mapping=args.mapping)
+    else:
+        from .correlation_report import correlate
+        from .correlation_report import render as render_cor
+
+        result = correlate(args.exports, survey=args.survey, manifests=args.manifest,
+                           questions=args.cor, confidence=args.confidence, mapping=args.mapping)
+        render = render_cor  # type: ignore[assignment]
     if result.rejected.total:
         if args.strict:
             raise RejectedRowsError(f"--strict: {result.rejected.total:,} rows rejected\n"
