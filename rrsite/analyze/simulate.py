@@ -195,6 +195,7 @@ def _answers(
 def simulate_rows(
     manifest: Mapping[str, Any], respondents: int, truths: Mapping[str, np.ndarray],
     seed: int | None = None, chunk: int = CHUNK, logits: Sequence[LogitModel] = (),
+    joints: Sequence[Any] = (),
 ) -> Iterator[tuple[list[str], dict[str, list[Any]]]]:
     """Chunks of simulated submissions.
 
@@ -223,6 +224,10 @@ def simulate_rows(
                 columns[question.id + GROUP_SUFFIX] = groups
         for model in logits:        # regression issue: true answers from a logistic model
             columns[model.outcome] = _logit_answers(rng, version, model, columns, count)
+        for joint in joints:        # issue 23: several questions' true answers drawn together
+            from .simulate_joint import joint_answers
+
+            joint_answers(rng, version, joint, columns, count)
         yield columns["respondent"], columns
 
 
@@ -247,7 +252,7 @@ def _logit_answers(rng: np.random.Generator, version: VersionSpec, model: LogitM
 def write_export(
     path: str | Path, manifest: Mapping[str, Any], respondents: int,
     truths: Mapping[str, np.ndarray], seed: int | None = None, chunk: int = CHUNK,
-    logits: Sequence[LogitModel] = (),
+    logits: Sequence[LogitModel] = (), joints: Sequence[Any] = (),
 ) -> int:
     """Write a simulated export (CSV, or JSONL for .jsonl); returns the number of rows."""
     path = Path(path)
@@ -261,7 +266,8 @@ def write_export(
         writer = csv.writer(handle, lineterminator="\n")
         if not jsonl:
             writer.writerow(["survey", "version", "respondent", "submitted_at", *columns_out])
-        for _, columns in simulate_rows(manifest, respondents, truths, seed, chunk, logits):
+        for _, columns in simulate_rows(manifest, respondents, truths, seed, chunk, logits,
+                                        joints):
             count = len(columns["respondent"])
             rows += count
             if jsonl:

@@ -30,6 +30,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="true answers of yes-no QID from a logistic model on the direct "
                         "answers' columns, e.g. 'violated ~ -1.2 + 0.6*year[Second] + "
                         "0.05*courses'; repeatable")
+    parser.add_argument("--joint", action="append", default=[], metavar='"Q1,Q2=S1,S2,..."',
+                        help="true answers of several yes-no/choice questions drawn together "
+                        "from the table of their combinations (row-major, the last question "
+                        "varying fastest: no-no, no-yes, yes-no, yes-yes); repeatable")
     parser.add_argument("-o", "--output", required=True, metavar="EXPORT",
                         help="the export to write: .csv or .jsonl")
     parser.add_argument("--seed", type=int, default=None, help="random seed (reproducible runs)")
@@ -54,15 +58,20 @@ def run(args: argparse.Namespace) -> int:
     from .simulate_logit import parse_logit
 
     logits = [parse_logit(text, version) for text in args.logit]
+    from .simulate_joint import check_disjoint, parse_joint
+
+    joints = [parse_joint(text, version) for text in args.joint]
+    check_disjoint(joints, [*truths, *(m.outcome for m in logits)])
+    jointly = {q for j in joints for q in j.questions}
     unset = [q.id for q in version.questions if q.sensitive and q.id not in truths
-             and q.id not in {m.outcome for m in logits}]
+             and q.id not in {m.outcome for m in logits} and q.id not in jointly]
     if unset:
         print(f"note: no --truth for {', '.join(unset)}: equal shares of every answer",
               file=sys.stderr)
     started = time.perf_counter()
     try:
         rows = write_export(output, manifest, args.respondents, truths, seed=args.seed,
-                            logits=logits)
+                            logits=logits, joints=joints)
     except OSError as error:
         raise RRSiteError(f"{args.output}: cannot write: {error.strerror or error}") from error
     print(f"wrote {rows:,} simulated submissions of {version.survey} (version "

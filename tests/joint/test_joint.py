@@ -290,3 +290,39 @@ def test_bad_input_exits_2(export, capsys, questions, message):
     survey, out = export
     assert main(["analyze", str(out), "--survey", str(survey), "--joint", questions]) == 2
     assert message in capsys.readouterr().err
+
+
+def test_simulate_joint_draws_the_table(tmp_path):
+    """Report combinations of `simulate --joint` against (table @ M1 kron M2), chi-square."""
+    survey = tmp_path / "s.md"
+    survey.write_text(SURVEY, encoding="utf-8")
+    out = tmp_path / "j.csv"
+    table = np.array([0.5, 0.1, 0.1, 0.3])
+    assert main(["simulate", str(survey), "--respondents", "40000", "--seed", "12",
+                 "--joint", "cheat,drugs=0.5,0.1,0.1,0.3", "-o", str(out)]) == 0
+    counts = np.zeros(4)
+    with open(out, newline="", encoding="utf-8") as handle:
+        for row in csv.DictReader(handle):
+            if row["cheat"] and row["drugs"]:
+                counts[2 * (row["cheat"] == "yes") + (row["drugs"] == "yes")] += 1
+    forced = np.array([[0.75, 0.25], [0.25, 0.75]])
+    warner = np.array([[0.8, 0.2], [0.2, 0.8]])
+    expected = table @ np.kron(forced, warner) * counts.sum()
+    assert stats.chisquare(counts, expected).pvalue > 0.001
+    fit = joint([out], survey=survey, questions="cheat,drugs").fit
+    half = (fit.ci_high - fit.ci_low) / 2
+    assert np.all(np.abs(fit.estimate - table) < 2.5 * half)   # about 5 standard errors
+
+
+@pytest.mark.parametrize("spec, message", [
+    ("cheat,drugs=0.5,0.5", "need 4 shares"),
+    ("cheat,drugs=0.5,0.1,0.1,0.1", "add up to 1"),
+    ("cheat,note=0.5,0.5", "not a yes-no or choice question"),
+    ("cheat,cheat=0.25,0.25,0.25,0.25", "two or more different"),
+])
+def test_simulate_joint_bad_input(tmp_path, capsys, spec, message):
+    survey = tmp_path / "s.md"
+    survey.write_text(SURVEY, encoding="utf-8")
+    assert main(["simulate", str(survey), "--respondents", "10", "--joint", spec,
+                 "-o", str(tmp_path / "x.csv")]) == 2
+    assert message in capsys.readouterr().err
