@@ -355,6 +355,16 @@ def _expit(value: float) -> float:
     return 0.5 * (1.0 + math.tanh(0.5 * value))
 
 
+def _fit_any(catalog: Catalog, rows: Rows, formula: Formula, confidence: float,
+             bias_reduced: bool) -> Any:
+    """Dispatch: randomized predictors (predictor_report), else a randomized outcome."""
+    from .predictor_report import fit_predictor_model, randomized_in
+
+    if randomized_in(catalog, formula):
+        return fit_predictor_model(catalog, rows, formula, confidence, bias_reduced)
+    return fit_model(catalog, rows, formula, confidence, bias_reduced)
+
+
 def regress(
     exports: str | Path | Iterable[str | Path],
     survey: str | Path | Iterable[str | Path] | None = None,
@@ -363,8 +373,11 @@ def regress(
     confidence: float = 0.95,
     mapping: Sequence[str] | None = None,
     bias_reduced: bool = False,
-) -> list[ModelResult]:
+) -> list[Any]:
     """Fit every model formula on the exports (see the module docstring).
+
+    A model with a randomized question on the right-hand side is a ``PredictorModel``
+    (rrsite.analyze.predictor_report), otherwise a ``ModelResult``.
 
     ``bias_reduced`` adds Kosmidis & Firth's bias-reduced estimates to each fit
     (``ModelResult.fit.bias_reduced``).
@@ -392,7 +405,7 @@ def regress(
     results = []
     for formula in formulas:
         try:
-            results.append(fit_model(catalog, rows, formula, confidence, bias_reduced))
+            results.append(_fit_any(catalog, rows, formula, confidence, bias_reduced))
             results[-1].rejected = rows.rejections
         except RRSiteError as error:
             raise type(error)(f"model {formula.text!r}: {error}") from error
@@ -591,6 +604,10 @@ RENDERERS = {"table": render_table, "json": render_json, "markdown": render_mark
              "html": render_html}
 
 
-def render(models: Sequence[ModelResult], fmt: str) -> str:
+def render(models: Sequence[Any], fmt: str) -> str:
     """The models in one of analyze's formats."""
-    return RENDERERS[fmt](models)
+    if all(isinstance(m, ModelResult) for m in models):
+        return RENDERERS[fmt](models)
+    from .predictor_report import render_models
+
+    return render_models(models, fmt)
