@@ -360,6 +360,10 @@ def _fit_any(catalog: Catalog, rows: Rows, formula: Formula, confidence: float,
     """Dispatch: randomized predictors (predictor_report), else a randomized outcome."""
     from .predictor_report import fit_predictor_model, randomized_in
 
+    if formula.groups:
+        from .mixed_report import fit_mixed_model
+
+        return fit_mixed_model(catalog, rows, formula, confidence, bias_reduced)
     if randomized_in(catalog, formula):
         return fit_predictor_model(catalog, rows, formula, confidence, bias_reduced)
     return fit_model(catalog, rows, formula, confidence, bias_reduced)
@@ -376,8 +380,9 @@ def regress(
 ) -> list[Any]:
     """Fit every model formula on the exports (see the module docstring).
 
-    A model with a randomized question on the right-hand side is a ``PredictorModel``
-    (rrsite.analyze.predictor_report), otherwise a ``ModelResult``.
+    A model with a random intercept ``(1 | g)`` is a ``MixedModel`` (rrsite.analyze.
+    mixed_report); one with a randomized question on the right-hand side a ``PredictorModel``
+    (rrsite.analyze.predictor_report); otherwise a ``ModelResult``.
 
     ``bias_reduced`` adds Kosmidis & Firth's bias-reduced estimates to each fit
     (``ModelResult.fit.bias_reduced``).
@@ -393,7 +398,7 @@ def regress(
     needed: dict[str, None] = {}
     for formula in formulas:
         needed.setdefault(formula.outcome, None)
-        for name in formula.questions:
+        for name in [*formula.questions, *formula.groups]:
             needed.setdefault(name, None)
     known = set(catalog.question_ids())
     for name in needed:
