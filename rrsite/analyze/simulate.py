@@ -195,7 +195,7 @@ def _answers(
 def simulate_rows(
     manifest: Mapping[str, Any], respondents: int, truths: Mapping[str, np.ndarray],
     seed: int | None = None, chunk: int = CHUNK, logits: Sequence[LogitModel] = (),
-    joints: Sequence[Any] = (),
+    joints: Sequence[Any] = (), predictors: Sequence[Any] = (),
 ) -> Iterator[tuple[list[str], dict[str, list[Any]]]]:
     """Chunks of simulated submissions.
 
@@ -228,6 +228,11 @@ def simulate_rows(
             from .simulate_joint import joint_answers
 
             joint_answers(rng, version, joint, columns, count)
+        for predictor in predictors:   # issue 23: a direct outcome on randomized true answers
+            from .simulate_predictor import predictor_answers
+
+            predictor.clipped += predictor_answers(rng, version, predictor, columns, shares,
+                                                   count)
         yield columns["respondent"], columns
 
 
@@ -253,6 +258,7 @@ def write_export(
     path: str | Path, manifest: Mapping[str, Any], respondents: int,
     truths: Mapping[str, np.ndarray], seed: int | None = None, chunk: int = CHUNK,
     logits: Sequence[LogitModel] = (), joints: Sequence[Any] = (),
+    predictors: Sequence[Any] = (),
 ) -> int:
     """Write a simulated export (CSV, or JSONL for .jsonl); returns the number of rows."""
     path = Path(path)
@@ -267,7 +273,7 @@ def write_export(
         if not jsonl:
             writer.writerow(["survey", "version", "respondent", "submitted_at", *columns_out])
         for _, columns in simulate_rows(manifest, respondents, truths, seed, chunk, logits,
-                                        joints):
+                                        joints, predictors):
             count = len(columns["respondent"])
             rows += count
             if jsonl:

@@ -34,6 +34,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="true answers of several yes-no/choice questions drawn together "
                         "from the table of their combinations (row-major, the last question "
                         "varying fastest: no-no, no-yes, yes-no, yes-yes); repeatable")
+    parser.add_argument("--predictor", action="append", default=[],
+                        metavar='"Y ~ B0 + B1*Q[yes] + ...; sd=S"',
+                        help="a directly asked number (normal, sd S) or yes-no (logistic) Y "
+                        "driven by randomized questions' TRUE answers (Q[level]) and direct "
+                        "columns; the randomized answers are drawn from --truth and randomized "
+                        "as usual; repeatable")
     parser.add_argument("-o", "--output", required=True, metavar="EXPORT",
                         help="the export to write: .csv or .jsonl")
     parser.add_argument("--seed", type=int, default=None, help="random seed (reproducible runs)")
@@ -62,6 +68,11 @@ def run(args: argparse.Namespace) -> int:
 
     joints = [parse_joint(text, version) for text in args.joint]
     check_disjoint(joints, [*truths, *(m.outcome for m in logits)])
+    from .simulate_predictor import check_predictors, parse_predictor
+
+    predictors = [parse_predictor(text, version) for text in args.predictor]
+    check_predictors(predictors, [*(m.outcome for m in logits),
+                                  *(q for j in joints for q in j.questions)])
     jointly = {q for j in joints for q in j.questions}
     unset = [q.id for q in version.questions if q.sensitive and q.id not in truths
              and q.id not in {m.outcome for m in logits} and q.id not in jointly]
@@ -71,9 +82,13 @@ def run(args: argparse.Namespace) -> int:
     started = time.perf_counter()
     try:
         rows = write_export(output, manifest, args.respondents, truths, seed=args.seed,
-                            logits=logits, joints=joints)
+                            logits=logits, joints=joints, predictors=predictors)
     except OSError as error:
         raise RRSiteError(f"{args.output}: cannot write: {error.strerror or error}") from error
+    for model in predictors:
+        if model.clipped:
+            print(f"note: --predictor {model.outcome}: {model.clipped:,} values fell outside the "
+                  "question's range and were clipped to it", file=sys.stderr)
     print(f"wrote {rows:,} simulated submissions of {version.survey} (version "
           f"{version.version}) to {output} in {time.perf_counter() - started:.1f} s",
           file=sys.stderr)

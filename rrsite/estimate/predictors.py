@@ -217,7 +217,6 @@ def _em(model: _Model, theta: np.ndarray, iterations: int) -> tuple[np.ndarray, 
 
 def _newton(model: _Model, theta: np.ndarray) -> tuple[np.ndarray, np.ndarray, int]:
     current = model.loglik(theta)
-    hessian = model.hessian(theta)
     for iteration in range(1, NEWTON_ITERATIONS + 1):
         gradient = model.gradient(theta)
         hessian = model.hessian(theta)
