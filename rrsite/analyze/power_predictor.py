@@ -95,7 +95,7 @@ def simulated_power(s: PredictorScenario, n: int, simulations: int, alpha: float
         try:
             classes = latent_classes([part], [report], [["no", "yes"]], ["no"], ["q"])
             fit = fit_predictors("logistic", y, np.ones((n, 1)), ["(Intercept)"], [], classes,
-                                 [("q", [0])], tests=False)
+                                 [("q", [0])], tests=False, profile=[])
         except (RegressionError, ValueError, np.linalg.LinAlgError):
             pass                    # not identified in this sample: counted as not rejected
         else:

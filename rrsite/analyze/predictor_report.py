@@ -76,6 +76,7 @@ class PredictorModel:
             "left_out": self.left_out,
             "confidence": f.confidence,
             "coefficients": f.coefficient_dicts(),
+            "ci_method": f.ci_method,
             "terms": [t.to_dict() for t in f.terms],
             "model_test": f.model_test.to_dict() if f.model_test else None,
             "loglik": f.loglik,
@@ -122,6 +123,7 @@ class PredictorModel:
         f = self.fit
         left = ", ".join(f"{n:,} missing {k}" for k, n in self.left_out.items() if n) or "none"
         lines = [f"N = {f.n:,} of {self.rows_accepted:,} accepted rows (left out: {left})",
+                 f"intervals: {f.ci_method} (se from the observed information)",
                  f"log-likelihood = {f.loglik:.4f}, AIC = {f.aic:.4f}, {f.iterations} iterations "
                  f"(EM then Newton), largest gradient component per respondent "
                  f"{f.gradient_norm:.1e}"]

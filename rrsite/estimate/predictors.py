@@ -33,7 +33,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
-from scipy import special, stats
+from scipy import optimize, special, stats
 
 from .joint import JointPart, mle
 from .regression import RegressionError, TermTest, _coefficients
@@ -114,8 +114,10 @@ class _Model:
     """The log-likelihood over theta = (beta, [log sigma], log(pi_t / pi_ref) for free t)."""
 
     def __init__(self, kind: str, y: np.ndarray, D: np.ndarray, L: np.ndarray,
-                 free: np.ndarray) -> None:
+                 free: np.ndarray, offset: np.ndarray | None = None) -> None:
         self.kind, self.y, self.D = kind, y, D
+        #: A fixed part of the linear predictor (n, K): a coefficient held in a profile.
+        self.offset = np.zeros(L.shape) if offset is None else offset
         with np.errstate(divide="ignore"):
             self.logL = np.log(L)
         self.free = free                      # bool per class: share > 0 (estimated)
@@ -143,7 +145,7 @@ class _Model:
     def posterior(self, theta: np.ndarray) -> tuple[float, np.ndarray, np.ndarray, float]:
         """(loglik, posterior class weights w (n, K), eta (n, K), sigma)."""
         beta, sigma, pi = self.unpack(theta)
-        eta = self.D @ beta
+        eta = self.D @ beta + self.offset
         with np.errstate(divide="ignore"):
             joint = self.logL + np.log(pi)[None, :] + _log_density(self.kind, self.y, eta, sigma)
         total = special.logsumexp(joint, axis=1)
@@ -185,7 +187,7 @@ class _Model:
 def _em(model: _Model, theta: np.ndarray, iterations: int) -> tuple[np.ndarray, int]:
     previous = model.loglik(theta)
     n = len(model.y)
-    D, y = model.D, model.y
+    D, y, offset = model.D, model.y, model.offset
     for iteration in range(1, iterations + 1):
         _, w, eta, sigma = model.posterior(theta)
         beta, _, _ = model.unpack(theta)
@@ -195,8 +197,8 @@ def _em(model: _Model, theta: np.ndarray, iterations: int) -> tuple[np.ndarray, 
         if model.kind == "linear":
             weighted = D * w[:, :, None]
             gram = np.einsum("ikp,ikq->pq", weighted, D)
-            beta = np.linalg.solve(gram, np.einsum("ikp,i->p", weighted, y))
-            resid = y[:, None] - D @ beta
+            beta = np.linalg.solve(gram, np.einsum("ikp,ik->p", weighted, y[:, None] - offset))
+            resid = y[:, None] - D @ beta - offset
             sigma = math.sqrt(max(float(np.sum(w * resid**2)) / n, 1e-300))
         else:   # one Newton step of the weighted logistic regression (a generalised EM)
             p = special.expit(eta)
@@ -243,7 +245,7 @@ def _newton(model: _Model, theta: np.ndarray) -> tuple[np.ndarray, np.ndarray, i
 def _boundary_slopes(model: _Model, theta: np.ndarray) -> np.ndarray:
     """The slope d loglik / d eps of pi -> (1 - eps) pi + eps e_t, per class t (<= 0: no gain)."""
     beta, sigma, pi = model.unpack(theta)
-    eta = model.D @ beta
+    eta = model.D @ beta + model.offset
     with np.errstate(divide="ignore"):
         log_each = model.logL + _log_density(model.kind, model.y, eta, sigma)
         total = special.logsumexp(log_each + np.log(pi)[None, :], axis=1)
@@ -283,6 +285,14 @@ class PredictorFit:
     model_test: TermTest | None = None
     messages: list[str] = field(default_factory=list)
     parameters: int = 0
+    #: Profile-likelihood interval ends per coefficient (nan where not computed: Wald used).
+    profile_low: np.ndarray | None = None
+    profile_high: np.ndarray | None = None
+
+    @property
+    def ci_method(self) -> str:
+        """How the coefficients' intervals are computed."""
+        return "profile likelihood" if self.profile_low is not None else "Wald"
 
     @property
     def se(self) -> np.ndarray:
@@ -296,8 +306,13 @@ class PredictorFit:
 
     @property
     def coefficients(self) -> list[Any]:
-        """Estimates, SEs, Wald tests and intervals (regression.Coefficient), one per column."""
-        return _coefficients(self.names, self.beta, self.se, self.confidence)
+        """Estimates, SEs, Wald tests, intervals (profile likelihood where computed)."""
+        out = _coefficients(self.names, self.beta, self.se, self.confidence)
+        if self.profile_low is not None and self.profile_high is not None:
+            for c, low, high in zip(out, self.profile_low, self.profile_high, strict=True):
+                if not math.isnan(low):
+                    c.ci_low, c.ci_high = float(low), float(high)
+        return out
 
     def coefficient_dicts(self) -> list[dict[str, Any]]:
         """The coefficients' JSON (odds ratios only for the logistic model)."""
@@ -320,32 +335,38 @@ class _Optimum:
     model: _Model
 
 
-def _maximise(kind: str, y: np.ndarray, D: np.ndarray, classes: LatentClasses) -> _Optimum:
+def _maximise(kind: str, y: np.ndarray, D: np.ndarray, classes: LatentClasses,
+              offset: np.ndarray | None = None,
+              start: tuple[np.ndarray, float, np.ndarray] | None = None) -> _Optimum:
     L = classes.likelihood
     free = np.ones(L.shape[1], dtype=bool)
     start_pi = np.clip(classes.start, 1e-3, None)
     start_pi /= start_pi.sum()
-    model = _Model(kind, y, D, L, free)
+    model = _Model(kind, y, D, L, free, offset)
     # start: beta by regressing y on the posterior mean of the class coding under start_pi
     post = L * start_pi[None, :]
     post /= post.sum(axis=1, keepdims=True)
     Xbar = np.einsum("ik,ikp->ip", post, D)
     if kind == "linear":
-        beta, *_ = np.linalg.lstsq(Xbar, y, rcond=None)
-        sigma = float(np.std(y - Xbar @ beta)) or 1.0
+        target = y - np.sum(post * model.offset, axis=1)
+        beta, *_ = np.linalg.lstsq(Xbar, target, rcond=None)
+        sigma = float(np.std(target - Xbar @ beta)) or 1.0
     else:
         mean = float(np.clip(y.mean(), 0.01, 0.99))
         beta = np.zeros(D.shape[2])
         beta[0] = math.log(mean / (1 - mean))
         sigma = 1.0
+    if start is not None:   # a neighbouring optimum (a profile's previous point)
+        beta, sigma, start_pi = start[0], start[1], np.clip(start[2], 1e-6, None)
+        start_pi = start_pi / start_pi.sum()
     theta = model.pack(beta, sigma, start_pi)
-    theta, em_iterations = _em(model, theta, EM_ITERATIONS)
+    theta, em_iterations = _em(model, theta, EM_ITERATIONS if start is None else 20)
     beta, sigma, pi = model.unpack(theta)
     if np.any(pi < SMALL_SHARE):
         # EM creeps towards a boundary: hold the small shares at 0, polish, and keep them there
         # if the likelihood falls when mass moves into them (the optimality condition)
         free = pi >= SMALL_SHARE
-        held = _Model(kind, y, D, L, free)
+        held = _Model(kind, y, D, L, free, offset)
         trial, hessian, newton_iterations = _newton(
             held, held.pack(beta, sigma, np.where(free, pi, 0.0) / pi[free].sum()))
         if np.all(_boundary_slopes(held, trial)[~free] <= 1e-6 * len(y)):
@@ -364,13 +385,15 @@ def _maximise(kind: str, y: np.ndarray, D: np.ndarray, classes: LatentClasses) -
 def fit_predictors(kind: str, y: np.ndarray, X: np.ndarray, x_names: Sequence[str],
                    x_terms: Sequence[tuple[str, list[int]]], classes: LatentClasses,
                    predictor_terms: Sequence[tuple[str, list[int]]],
-                   confidence: float = 0.95, tests: bool = True) -> PredictorFit:
+                   confidence: float = 0.95, tests: bool = True,
+                   profile: Sequence[int] | None = None) -> PredictorFit:
     """Fit y on the randomized predictors' true answers and the direct columns X.
 
     X's column 0 is the intercept; ``x_terms`` are its terms (indices into X), as
     ``formula.DesignMatrix.term_columns``; ``predictor_terms`` the randomized terms (indices into
     ``classes.names``). Coefficients are named (Intercept), the classes' indicators, then X's
-    other columns.
+    other columns. ``profile``: the coefficients (indices) whose interval is the profile
+    likelihood's (default every one; Wald for the others, and for all with ``profile=[]``).
     """
     if kind not in KINDS:
         raise ValueError(f"kind must be one of {KINDS}")
@@ -423,6 +446,16 @@ def fit_predictors(kind: str, y: np.ndarray, X: np.ndarray, x_names: Sequence[st
     result = PredictorFit(kind, names, beta.copy(), covariance_all[:p, :p], best.loglik, n,
                           best.iterations, gradient_norm, confidence, sigma_value, sigma_se,
                           shares, messages=messages, parameters=model.size)
+    indices = range(p) if profile is None else profile
+    if len(indices):
+        critical = float(stats.chi2.ppf(confidence, 1))
+        result.profile_low = np.full(p, math.nan)
+        result.profile_high = np.full(p, math.nan)
+        for j in indices:
+            low, high = _profile_interval(kind, y, D, classes, j, float(beta[j]),
+                                          float(result.se[j]), best.loglik, critical,
+                                          (beta, sigma, pi))
+            result.profile_low[j], result.profile_high[j] = low, high
     if tests:
         all_terms = [(label, [1 + j for j in cols]) for label, cols in predictor_terms]
         all_terms += [(label, [c + C for c in cols]) for label, cols in x_terms]
@@ -450,3 +483,34 @@ def loglik(kind: str, y: np.ndarray, X: np.ndarray, classes: LatentClasses, beta
     model = _Model(kind, np.asarray(y, dtype=np.float64), class_design(X, classes.coding),
                    classes.likelihood, free)
     return model.loglik(model.pack(np.asarray(beta, dtype=np.float64), sigma, pi))
+
+
+def _profile_interval(kind: str, y: np.ndarray, D: np.ndarray, classes: LatentClasses, j: int,
+                      estimate: float, se: float, loglik_max: float, critical: float,
+                      best: tuple[np.ndarray, float, np.ndarray]) -> tuple[float, float]:
+    """{v : 2 (l_max - max_{beta_j = v} l) <= critical}, each end by Brent's method."""
+    best_beta, best_sigma, best_pi = best
+    keep = [k for k in range(D.shape[2]) if k != j]
+    reduced = D[:, :, keep]
+    start = (best_beta[keep], best_sigma, best_pi)
+
+    def excess(value: float) -> float:
+        try:
+            held = _maximise(kind, y, reduced, classes, value * D[:, :, j], start)
+        except RegressionError:
+            return critical
+        return 2 * (loglik_max - held.loglik) - critical
+
+    step = max(se, 1e-8)
+    ends = []
+    for sign in (-1.0, 1.0):
+        inner, outer = estimate, estimate + sign * 2.0 * step
+        tries = 0
+        while excess(outer) <= 0 and tries < 30:
+            inner, outer = outer, outer + sign * 2.0 * step
+            tries += 1
+        if tries == 30:
+            ends.append(sign * math.inf)
+            continue
+        ends.append(float(optimize.brentq(excess, inner, outer, xtol=1e-6 * step)))
+    return ends[0], ends[1]

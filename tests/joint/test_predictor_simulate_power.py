@@ -138,7 +138,7 @@ def test_asymptotic_variance_matches_the_spread_of_simulated_estimates():
         part = JointPart((s.matrix,), np.bincount(report, minlength=2).astype(float))
         classes = latent_classes([part], [report], [["no", "yes"]], ["no"], ["q"])
         fit = fit_predictors("logistic", y, np.ones((n, 1)), ["(Intercept)"], [], classes,
-                             [("q", [0])], tests=False)
+                             [("q", [0])], tests=False, profile=[])
         slopes.append(fit.beta[1])
     empirical = float(np.var(slopes, ddof=1))
     predicted = slope_variance(s) / n

@@ -111,7 +111,8 @@ def test_maximum_and_ses_agree_with_scipy_on_the_brute_force_likelihood(kind):
     data = simulate(1500, 3, kind, TABLE, beta_true)
     y, X, classes, _ = prepare(data)
     fit = fit_predictors(kind, y, X, ["(Intercept)", "x"], [("x", [1])], classes,
-                         [("q1", [0]), ("q2", [1])], tests=False)
+                         [("q1", [0]), ("q2", [1])], tests=False,
+                         profile=[])
     assert fit.names == ["(Intercept)", "q1[yes]", "q2[yes]", "x"]
 
     def minus(theta):
@@ -154,7 +155,8 @@ def test_recovers_the_true_coefficients_by_simulation(kind, n, beta):
     data = simulate(n, 11, kind, TABLE, beta, sigma=1.5)
     y, X, classes, _ = prepare(data)
     fit = fit_predictors(kind, y, X, ["(Intercept)", "x"], [("x", [1])], classes,
-                         [("q1", [0]), ("q2", [1])], tests=False)
+                         [("q1", [0]), ("q2", [1])], tests=False,
+                         profile=[])
     assert np.all(np.abs(fit.beta - beta) < 4 * fit.se), (fit.beta, fit.se)
     shares = np.array([s.estimate for s in fit.shares])
     assert np.all(np.abs(shares - TABLE) < 4 * np.array([s.se for s in fit.shares]))
@@ -187,7 +189,8 @@ def test_a_combination_that_does_not_occur_is_held_at_zero():
                     versions=((ONE_SIDED, ONE_SIDED),))
     y, X, classes, _ = prepare(data)
     fit = fit_predictors("linear", y, X, ["(Intercept)", "x"], [("x", [1])], classes,
-                         [("q1", [0]), ("q2", [1])], tests=False)
+                         [("q1", [0]), ("q2", [1])], tests=False,
+                         profile=[])
     assert fit.gradient_norm < 1e-6
     # no better point on the brute-force likelihood nearby (scipy from our optimum)
     shares = np.array([s.estimate for s in fit.shares])
@@ -308,3 +311,27 @@ def test_cli_refuses_unsupported_models(tmp_path, capsys, formula, message):
     code = main(["analyze", str(export), "--survey", str(survey), "--model", formula])
     assert code == 2
     assert message in capsys.readouterr().err
+
+
+def test_profile_interval_ends_against_scipy_on_the_brute_force_likelihood():
+    data = simulate(600, 12, "logistic", TABLE, [-0.3, 1.0, -0.7, 0.4])
+    y, X, classes, _ = prepare(data)
+    fit = fit_predictors("logistic", y, X, ["(Intercept)", "x"], [("x", [1])], classes,
+                         [("q1", [0]), ("q2", [1])], tests=False, profile=[1])
+    assert fit.ci_method == "profile likelihood"
+    c = fit.coefficients[1]
+    wald = fit.coefficients[2]      # not profiled: estimate -/+ z se
+    z = stats.norm.ppf(0.975)
+    assert wald.ci_low == pytest.approx(wald.estimate - z * wald.se, rel=1e-12)
+    critical = stats.chi2.ppf(0.95, 1)
+    start = np.concatenate([np.delete(fit.beta, 1),
+                            np.log([s.estimate for s in fit.shares][1:])
+                            - math.log(fit.shares[0].estimate)])
+    for end in (c.ci_low, c.ci_high):
+        def minus(theta, end=end):
+            beta, _, table = unpack("logistic", np.insert(theta, 1, end))
+            return -brute_loglik("logistic", data, beta, 1.0, table)
+
+        held = optimize.minimize(minus, start, method="BFGS", options={"gtol": 1e-7})
+        assert 2 * (fit.loglik + held.fun) == pytest.approx(critical, abs=1e-4)
+    assert c.ci_low < fit.beta[1] < c.ci_high
