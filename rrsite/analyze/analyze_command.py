@@ -53,8 +53,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         "submitted_at, a question id, or - to ignore it); repeatable")
     parser.add_argument("--model", action="append", default=[], metavar='"Y ~ A + B"',
                         help="logistic regression of randomized yes-no Y on directly asked "
-                        "questions (C(a, ref=\"x\"), scale(n), a:b, a*b); repeatable; the "
-                        "report is then the regressions")
+                        "questions (C(a, ref=\"x\"), scale(n), a:b, a*b), with a random "
+                        "intercept (1 | g); or of a direct number/yes-no Y on randomized "
+                        "questions' true answers (Y ~ q + x); repeatable; the report is then "
+                        "the regressions")
     parser.add_argument("--bias-reduced", action="store_true",
                         help="with --model: also the bias-reduced estimates (Kosmidis & Firth "
                         "2009; Firth's logistic regression for a direct outcome) beside the "
