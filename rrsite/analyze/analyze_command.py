@@ -57,12 +57,22 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         "submitted_at, a question id, or - to ignore it); repeatable")
     parser.add_argument("--model", action="append", default=[], metavar='"Y ~ A + B"',
                         help="logistic regression of randomized yes-no Y on directly asked "
-                        "questions (C(a, ref=\"x\"), scale(n), a:b, a*b); repeatable; the "
-                        "report is then the regressions")
+                        "questions (C(a, ref=\"x\"), scale(n), a:b, a*b), with a random "
+                        "intercept (1 | g); or of a direct number/yes-no Y on randomized "
+                        "questions' true answers (Y ~ q + x); repeatable; the report is then "
+                        "the regressions")
     parser.add_argument("--bias-reduced", action="store_true",
                         help="with --model: also the bias-reduced estimates (Kosmidis & Firth "
                         "2009; Firth's logistic regression for a direct outcome) beside the "
                         "maximum-likelihood ones")
+    parser.add_argument("--joint", metavar="Q1,Q2[,Q3]",
+                        help="the table of true-answer combinations of these questions (joint "
+                        "maximum likelihood, profile-likelihood intervals, the privacy of the "
+                        "combination); the report is then that table")
+    parser.add_argument("--cor", metavar="Q1,Q2[,X]",
+                        help="Pearson correlations of randomized yes-no and direct yes-no or "
+                        "number questions (RRreg's RRcor, bootstrap SEs); the report is then "
+                        "the correlations")
     design = parser.add_argument_group(
         "sample design", "design-based estimates for samples that are not simple random: the "
         "columns of the export (or of --design FILE.csv, joined by respondent token) that hold "
@@ -132,6 +142,8 @@ def run(args: argparse.Namespace) -> int:
     if not args.survey and not args.manifest:
         raise RRSiteError("give the survey file with --survey FILE.md (and/or its built "
                           "manifests with --manifest survey.json)")
+    if getattr(args, "joint", None) or getattr(args, "cor", None):
+        return _run_joint(args)
     if args.model:
         if args.counts is not None:
             raise RRSiteError("--model fits rows of an export; it cannot use --counts")
@@ -206,6 +218,44 @@ def _run_models(args: argparse.Namespace) -> int:
         print(f"{rejected.total:,} rows rejected (left out of every model):\n"
               f"{rejected.summary()}", file=sys.stderr)
     report = render(models, args.format)
+    if args.output:
+        write_atomically(args.output, report)
+        print(f"wrote {args.output}", file=sys.stderr)
+    else:
+        sys.stdout.write(report)
+    return 0
+
+
+def _run_joint(args: argparse.Namespace) -> int:
+    """`--joint` (joint_report) or `--cor` (correlation_report): several questions together."""
+    from typing import Any
+
+    option = "--joint" if args.joint else "--cor"
+    if args.counts is not None or args.model or (args.joint and args.cor):
+        raise RRSiteError(f"{option} fits rows of an export; it cannot be combined with "
+                          "--counts, --model, or the other of --joint and --cor")
+    if not args.exports:
+        raise RRSiteError(f"give the export file(s) to estimate {option} from")
+    result: Any
+    if args.joint:
+        from .joint_report import joint, render
+
+        result = joint(args.exports, survey=args.survey, manifests=args.manifest,
+                       questions=args.joint, confidence=args.confidence, mapping=args.mapping)
+    else:
+        from .correlation_report import correlate
+        from .correlation_report import render as render_cor
+
+        result = correlate(args.exports, survey=args.survey, manifests=args.manifest,
+                           questions=args.cor, confidence=args.confidence, mapping=args.mapping)
+        render = render_cor  # type: ignore[assignment]
+    if result.rejected.total:
+        if args.strict:
+            raise RejectedRowsError(f"--strict: {result.rejected.total:,} rows rejected\n"
+                                    + result.rejected.summary())
+        print(f"{result.rejected.total:,} rows rejected (left out of the table):\n"
+              f"{result.rejected.summary()}", file=sys.stderr)
+    report = render(result, args.format)
     if args.output:
         write_atomically(args.output, report)
         print(f"wrote {args.output}", file=sys.stderr)

@@ -2,7 +2,10 @@
 
     rrsite power --odds-ratio 1.8 --epsilon 1 [--prevalence 0.2] [--exposed 0.5]
                  [--power 0.8] [--alpha 0.05] [--simulations 400] [--seed 1]
-                 [--design P00,P11] [--progress/--no-progress]
+                 [--design P00,P11] [--progress/--no-progress] [--predictor]
+
+With --predictor the randomized answer is the covariate, not the outcome
+(rrsite.analyze.power_predictor).
 
 The model: a yes/no covariate held by a share ``--exposed`` of respondents, a true prevalence
 ``--prevalence`` among the others, and an odds ratio R between the two; the sensitive answer
@@ -48,6 +51,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--simulations", type=int, default=400,
                         help="simulated surveys per sample size (default 400)")
     parser.add_argument("--seed", type=int, default=1, help="random seed (default 1)")
+    parser.add_argument("--predictor", action="store_true",
+                        help="the randomized yes-no answer is the PREDICTOR (a share --exposed "
+                        "truly has it) of a directly asked yes-no outcome (prevalence "
+                        "--prevalence without it, odds ratio R with it): analyze --model "
+                        "\"y ~ q\" (rrsite.analyze.power_predictor)")
     parser.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
                         help="progress bar on stderr (default: on a terminal)")
 
@@ -176,18 +184,28 @@ def run(args: argparse.Namespace) -> int:
             raise UsageError(f"--design {args.design!r}: write P00,P11") from error
         label = f"design p00 = {p00:.4g}, p11 = {p11:.4g}"
     elif args.epsilon is not None:
-        design = optimal_design(args.epsilon, prior=args.prevalence).designs[0]
+        prior = args.exposed if args.predictor else args.prevalence
+        design = optimal_design(args.epsilon, prior=prior).designs[0]
         p00, p11 = design.p00, design.p11
         label = f"optimal design at epsilon {args.epsilon:g} (p00 = {p00:.4g}, p11 = {p11:.4g})"
     else:
         raise UsageError("give --epsilon E (the optimal design) or --design P00,P11")
     if not (0 <= p00 <= 1 and 0 <= p11 <= 1 and p00 + p11 > 1):
         raise UsageError("the design needs p00 + p11 > 1 (probabilities in [0, 1])")
-    scenario = Scenario(p00, p11, args.prevalence, args.exposed, args.odds_ratio)
     enabled = sys.stderr.isatty() if args.progress is None else bool(args.progress)
     bar = Bar(args.simulations * 8, enabled)
-    n0, n, achieved = required_n(scenario, args.power, args.alpha, args.simulations, args.seed,
-                                 bar)
+    if args.predictor:
+        from . import power_predictor
+
+        n0, n, achieved = power_predictor.required_n(
+            power_predictor.PredictorScenario(p00, p11, args.prevalence, args.exposed,
+                                              args.odds_ratio),
+            args.power, args.alpha, args.simulations, args.seed, bar)
+        label = "randomized predictor, " + label
+    else:
+        scenario = Scenario(p00, p11, args.prevalence, args.exposed, args.odds_ratio)
+        n0, n, achieved = required_n(scenario, args.power, args.alpha, args.simulations,
+                                     args.seed, bar)
     bar.close()
     mc = math.sqrt(achieved * (1 - achieved) / args.simulations)
     print(f"odds ratio {args.odds_ratio:g} (prevalence {args.prevalence:g} unexposed, "

@@ -387,6 +387,23 @@ def _expit(value: float) -> float:
     return 0.5 * (1.0 + math.tanh(0.5 * value))
 
 
+def _fit_any(catalog: Catalog, rows: Rows, formula: Formula, confidence: float,
+             bias_reduced: bool, design: Any = None) -> Any:
+    """Dispatch: randomized predictors (predictor_report), else a randomized outcome."""
+    from .predictor_report import fit_predictor_model, randomized_in
+
+    if design is not None and (formula.groups or randomized_in(catalog, formula)):
+        raise UsageError("--model with a random intercept or a randomized predictor: a sample "
+                         "design is not supported yet; fit it without --weights/--strata/--cluster")
+    if formula.groups:
+        from .mixed_report import fit_mixed_model
+
+        return fit_mixed_model(catalog, rows, formula, confidence, bias_reduced)
+    if randomized_in(catalog, formula):
+        return fit_predictor_model(catalog, rows, formula, confidence, bias_reduced)
+    return fit_model(catalog, rows, formula, confidence, bias_reduced, design)
+
+
 def regress(
     exports: str | Path | Iterable[str | Path],
     survey: str | Path | Iterable[str | Path] | None = None,
@@ -396,8 +413,12 @@ def regress(
     mapping: Sequence[str] | None = None,
     bias_reduced: bool = False,
     sample: SampleOptions | None = None,
-) -> list[ModelResult]:
+) -> list[Any]:
     """Fit every model formula on the exports (see the module docstring).
+
+    A model with a random intercept ``(1 | g)`` is a ``MixedModel`` (rrsite.analyze.
+    mixed_report); one with a randomized question on the right-hand side a ``PredictorModel``
+    (rrsite.analyze.predictor_report); otherwise a ``ModelResult``.
 
     ``bias_reduced`` adds Kosmidis & Firth's bias-reduced estimates to each fit
     (``ModelResult.fit.bias_reduced``). ``sample``: the sample design's columns
@@ -414,7 +435,7 @@ def regress(
     needed: dict[str, None] = {}
     for formula in formulas:
         needed.setdefault(formula.outcome, None)
-        for name in formula.questions:
+        for name in [*formula.questions, *formula.groups]:
             needed.setdefault(name, None)
     known = set(catalog.question_ids())
     for name in needed:
@@ -444,7 +465,7 @@ def regress(
                 results.append(_number_model(catalog, rows, formula, confidence))
                 results[-1].rejected = rows.rejections
                 continue
-            results.append(fit_model(catalog, rows, formula, confidence, bias_reduced, design))
+            results.append(_fit_any(catalog, rows, formula, confidence, bias_reduced, design))
             results[-1].rejected = rows.rejections
         except RRSiteError as error:
             raise type(error)(f"model {formula.text!r}: {error}") from error
@@ -650,11 +671,15 @@ RENDERERS = {"table": render_table, "json": render_json, "markdown": render_mark
              "html": render_html}
 
 
-def render(models: Sequence[ModelResult], fmt: str) -> str:
-    """The models in one of analyze's formats (a randomized number's linear models too)."""
+def render(models: Sequence[Any], fmt: str) -> str:
+    """The models in one of analyze's formats (number outcomes and randomized predictors too)."""
     from .regression_numbers import NumberModel
     from .regression_numbers import render as render_numbers
 
     if models and isinstance(models[0], NumberModel):
         return render_numbers(models, fmt)
-    return RENDERERS[fmt](models)
+    if all(isinstance(m, ModelResult) for m in models):
+        return RENDERERS[fmt](models)
+    from .predictor_report import render_models
+
+    return render_models(models, fmt)

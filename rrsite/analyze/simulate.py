@@ -205,6 +205,7 @@ def _answers(
 def simulate_rows(
     manifest: Mapping[str, Any], respondents: int, truths: Mapping[str, np.ndarray],
     seed: int | None = None, chunk: int = CHUNK, logits: Sequence[LogitModel] = (),
+    joints: Sequence[Any] = (), predictors: Sequence[Any] = (),
 ) -> Iterator[tuple[list[str], dict[str, list[Any]]]]:
     """Chunks of simulated submissions.
 
@@ -233,6 +234,15 @@ def simulate_rows(
                 columns[question.id + GROUP_SUFFIX] = groups
         for model in logits:        # regression issue: true answers from a logistic model
             columns[model.outcome] = _logit_answers(rng, version, model, columns, count)
+        for joint in joints:        # issue 23: several questions' true answers drawn together
+            from .simulate_joint import joint_answers
+
+            joint_answers(rng, version, joint, columns, count)
+        for predictor in predictors:   # issue 23: a direct outcome on randomized true answers
+            from .simulate_predictor import predictor_answers
+
+            predictor.clipped += predictor_answers(rng, version, predictor, columns, shares,
+                                                   count)
         yield columns["respondent"], columns
 
 
@@ -257,7 +267,8 @@ def _logit_answers(rng: np.random.Generator, version: VersionSpec, model: LogitM
 def write_export(
     path: str | Path, manifest: Mapping[str, Any], respondents: int,
     truths: Mapping[str, np.ndarray], seed: int | None = None, chunk: int = CHUNK,
-    logits: Sequence[LogitModel] = (),
+    logits: Sequence[LogitModel] = (), joints: Sequence[Any] = (),
+    predictors: Sequence[Any] = (),
 ) -> int:
     """Write a simulated export (CSV, or JSONL for .jsonl); returns the number of rows."""
     path = Path(path)
@@ -272,7 +283,8 @@ def write_export(
         writer = csv.writer(handle, lineterminator="\n")
         if not jsonl:
             writer.writerow(["survey", "version", "respondent", "submitted_at", *columns_out])
-        for _, columns in simulate_rows(manifest, respondents, truths, seed, chunk, logits):
+        for _, columns in simulate_rows(manifest, respondents, truths, seed, chunk, logits,
+                                        joints, predictors):
             count = len(columns["respondent"])
             rows += count
             if jsonl:

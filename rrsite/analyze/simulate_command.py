@@ -33,6 +33,16 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="true answers of yes-no QID from a logistic model on the direct "
                         "answers' columns, e.g. 'violated ~ -1.2 + 0.6*year[Second] + "
                         "0.05*courses'; repeatable")
+    parser.add_argument("--joint", action="append", default=[], metavar='"Q1,Q2=S1,S2,..."',
+                        help="true answers of several yes-no/choice questions drawn together "
+                        "from the table of their combinations (row-major, the last question "
+                        "varying fastest: no-no, no-yes, yes-no, yes-yes); repeatable")
+    parser.add_argument("--predictor", action="append", default=[],
+                        metavar='"Y ~ B0 + B1*Q[yes] + ...; sd=S"',
+                        help="a directly asked number (normal, sd S) or yes-no (logistic) Y "
+                        "driven by randomized questions' TRUE answers (Q[level]) and direct "
+                        "columns; the randomized answers are drawn from --truth and randomized "
+                        "as usual; repeatable")
     parser.add_argument("-o", "--output", required=True, metavar="EXPORT",
                         help="the export to write: .csv or .jsonl")
     parser.add_argument("--seed", type=int, default=None, help="random seed (reproducible runs)")
@@ -77,10 +87,20 @@ def run(args: argparse.Namespace) -> int:
     from .simulate_logit import parse_logit
 
     logits = [parse_logit(text, version) for text in args.logit]
+    from .simulate_joint import check_disjoint, parse_joint
+
+    joints = [parse_joint(text, version) for text in args.joint]
+    check_disjoint(joints, [*truths, *(m.outcome for m in logits)])
+    from .simulate_predictor import check_predictors, parse_predictor
+
+    predictors = [parse_predictor(text, version) for text in args.predictor]
+    check_predictors(predictors, [*(m.outcome for m in logits),
+                                  *(q for j in joints for q in j.questions)])
+    jointly = {q for j in joints for q in j.questions}
     unset = [q.id for q in version.questions if q.sensitive and q.id not in truths
              and q.id not in {m.outcome for m in logits}
              and q.id not in {item.partition("=")[0] for item in args.frame_truth}
-             and not q.numeric]
+             and q.id not in jointly and not q.numeric]
     numeric = [q.id for q in version.questions if q.numeric]
     if numeric:
         print(f"note: randomized numbers {', '.join(numeric)}: true numbers uniform over "
@@ -108,9 +128,13 @@ def run(args: argparse.Namespace) -> int:
         return 0
     try:
         rows = write_export(output, manifest, args.respondents, truths, seed=args.seed,
-                            logits=logits)
+                            logits=logits, joints=joints, predictors=predictors)
     except OSError as error:
         raise RRSiteError(f"{args.output}: cannot write: {error.strerror or error}") from error
+    for model in predictors:
+        if model.clipped:
+            print(f"note: --predictor {model.outcome}: {model.clipped:,} values fell outside the "
+                  "question's range and were clipped to it", file=sys.stderr)
     print(f"wrote {rows:,} simulated submissions of {version.survey} (version "
           f"{version.version}) to {output} in {time.perf_counter() - started:.1f} s",
           file=sys.stderr)

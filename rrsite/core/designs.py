@@ -976,7 +976,10 @@ class UnrelatedUnknown(TwoGroupDesign):
     innocuous one, whose yes-rate q is unknown and estimated jointly (the groups' p must differ).
     ``innocuous_rate`` is only the rate assumed for privacy accounting (the manifest's matrices,
     epsilon); the analysis does not use it. Group matrix: ((1 - (1-p)q, (1-p)q),
-    ((1-p)(1-q), p + (1-p)q)). RRreg ``UQTunknown`` with p = [p1, p2].
+    ((1-p)(1-q), p + (1-p)q)). RRreg ``UQTunknown`` with p = [p1, p2]. Moors' variant (Moors
+    1971, JASA 66, 627-629): p = 0 in one group, which then answers only the innocuous question
+    (its matrix does not depend on the truth, epsilon 0; the design's privacy is the other
+    group's).
     """
 
     name: ClassVar[str] = "unrelated-unknown"
@@ -987,8 +990,8 @@ class UnrelatedUnknown(TwoGroupDesign):
     def __post_init__(self) -> None:
         object.__setattr__(self, "p", _two("p", self.p))
         _distinct("p", self.p)
-        if min(self.p) <= TOLERANCE:
-            raise DesignError("p must be above 0 in both groups")
+        # Moors (1971): p = 0 in one group (it answers only the innocuous question) is allowed;
+        # the groups' p differ, so the other group's p is above 0.
         object.__setattr__(
             self, "innocuous_rate", check_probability("innocuous_rate", self.innocuous_rate)
         )
@@ -1032,6 +1035,12 @@ class UnrelatedUnknown(TwoGroupDesign):
             steps = (step,)
         elif group not in (1, 2):
             raise DesignError(f"group must be 1 or 2, got {group!r}")
+        if self.p[group - 1] <= TOLERANCE:  # Moors' group: the innocuous question only
+            if innocuous is not None:
+                return Outcome(innocuous, steps, group)
+            answer, second = draw(
+                ("yes", "no"), (self.innocuous_rate, 1.0 - self.innocuous_rate), rng)
+            return Outcome(1 if answer == 0 else 0, (*steps, second), group)
         inner = UnrelatedQuestion(self.p[group - 1], self.innocuous_rate)
         outcome = inner.randomize(truth, rng, innocuous)
         return Outcome(outcome.report, steps + outcome.steps, group)

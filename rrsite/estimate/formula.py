@@ -4,6 +4,7 @@ The grammar (hand-written, documented in README.md; patsy/formulaic are not used
 the coding depends on the survey's question types, not on the data's dtypes)::
 
     formula  := NAME "~" term ("+" term)*
+    term     := "(" "1" "|" NAME ")"                 a random intercept per level of NAME
     term     := factor ((":" | "*") factor)*        a:b interaction only; a*b = a + b + a:b
     factor   := NAME                                 coded by the question's type
               | "C(" NAME ["," "ref" "=" STRING] ")"  choice / yes-no, reference level given
@@ -32,7 +33,7 @@ import numpy as np
 from .regression import RegressionError
 
 _TOKEN = re.compile(r"""\s*(?:(?P<name>[A-Za-z_][A-Za-z0-9_.\-]*)|(?P<string>"[^"]*"|'[^']*')
-                        |(?P<op>[~+:*(),=]))""", re.VERBOSE)
+                        |(?P<number>[0-9]+)|(?P<op>[~+:*(),=|]))""", re.VERBOSE)
 
 
 class FormulaError(RegressionError):
@@ -75,6 +76,8 @@ class Formula:
     outcome: str
     terms: list[Term] = field(default_factory=list)
     text: str = ""
+    #: ``(1 | g)``: the questions whose levels get a random intercept (rrsite.estimate.mixed).
+    groups: list[str] = field(default_factory=list)
 
     @property
     def questions(self) -> list[str]:
@@ -138,7 +141,20 @@ def parse_formula(text: str) -> Formula:
     outcome = expect("name")
     expect("op", "~")
     terms: list[Term] = []
+    groups: list[str] = []
     while True:
+        if (t := peek()) is not None and t[1] == "(":
+            expect("op", "(")
+            if expect("number") != "1":
+                raise FormulaError(f"formula {text!r}: only a random intercept (1 | group) is "
+                                   "supported")
+            expect("op", "|")
+            groups.append(expect("name"))
+            expect("op", ")")
+            if peek() is None:
+                break
+            expect("op", "+")
+            continue
         factors = [factor()]
         star = False
         while (t := peek()) is not None and t[1] in (":", "*"):
@@ -158,7 +174,13 @@ def parse_formula(text: str) -> Formula:
     unique: dict[tuple[Factor, ...], Term] = {}
     for term in terms:
         unique.setdefault(term.factors, term)
-    formula = Formula(outcome, list(unique.values()), text)
+    formula = Formula(outcome, list(unique.values()), text, groups)
+    if len(set(groups)) != len(groups):
+        raise FormulaError(f"formula {text!r}: a random intercept is repeated")
+    both = sorted(set(groups) & set(formula.questions))
+    if both:
+        raise FormulaError(f"formula {text!r}: {', '.join(both)} is both a covariate and a "
+                           "random-intercept group")
     for term in formula.terms:
         if len({f.name for f in term.factors}) != len(term.factors):
             raise FormulaError(f"formula {text!r}: {term.label} repeats a question")

@@ -1,0 +1,205 @@
+"""`rrsite analyze --cor q1,q2,x`: Pearson correlations of randomized and direct variables.
+
+from rrsite.analyze.correlation_report import correlate
+result = correlate(["export.csv"], survey="surveys/doping.md", questions=["doped", "hours"])
+result.fit.r, result.fit.se
+
+The estimator is RRreg's RRcor (Fox & Tracy 1984), rrsite.estimate.correlation; each row uses its
+own version's design (regression_report's reading of the outcome design: the report counted as
+1, a = P(1 | no), b = P(1 | yes) - a). Variables: randomized yes-no questions under one-group
+designs with two reports, and directly asked yes-no (0/1) and number questions. Rows missing any
+of the variables are left out and counted (complete cases, as RRcor).
+"""
+
+from __future__ import annotations
+
+import html
+import json
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from ..errors import UsageError
+from ..estimate.correlation import CorFit, CorVariable, rrcor
+from .catalog import Catalog, build_catalog
+from .readers import parse_mapping
+from .regression_report import Rows, _outcome_design, _read_rows
+from .rejections import Rejections
+
+
+class CorrelationError(UsageError):
+    """A correlation that cannot be estimated (bad variable list, unsupported design)."""
+
+
+def parse_variables(text: str | Sequence[str]) -> list[str]:
+    """``q1,q2[,x]`` -> ids; two or more, each once."""
+    ids = [t.strip() for t in (text.split(",") if isinstance(text, str) else text)]
+    ids = [t for t in ids if t]
+    if len(ids) < 2:
+        raise CorrelationError(f"--cor needs two or more question ids separated by commas, "
+                               f"got {text!r}")
+    repeated = sorted({q for q in ids if ids.count(q) > 1})
+    if repeated:
+        raise CorrelationError(f"--cor {','.join(ids)}: {', '.join(repeated)} appears twice")
+    return ids
+
+
+def _check(catalog: Catalog, qid: str) -> None:
+    found = catalog.questions_named(qid)
+    if not found:
+        raise CorrelationError(f"--cor: no question {qid!r} in {catalog.survey!r} "
+                               f"(questions: {', '.join(catalog.question_ids())})")
+    for _, question in found:
+        if question.sensitive:
+            if question.type != "yes-no":
+                raise CorrelationError(f"--cor: {qid!r} is a randomized {question.type} "
+                                       "question; randomized variables must be yes-no")
+            if question.two_group:
+                raise CorrelationError(f"--cor: {qid!r} uses a two-group design; --cor takes "
+                                       "one-group designs")
+        elif question.type not in ("yes-no", "number"):
+            raise CorrelationError(f"--cor: {qid!r} is a {question.type} question; direct "
+                                   "variables must be yes-no or number questions")
+
+
+def _variable(catalog: Catalog, rows: Rows, qid: str, used: np.ndarray) -> CorVariable:
+    n = int(used.sum())
+    z, a, b = np.zeros(n), np.zeros(n), np.ones(n)
+    answers = [v for v, k in zip(rows.answers[qid], used.tolist(), strict=True) if k]
+    versions = rows.version[used]
+    randomized = False
+    for m in sorted(set(versions.tolist())):
+        question = catalog.versions[m].question(qid)
+        assert question is not None
+        here = versions == m
+        values = [answers[i] for i in np.flatnonzero(here).tolist()]
+        if question.type == "number":
+            z[here] = [float(v) for v in values]  # type: ignore[arg-type]
+            continue
+        design = _outcome_design(catalog, qid, m)
+        if design.by_report is not None or design.nuisance is not None:
+            raise CorrelationError(f"--cor: {qid!r} has a design --cor does not take "
+                                   "(more than two reports)")
+        a0, _, b0, _ = design.rates[0]
+        z[here] = [float(str(v) == design.positive) for v in values]
+        a[here], b[here] = a0, b0
+        randomized = randomized or question.sensitive
+    return CorVariable(qid, z, a, b, randomized)
+
+
+def _missing(catalog: Catalog, rows: Rows, qid: str) -> np.ndarray:
+    out = np.zeros(len(rows.version), dtype=bool)
+    for i, (value, m) in enumerate(zip(rows.answers[qid], rows.version.tolist(), strict=True)):
+        question = catalog.versions[m].question(qid)
+        if question is None or value is None or value == "":
+            out[i] = True
+        elif question.type == "number":
+            try:
+                float(value)  # type: ignore[arg-type]
+            except (TypeError, ValueError):
+                out[i] = True
+    return out
+
+
+@dataclass
+class CorResult:
+    """The correlation matrix with what it was estimated from."""
+
+    fit: CorFit
+    rows_accepted: int
+    left_out: dict[str, int]
+    rejected: Rejections = field(default_factory=Rejections)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The JSON keys of docs/contracts.md ("analyze --cor")."""
+        return {**self.fit.to_dict(), "rows_accepted": self.rows_accepted,
+                "left_out": self.left_out, "rows_rejected": self.rejected.total}
+
+
+def correlate(
+    exports: str | Path | Iterable[str | Path],
+    survey: str | Path | Iterable[str | Path] | None = None,
+    manifests: Iterable[str | Path | Mapping[str, Any]] = (),
+    questions: str | Sequence[str] = (),
+    confidence: float = 0.95,
+    mapping: Sequence[str] | None = None,
+    replicates: int = 1000,
+) -> CorResult:
+    """RRcor's correlations of ``questions`` from the exports (see the module docstring)."""
+    paths = [exports] if isinstance(exports, str | Path) else list(exports)
+    if not paths:
+        raise UsageError("give at least one export file")
+    if not 0 < confidence < 1:
+        raise UsageError(f"--confidence must be between 0 and 1, not {confidence}")
+    ids = parse_variables(questions)
+    surveys = [] if survey is None else [survey] if isinstance(survey, str | Path) else list(survey)
+    catalog = build_catalog(surveys, manifests)
+    for qid in ids:
+        _check(catalog, qid)
+    rows = _read_rows(paths, catalog, parse_mapping(list(mapping or ()), catalog), ids)
+    missing = np.zeros(len(rows.version), dtype=bool)
+    left_out = {}
+    for qid in ids:
+        miss = _missing(catalog, rows, qid)
+        left_out[qid] = int(np.count_nonzero(miss & ~missing))
+        missing |= miss
+    used = ~missing
+    variables = [_variable(catalog, rows, qid, used) for qid in ids]
+    try:
+        fit = rrcor(variables, confidence, replicates)
+    except ValueError as error:
+        raise CorrelationError(f"--cor {','.join(ids)}: {error}") from error
+    return CorResult(fit, len(rows.version), left_out, rows.rejections)
+
+
+# ------------------------------------------------------------------------------------ output
+
+
+def _pairs(result: CorResult) -> list[list[str]]:
+    f = result.fit
+    pct = f"{f.confidence:.0%}"
+    out = [["pair", "r", "se (bootstrap)", f"{pct} low", f"{pct} high"]]
+    for i in range(len(f.names)):
+        for k in range(i + 1, len(f.names)):
+            out.append([f"{f.names[i]} ~ {f.names[k]}", f"{f.r[i, k]:.4f}", f"{f.se[i, k]:.4f}",
+                        f"{f.ci_low[i, k]:.4f}", f"{f.ci_high[i, k]:.4f}"])
+    return out
+
+
+def _notes(result: CorResult) -> list[str]:
+    f = result.fit
+    left = ", ".join(f"{n:,} missing {q}" for q, n in result.left_out.items() if n) or "none"
+    lines = [f"N = {f.n:,} complete rows of {result.rows_accepted:,} accepted (left out: {left})",
+             "estimator: RRreg's RRcor (Fox & Tracy 1984); SEs and intervals: nonparametric "
+             f"bootstrap, {f.replicates} replicates (percentile intervals)"]
+    lines += [f"prevalence of {q} (moment estimate): {p:.4f}" for q, p in f.prevalence.items()]
+    return lines + f.messages
+
+
+def render(result: CorResult, fmt: str) -> str:
+    """The correlations in one of analyze's formats."""
+    rows = _pairs(result)
+    if fmt == "json":
+        return json.dumps({"correlations": result.to_dict()}, indent=2) + "\n"
+    if fmt == "markdown":
+        out = ["### Correlations\n", "| " + " | ".join(rows[0]) + " |",
+               "|---|---:|---:|---:|---:|"]
+        out += ["| " + " | ".join(r) + " |" for r in rows[1:]]
+        return "\n".join(out + [""] + [f"- {line}" for line in _notes(result)]) + "\n"
+    if fmt == "html":
+        body = ["<h1>Correlations</h1><table><thead><tr>"
+                + "".join(f"<th>{html.escape(h)}</th>" for h in rows[0]) + "</tr></thead><tbody>"]
+        body += ["<tr>" + "".join(f"<td>{html.escape(c)}</td>" for c in r) + "</tr>"
+                 for r in rows[1:]]
+        body.append("</tbody></table><ul>"
+                    + "".join(f"<li>{html.escape(x)}</li>" for x in _notes(result)) + "</ul>")
+        return ("<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>"
+                "Correlations</title></head><body>" + "".join(body) + "</body></html>\n")
+    widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
+    out = ["correlations (RRcor)"]
+    out += ["  ".join(c.ljust(w) if i == 0 else c.rjust(w)
+                      for i, (c, w) in enumerate(zip(r, widths, strict=True))) for r in rows]
+    return "\n".join(out + _notes(result)) + "\n"

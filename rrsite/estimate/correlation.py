@@ -1,0 +1,163 @@
+"""Pearson correlations between randomized and direct variables (RRreg's ``RRcor``).
+
+MATH.md section 11. Fox & Tracy (1984, Social Science Research 13, 188-197): a randomized report
+is the true value plus noise independent of everything else. Per row, with the design of the
+row's own version, a yes/no report z (0/1; RRreg's report 1) has
+
+    E[z | X] = a + b X,   a = P(report 1 | no), b = P(report 1 | yes) - P(report 1 | no)
+
+so x_est = (z - a) / b is unbiased for the true X, and for two variables with independent
+randomizations Cov(x_est_i, x_est_k) = Cov(X_i, X_k). A direct variable is its own x_est
+(a = 0, b = 1). RRcor's estimate is the observed correlation of the x_est scaled up by the
+noise's share of their variance:
+
+    r_ik = cor(x_est_i, x_est_k) * sqrt((1 + q_i) (1 + q_k)),   1 + q = Var(x_est) / Var(X)
+
+with Var(X) = pi (1 - pi) for a yes/no question (pi = mean x_est, RRreg's moment estimate) and the
+sample variance (over n - 1) for a direct one, and Var(x_est) the design's: the mean over rows of
+lambda_r (1 - lambda_r) / b_r^2, lambda_r = a_r + b_r pi (with one version this is RRreg's
+``mask.var`` + ``x.var``; with several versions it is the mixture's variance). Correlations
+outside [-1, 1] are set to -1 or 1, as RRcor does.
+
+For a continuous mixture design (with probability p the true number X, else a draw M of a known
+masking distribution) Var(X) is its moment variance (E[Z^2] - (1 - p) E[M^2]) / p - mu^2
+(``mixture_moments``), not pi (1 - pi): RRreg's RRcor uses pi (1 - pi) there, which is wrong.
+
+Standard errors and intervals: the nonparametric bootstrap over respondents (RRcor's
+``bs.type = "se.n"``), every replicate recomputing the whole estimator (pi included); SE = the
+replicates' standard deviation, interval = the replicates' percentile interval.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+BOOTSTRAP_REPLICATES = 1000
+BOOTSTRAP_SEED = 20231
+_CHUNK = 50
+
+
+@dataclass
+class CorVariable:
+    """One variable, one value per row: ``z`` the report (0/1) or the direct value.
+
+    ``a`` and ``b`` per row (E[z | X] = a + b X); ``binary`` says the true value is yes/no
+    (variance pi (1 - pi)); a direct variable has a = 0, b = 1 and binary False unless it is a
+    directly asked yes-no question (its sample variance is used either way).
+    """
+
+    name: str
+    z: np.ndarray
+    a: np.ndarray
+    b: np.ndarray
+    randomized: bool
+
+    @property
+    def x_est(self) -> np.ndarray:
+        """The per-row unbiased estimate of the true value."""
+        return np.asarray((self.z - self.a) / self.b)
+
+
+def mixture_moments(z: np.ndarray, p: float, mask_mean: float,
+                    mask_second: float) -> tuple[float, float]:
+    """Mean and variance of X when Z = X with probability p, else a mask M (known E M, E M^2).
+
+    mu = (E Z - (1 - p) E M) / p and Var(X) = (E Z^2 - (1 - p) E M^2) / p - mu^2.
+    """
+    mean = (float(np.mean(z)) - (1 - p) * mask_mean) / p
+    second = (float(np.mean(z**2)) - (1 - p) * mask_second) / p
+    return mean, second - mean**2
+
+
+def _weighted_pieces(x: np.ndarray, w: np.ndarray, var: Sequence[CorVariable]) -> np.ndarray:
+    """Correlation matrices for weight rows w (replicates x rows): RRcor on each replicate."""
+    n = w.sum(axis=1, keepdims=True)                      # (B, 1)
+    mean = (w @ x) / n                                     # (B, m)
+    second = np.einsum("bn,ni,nk->bik", w, x, x) / n[:, :, None]
+    cov = second - mean[:, :, None] * mean[:, None, :]     # population form; ratios cancel
+    m = x.shape[1]
+    scale = np.ones_like(mean)                             # sqrt(1 + q) per variable
+    for i, v in enumerate(var):
+        if not v.randomized:
+            continue
+        pi = mean[:, i]
+        lam = v.a[None, :] + v.b[None, :] * pi[:, None]
+        noise = (w * (lam * (1 - lam) / v.b[None, :] ** 2)).sum(axis=1) / n[:, 0]
+        with np.errstate(invalid="ignore", divide="ignore"):
+            scale[:, i] = np.sqrt(noise / (pi * (1 - pi)))
+    sd = np.sqrt(np.maximum(np.einsum("bii->bi", cov), 0))
+    with np.errstate(invalid="ignore", divide="ignore"):
+        r = cov / (sd[:, :, None] * sd[:, None, :]) * scale[:, :, None] * scale[:, None, :]
+    r = np.clip(r, -1.0, 1.0)
+    idx = np.arange(m)
+    r[:, idx, idx] = 1.0
+    return np.asarray(r)
+
+
+@dataclass
+class CorFit:
+    """The correlation matrix, bootstrap SEs and percentile intervals."""
+
+    names: list[str]
+    r: np.ndarray
+    se: np.ndarray
+    ci_low: np.ndarray
+    ci_high: np.ndarray
+    n: int
+    confidence: float
+    replicates: int
+    prevalence: dict[str, float]
+    messages: list[str] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready (docs/contracts.md, "analyze --cor")."""
+        def clean(a: np.ndarray) -> list[list[float | None]]:
+            return [[float(v) if math.isfinite(v) else None for v in row] for row in a]
+        return {"variables": self.names, "r": clean(self.r), "se": clean(self.se),
+                "ci_low": clean(self.ci_low), "ci_high": clean(self.ci_high), "n": self.n,
+                "confidence": self.confidence, "se_method": "nonparametric bootstrap",
+                "interval_method": "bootstrap percentile", "replicates": self.replicates,
+                "prevalence": self.prevalence, "messages": self.messages}
+
+
+def rrcor(variables: Sequence[CorVariable], confidence: float = 0.95,
+          replicates: int = BOOTSTRAP_REPLICATES, seed: int = BOOTSTRAP_SEED) -> CorFit:
+    """RRcor's correlation matrix of complete rows, with bootstrap SEs (module docstring)."""
+    if len(variables) < 2:
+        raise ValueError("a correlation needs two or more variables")
+    x = np.column_stack([v.x_est for v in variables])
+    n = len(x)
+    if n < 3:
+        raise ValueError(f"only {n} complete rows: too few for a correlation")
+    for v in variables:
+        if np.any(np.abs(v.b) < 1e-12):
+            raise ValueError(f"{v.name}: the design's reports do not depend on the true answer")
+    r = _weighted_pieces(x, np.ones((1, n)), variables)[0]
+    messages = []
+    prevalence = {}
+    for i, v in enumerate(variables):
+        if v.randomized:
+            pi = float(np.mean(x[:, i]))
+            prevalence[v.name] = pi
+            if not 0 < pi < 1:
+                messages.append(f"{v.name}: the moment estimate of the prevalence is {pi:.4g}, "
+                                "outside (0, 1): its correlations are undefined")
+    rng = np.random.default_rng(seed)
+    samples = []
+    for start in range(0, replicates, _CHUNK):
+        size = min(_CHUNK, replicates - start)
+        w = rng.multinomial(n, np.full(n, 1.0 / n), size=size).astype(np.float64)
+        samples.append(_weighted_pieces(x, w, variables))
+    boot = np.concatenate(samples)
+    alpha = 1 - confidence
+    with np.errstate(invalid="ignore"):
+        se = np.nanstd(boot, axis=0, ddof=1)
+        low = np.nanquantile(boot, alpha / 2, axis=0)
+        high = np.nanquantile(boot, 1 - alpha / 2, axis=0)
+    return CorFit([v.name for v in variables], r, se, low, high, n, confidence, replicates,
+                  prevalence, messages)
