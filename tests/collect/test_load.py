@@ -134,6 +134,34 @@ def test_load_exactly_once(tmp_path, kit, store, request):
     print(f"\nload: {len(jobs)} posts in {elapsed:.2f} s ({len(jobs) / elapsed:.0f}/s)")
 
 
+def post_until_killed(server: Any, bodies: list[dict[str, Any]], concurrency: int,
+                      results: dict[str, list[int]], after: int) -> None:
+    """Post the bodies; SIGKILL the server once `after` of them were acknowledged."""
+    stop = threading.Event()
+
+    def killer() -> None:
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
+            if sum(1 for s in list(results.values()) if s and s[-1] in ACKED) >= after:
+                break
+            time.sleep(0.002)
+        server.kill()  # with requests in flight
+        time.sleep(0.3)
+        stop.set()
+
+    killing = threading.Thread(target=killer)
+    killing.start()
+    post_all(server.url, bodies, concurrency, time.monotonic() + 40, results, stop)
+    killing.join()
+
+
+def answered(results: dict[str, list[int]]) -> tuple[set[str], set[str]]:
+    """The tokens whose last post was acknowledged, and those whose last post got no answer."""
+    acked = {token for token, statuses in results.items() if statuses[-1] in ACKED}
+    failed = {token for token, statuses in results.items() if statuses[-1] == 0}
+    return acked, failed
+
+
 def integrity(db: Path) -> str:
     with sqlite3.connect(db) as connection:
         return connection.execute("PRAGMA integrity_check").fetchone()[0]
@@ -147,27 +175,10 @@ def test_sigkill_mid_load(tmp_path, kit, store, request):
     results: dict[str, list[int]] = {}
     server = kit.Server(dist, db).start()
     try:
-        stop = threading.Event()
-
-        def killer() -> None:
-            deadline = time.monotonic() + 30
-            while time.monotonic() < deadline:
-                with_answer = sum(1 for s in list(results.values()) if s and s[-1] in ACKED)
-                if with_answer >= 600:
-                    break
-                time.sleep(0.002)
-            server.kill()  # SIGKILL while ~32 requests are in flight
-            time.sleep(0.3)
-            stop.set()
-
-        killing = threading.Thread(target=killer)
-        killing.start()
-        post_all(server.url, bodies, 32, time.monotonic() + 40, results, stop)
-        killing.join()
+        post_until_killed(server, bodies, 32, results, after=600)  # ~32 requests in flight
     finally:
         server.kill()
-    acked = {token for token, statuses in results.items() if statuses[-1] in ACKED}
-    failed = {token for token, statuses in results.items() if statuses[-1] == 0}
+    acked, failed = answered(results)
     assert len(acked) >= 600 and failed, (len(acked), len(failed))
     assert all(statuses[-1] in (0, *ACKED) for statuses in results.values())
 
@@ -297,26 +308,10 @@ def test_sigkill_with_invitation_codes(tmp_path, kit, store, request):
     results: dict[str, list[int]] = {}
     server = kit.Server(dist, db).start()
     try:
-        stop = threading.Event()
-
-        def killer() -> None:
-            deadline = time.monotonic() + 30
-            while time.monotonic() < deadline:
-                if sum(1 for s in list(results.values()) if s and s[-1] in ACKED) >= 100:
-                    break
-                time.sleep(0.002)
-            server.kill()
-            time.sleep(0.3)
-            stop.set()
-
-        killing = threading.Thread(target=killer)
-        killing.start()
-        post_all(server.url, bodies, 16, time.monotonic() + 40, results, stop)
-        killing.join()
+        post_until_killed(server, bodies, 16, results, after=100)
     finally:
         server.kill()
-    acked = {token for token, statuses in results.items() if statuses[-1] in ACKED}
-    failed = {token for token, statuses in results.items() if statuses[-1] == 0}
+    acked, failed = answered(results)
     assert len(acked) >= 100 and failed, (len(acked), len(failed))
     assert store == "postgresql" or integrity(db) == "ok"
     stored = {record["respondent"] for record in export_records(db, tmp_path)}

@@ -237,6 +237,10 @@ class FirefoxDriver(Driver):
             self.process.wait(timeout=10)
 
 
+#: Seconds a WebKit session may take to start before it is abandoned and tried again.
+SESSION_START_S = 90
+
+
 class WebKitDriver(Driver):
     """WebKitGTK through WebKitWebDriver and Selenium, full screen on a 390x844 Xvfb display."""
 
@@ -260,9 +264,34 @@ class WebKitDriver(Driver):
         options.add_argument("--automation")
         options.add_argument("--full-screen")
         os.environ["DISPLAY"] = self.display
-        service = Service(executable_path=WEBKIT_DRIVER, env={**os.environ,
-                                                              "DISPLAY": self.display})
-        self.driver = webdriver.WebKitGTK(options=options, service=service)
+        # A session that does not come up (seen once on a loaded machine: WebKitWebDriver alive,
+        # no MiniBrowser, the new-session request unanswered for minutes) is abandoned after
+        # SESSION_START_S and started again, at most twice: a hang must fail, not stall the run.
+        for attempt in range(3):
+            service = Service(executable_path=WEBKIT_DRIVER, env={**os.environ,
+                                                                  "DISPLAY": self.display})
+            started: list[Any] = []
+            failed: list[BaseException] = []
+
+            def start(service: Any = service, started: list[Any] = started,
+                      failed: list[BaseException] = failed) -> None:
+                try:
+                    started.append(webdriver.WebKitGTK(options=options, service=service))
+                except BaseException as error:  # reported below, in the test's thread
+                    failed.append(error)
+
+            thread = threading.Thread(target=start, daemon=True)
+            thread.start()
+            thread.join(SESSION_START_S)
+            if started:
+                self.driver = started[0]
+                break
+            if service.process is not None:
+                service.process.kill()
+            if failed and attempt == 2:
+                raise failed[0]
+        else:
+            raise DriverError(f"webkit: no session after 3 tries of {SESSION_START_S} s")
         # Full screen on the 390x844 screen; the window takes that size once it is resized.
         self.driver.set_window_size(*PHONE)
         self.driver.set_page_load_timeout(60)
