@@ -89,6 +89,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         args = make_parser(argv).parse_args(argv)  # --help and --version print too
     except BrokenPipeError:
         return _output_closed()
+    except SystemExit:  # --help, --version: flush here, where a closed pipe is caught (a help
+        try:            # text shorter than the buffer is otherwise written only at exit)
+            sys.stdout.flush()
+        except BrokenPipeError:
+            return _output_closed()
+        raise
     try:
         code = int(_command_module(args.command).run(args) or 0)
         sys.stdout.flush()  # a closed pipe shows here, not in Python's flush at exit
