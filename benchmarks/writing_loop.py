@@ -65,7 +65,14 @@ class Preview:
             return int(json.load(response)["build"])
 
     def save_to_rebuilt(self, save: Callable[[], None]) -> float:
-        before = self.build_number()
+        # wait until no rebuild is pending (a previous save seen mid-write builds twice), so the
+        # build counted is the one this save caused
+        before, quiet_since = self.build_number(), time.perf_counter()
+        while time.perf_counter() - quiet_since < 0.6:
+            time.sleep(0.05)
+            now = self.build_number()
+            if now != before:
+                before, quiet_since = now, time.perf_counter()
         start = time.perf_counter()
         save()
         while self.build_number() == before:

@@ -38,7 +38,7 @@ from .builder import (
 from .swap import swap_in
 
 #: How often the sources are looked at, in seconds.
-POLL_S = 0.25
+POLL_S = 0.1
 #: Where the preview's own endpoints live (a survey id cannot start with "_").
 PREVIEW_PREFIX = "/_preview"
 
