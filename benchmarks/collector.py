@@ -351,9 +351,9 @@ def main() -> int:
     parser.add_argument("--json", action="store_true", help="also print the figures as JSON")
     parser.add_argument("--postgres", metavar="URL",
                         help="an empty PostgreSQL database to use (default: a throwaway server)")
-    parser.add_argument("--invitations", type=int, default=5000, metavar="N",
+    parser.add_argument("--invitations", type=int, default=20000, metavar="N",
                         help="invitation codes issued for the invitation-only measurement "
-                        "(default 5000; each request spends one)")
+                        "(default 20000; each request spends one)")
     parser.add_argument("--no-postgres", action="store_true", help="skip the PostgreSQL part")
     args = parser.parse_args()
 
