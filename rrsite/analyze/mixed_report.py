@@ -15,7 +15,6 @@ the rows used is refused.
 
 from __future__ import annotations
 
-import html
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -25,6 +24,7 @@ from ..estimate.formula import Covariate, DesignMatrix, Formula, FormulaError, d
 from ..estimate.mixed import MixedFit, fit_mixed
 from ..estimate.regression import RegressionError
 from .catalog import Catalog
+from .predictor_report import html_fragment, markdown_text, table_text
 from .regression_report import (
     OutcomeDesign,
     Rows,
@@ -123,38 +123,15 @@ class MixedModel:
 
     def render_table(self) -> str:
         """A plain-text table and its summary."""
-        rows = self._rows()
-        widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
-        out = [f"{self.title}: {self.formula.text}"]
-        out.extend("  ".join(c.ljust(w) if i == 0 else c.rjust(w)
-                             for i, (c, w) in enumerate(zip(r, widths, strict=True)))
-                   for r in rows)
-        out.extend(self.summary_lines())
-        return "\n".join(out) + "\n"
+        return table_text(self.title, self.formula, self._rows(), self.summary_lines())
 
     def render_markdown(self) -> str:
         """A Markdown table and its summary."""
-        rows = self._rows()
-        out = [f"### {self.title[0].upper()}{self.title[1:]}: `{self.formula.text}`\n",
-               "| " + " | ".join(rows[0]) + " |",
-               "|" + "|".join(["---"] + ["---:"] * (len(rows[0]) - 1)) + "|"]
-        out.extend("| " + " | ".join(r) + " |" for r in rows[1:])
-        out.append("")
-        out.extend(f"- {line}" for line in self.summary_lines())
-        return "\n".join(out) + "\n"
+        return markdown_text(self.title, self.formula, self._rows(), self.summary_lines())
 
     def html_body(self) -> str:
         """The table and summary as an HTML fragment."""
-        rows = self._rows()
-        body = [f"<h2>{html.escape(self.title.capitalize())}: "
-                f"<code>{html.escape(self.formula.text)}</code></h2>",
-                "<table><thead><tr>" + "".join(f"<th>{html.escape(h)}</th>" for h in rows[0])
-                + "</tr></thead><tbody>"]
-        body.extend("<tr>" + "".join(f"<td>{html.escape(c)}</td>" for c in r) + "</tr>"
-                    for r in rows[1:])
-        body.append("</tbody></table><ul>" + "".join(f"<li>{html.escape(line)}</li>"
-                                                     for line in self.summary_lines()) + "</ul>")
-        return "\n".join(body)
+        return html_fragment(self.title, self.formula, self._rows(), self.summary_lines())
 
 
 def fit_mixed_model(catalog: Catalog, rows: Rows, formula: Formula, confidence: float,

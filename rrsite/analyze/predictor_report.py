@@ -43,6 +43,41 @@ def randomized_in(catalog: Catalog, formula: Formula) -> list[str]:
             if any(q.sensitive for _, q in catalog.questions_named(name))]
 
 
+def table_text(title: str, formula: Formula, rows: list[list[str]], summary: list[str]) -> str:
+    """A model's rows (header first) as a plain-text table, then its summary lines."""
+    widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
+    out = [f"{title}: {formula.text}"]
+    out.extend("  ".join(c.ljust(w) if i == 0 else c.rjust(w)
+                         for i, (c, w) in enumerate(zip(r, widths, strict=True)))
+               for r in rows)
+    out.extend(summary)
+    return "\n".join(out) + "\n"
+
+
+def markdown_text(title: str, formula: Formula, rows: list[list[str]], summary: list[str]) -> str:
+    """A model's rows (header first) as a Markdown table, then its summary as a list."""
+    out = [f"### {title[0].upper()}{title[1:]}: `{formula.text}`\n",
+           "| " + " | ".join(rows[0]) + " |",
+           "|" + "|".join(["---"] + ["---:"] * (len(rows[0]) - 1)) + "|"]
+    out.extend("| " + " | ".join(r) + " |" for r in rows[1:])
+    out.append("")
+    out.extend(f"- {line}" for line in summary)
+    return "\n".join(out) + "\n"
+
+
+def html_fragment(title: str, formula: Formula, rows: list[list[str]], summary: list[str]) -> str:
+    """A model's rows (header first) and summary as an HTML fragment."""
+    body = [f"<h2>{html.escape(title.capitalize())}: "
+            f"<code>{html.escape(formula.text)}</code></h2>",
+            "<table><thead><tr>" + "".join(f"<th>{html.escape(h)}</th>" for h in rows[0])
+            + "</tr></thead><tbody>"]
+    body.extend("<tr>" + "".join(f"<td>{html.escape(c)}</td>" for c in r) + "</tr>"
+                for r in rows[1:])
+    body.append("</tbody></table><ul>" + "".join(f"<li>{html.escape(line)}</li>"
+                                                 for line in summary) + "</ul>")
+    return "\n".join(body)
+
+
 @dataclass
 class PredictorModel:
     """One fitted regression on randomized predictors, with what it was fitted on."""
@@ -146,38 +181,15 @@ class PredictorModel:
 
     def render_table(self) -> str:
         """A plain-text table and its summary."""
-        rows = self._rows()
-        widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
-        out = [f"{self.title}: {self.formula.text}"]
-        out.extend("  ".join(c.ljust(w) if i == 0 else c.rjust(w)
-                             for i, (c, w) in enumerate(zip(r, widths, strict=True)))
-                   for r in rows)
-        out.extend(self.summary_lines())
-        return "\n".join(out) + "\n"
+        return table_text(self.title, self.formula, self._rows(), self.summary_lines())
 
     def render_markdown(self) -> str:
         """A Markdown table and its summary."""
-        rows = self._rows()
-        out = [f"### {self.title[0].upper()}{self.title[1:]}: `{self.formula.text}`\n",
-               "| " + " | ".join(rows[0]) + " |",
-               "|" + "|".join(["---"] + ["---:"] * (len(rows[0]) - 1)) + "|"]
-        out.extend("| " + " | ".join(r) + " |" for r in rows[1:])
-        out.append("")
-        out.extend(f"- {line}" for line in self.summary_lines())
-        return "\n".join(out) + "\n"
+        return markdown_text(self.title, self.formula, self._rows(), self.summary_lines())
 
     def html_body(self) -> str:
         """The table and summary as an HTML fragment."""
-        rows = self._rows()
-        body = [f"<h2>{html.escape(self.title.capitalize())}: "
-                f"<code>{html.escape(self.formula.text)}</code></h2>",
-                "<table><thead><tr>" + "".join(f"<th>{html.escape(h)}</th>" for h in rows[0])
-                + "</tr></thead><tbody>"]
-        body.extend("<tr>" + "".join(f"<td>{html.escape(c)}</td>" for c in r) + "</tr>"
-                    for r in rows[1:])
-        body.append("</tbody></table><ul>" + "".join(f"<li>{html.escape(line)}</li>"
-                                                     for line in self.summary_lines()) + "</ul>")
-        return "\n".join(body)
+        return html_fragment(self.title, self.formula, self._rows(), self.summary_lines())
 
 
 def _exp(value: float) -> float:
