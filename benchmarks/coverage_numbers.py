@@ -4,7 +4,8 @@ Truths (a fresh random sample each survey, so the interval must cover sampling a
 log-normal incomes (mu 8, sigma 1.2, clipped to [0, 100000]) and zero-inflated counts of days
 (70% zeros, else Poisson(8), clipped to 0..30). The estimand is the population mean, computed
 exactly. Every design draws with rrsite.estimate.numbers.simulate_reports and is estimated with
-the analyzer's code (fit_part + combine: Student's t with n - 1 degrees of freedom). The Wald
+the analyzer's code (fit_part + combine: Hall's skewness-corrected t with Satterthwaite's
+degrees of freedom). The Wald
 (normal quantile) interval is shown beside it as the baseline.
 
     .venv/bin/python benchmarks/coverage_numbers.py [--reps 4000] [--seed 21]

@@ -12,9 +12,13 @@ RRreg's ``RRuni`` ``mix.norm``/``mix.exp`` moment estimate and SE (``sd(z) / (sq
 ``mix.unknown`` does, each group's variance dividing by n_g - 1. Several designs (versions) are
 pooled by respondent counts: mean = sum n_d mean_d / n, Var = sum (n_d / n)^2 se_d^2.
 
-The interval is Student's t with n - 1 degrees of freedom (n - 2 for mixture-unknown), made
-asymmetric by Hall's (1992) transformation for the estimate's skewness (skewed incomes need it at
-small n: benchmarks/coverage_numbers.py measures the coverage over skewed truths).
+The interval is Student's t made asymmetric by Hall's (1992) transformation for the estimate's
+skewness, with Satterthwaite's degrees of freedom for the variance estimate: its variance is
+estimated from the reports' fourth cumulant, Var(s^2) = k4 / n + 2 k2^2 / (n - 1), and the df are
+2 V^2 / Var(V) (at most n - 1, or n - 2 for mixture-unknown). Heavy-tailed reports (skewed
+incomes at 100 respondents) have a variance estimate far less precise than a normal sample's,
+and so get fewer df and a wider interval; benchmarks/coverage_numbers.py measures the coverage
+over skewed truths.
 
 Deconvolution (:func:`deconvolve`): the distribution of the true numbers on a grid by EM, for
 designs whose report density given the truth is known.
@@ -104,6 +108,8 @@ class PartFit:
     groups: dict[str, int] = field(default_factory=dict)
     #: The third cumulant of the estimate (from k-statistics): its skewness drives the interval.
     kappa3: float = 0.0
+    #: An estimate of Var(se^2) from the fourth cumulants (None: too few reports to tell).
+    variance_of_variance: float | None = None
 
 
 def fit_part(
@@ -129,10 +135,12 @@ def fit_part(
         se_uq = math.sqrt(p2 ** 2 * v1 + p1 ** 2 * v2) / abs(p2 - p1)
         c1, c2 = (1 - p2) / (p1 - p2), -(1 - p1) / (p1 - p2)
         kappa3 = c1 ** 3 * _k3(first) / n1 ** 2 + c2 ** 3 * _k3(second) / n2 ** 2
+        vv = _variance_of_mean_variance(first, c1), _variance_of_mean_variance(second, c2)
         return PartFit(design, n1 + n2, pi, se, 2, None,
                        {"model": "mix.unknown", "p": list(design.p), "pi": pi, "piSE": se,
                         "piUQ": pi_uq, "piUQSE": se_uq},
-                       {"1": n1, "2": n2}, kappa3)
+                       {"1": n1, "2": n2}, kappa3,
+                       None if None in vv else math.fsum(v for v in vv if v is not None))
     n = len(z)
     if n < 2:
         raise NumberEstimateError(f"design {design.name} needs at least 2 reports, got {n}")
@@ -147,7 +155,8 @@ def fit_part(
     block = rrreg_of(design)
     if block is not None:
         block = {**block, "pi": mean, "piSE": se}
-    return PartFit(design, n, mean, se, 1, noise, block, {}, _k3(r) / n ** 2)
+    return PartFit(design, n, mean, se, 1, noise, block, {}, _k3(r) / n ** 2,
+                   _variance_of_mean_variance(r))
 
 
 def _k3(values: np.ndarray) -> float:
@@ -157,6 +166,38 @@ def _k3(values: np.ndarray) -> float:
         return 0.0
     centred = values - values.mean()
     return float(n * np.sum(centred ** 3) / ((n - 1) * (n - 2)))
+
+
+def _k4(values: np.ndarray) -> float:
+    """The unbiased fourth cumulant (k-statistic k4) of a sample (at least 4 values)."""
+    n = len(values)
+    centred = values - values.mean()
+    m2, m4 = float(np.mean(centred ** 2)), float(np.mean(centred ** 4))
+    return n * n * ((n + 1) * m4 - 3 * (n - 1) * m2 * m2) / ((n - 1) * (n - 2) * (n - 3))
+
+
+def _variance_of_mean_variance(values: np.ndarray, weight: float = 1.0) -> float | None:
+    """Var of ``weight^2 s^2 / n`` (the mean's estimated variance), from k2 and k4.
+
+    Var(s^2) = kappa4 / n + 2 kappa2^2 / (n - 1) exactly for any distribution; k4 and k2 estimate
+    the cumulants. None below 4 values.
+    """
+    n = len(values)
+    if n < 4:
+        return None
+    k2 = float(values.var(ddof=1))
+    return (weight ** 2 / n) ** 2 * (_k4(values) / n + 2 * k2 * k2 / (n - 1))
+
+
+def satterthwaite_df(variance: float, variance_of_variance: float | None, most: int) -> float:
+    """Degrees of freedom 2 V^2 / Var(V), between 1 and ``most`` (the normal sample's df).
+
+    A variance estimate no less precise than a normal sample's (light tails, or Var(V) not above
+    0) keeps ``most``.
+    """
+    if variance_of_variance is None or variance_of_variance <= 0 or variance <= 0:
+        return float(most)
+    return min(float(most), max(1.0, 2 * variance * variance / variance_of_variance))
 
 
 @dataclass
@@ -169,7 +210,8 @@ class NumberEstimate:
     ci_low: float
     ci_high: float
     confidence: float
-    df: int
+    #: Satterthwaite's degrees of freedom of the t quantile (at most n - parameters).
+    df: float
     parts: list[PartFit]
     se_noise: float | None = None
     population: float | None = None
@@ -186,7 +228,8 @@ class NumberEstimate:
         out: dict[str, Any] = {
             "n": self.n, "estimate": _json(self.mean), "se": _json(self.se),
             "ci": [_json(self.ci_low), _json(self.ci_high)],
-            "ci_method": f"t ({self.df} df), skewness-corrected (Hall 1992)",
+            "ci_method": f"t ({self.df:.1f} df, Satterthwaite), skewness-corrected (Hall 1992)",
+            "df": self.df,
             "skewness": self.skewness, "confidence": self.confidence,
             "se_noise": _json(self.se_noise),
         }
@@ -205,7 +248,11 @@ def _json(value: float | None) -> float | None:
 
 def combine(parts: Sequence[PartFit], confidence: float = 0.95,
             population: float | None = None) -> NumberEstimate:
-    """Pool the designs' estimates by respondent counts; a t interval with n - parameters df."""
+    """Pool the designs' estimates by respondent counts; a skewness-corrected t interval.
+
+    The df are Satterthwaite's for the pooled variance sum (n_d / n)^2 se_d^2, at most
+    n - parameters.
+    """
     if not parts:
         raise NumberEstimateError("no reports")
     n = sum(part.n for part in parts)
@@ -215,14 +262,18 @@ def combine(parts: Sequence[PartFit], confidence: float = 0.95,
     if all(part.se_noise is not None for part in parts):
         noise = math.sqrt(math.fsum((part.n / n) ** 2 * (part.se_noise or 0.0) ** 2
                                     for part in parts))
-    df = max(n - sum(part.parameters for part in parts), 1)
+    most = max(n - sum(part.parameters for part in parts), 1)
+    vv: float | None = None
+    if all(part.variance_of_variance is not None for part in parts):
+        vv = math.fsum((part.n / n) ** 4 * (part.variance_of_variance or 0.0) for part in parts)
+    df = satterthwaite_df(se * se, vv, most)
     kappa3 = math.fsum((part.n / n) ** 3 * part.kappa3 for part in parts)
     low, high = skew_corrected_interval(mean, se, kappa3, df, confidence)
     return NumberEstimate(n, mean, se, low, high, confidence, df, list(parts), noise, population,
                           kappa3 / se ** 3 if se > 0 else 0.0)
 
 
-def skew_corrected_interval(mean: float, se: float, kappa3: float, df: int,
+def skew_corrected_interval(mean: float, se: float, kappa3: float, df: float,
                             confidence: float) -> tuple[float, float]:
     """Hall's (1992) transformation interval with Student's t quantiles.
 
