@@ -536,6 +536,10 @@ def _number_results(catalog: Catalog, tally: Tally, confidence: float, by: str |
             result.estimate = _number_estimate(result.parts, None, confidence, population)
         except NumberEstimateError as error:
             result.messages.append(f"no estimate: {error}")
+        else:
+            caution = _small_groups_caution(result.estimate)
+            if caution:
+                result.messages.append(caution)
         if by is not None:
             for g, name in enumerate(tally.groups):
                 try:
@@ -546,6 +550,23 @@ def _number_results(catalog: Catalog, tally: Tally, confidence: float, by: str |
                         result.messages.append(f"{by} = {name}: no estimate: {error}")
         results.append(result)
     return results
+
+
+#: mixture-unknown over a heavy-tailed number: below this many reports in a group the interval
+#: was measured to cover less than 94% (92.0% at 50 per group over log-normal incomes).
+SMALL_GROUP = 250
+
+
+def _small_groups_caution(estimate: NumberEstimate) -> str | None:
+    """A message when mixture-unknown's groups are small and the reports heavy-tailed."""
+    sizes = [size for part in estimate.parts if part.groups for size in part.groups.values()]
+    if not sizes or min(sizes) >= SMALL_GROUP or estimate.df >= 30:
+        return None
+    return (f"heavy-tailed reports (the interval's Satterthwaite df is {estimate.df:.1f}) and a "
+            f"mixture-unknown group of {min(sizes)}: with fewer than {SMALL_GROUP} reports per "
+            "group over a skewed number this interval can cover less than 95% (measured: 92% "
+            "at 50 per group over log-normal incomes); more respondents, or a design with more "
+            "noise, make it reliable")
 
 
 def _number_estimate(parts: list[NumberPart], subgroup: int | None, confidence: float,

@@ -190,3 +190,29 @@ def test_plan_compares_the_ldp_mechanisms(capsys, epsilon: float, best: str) -> 
     assert rows["mixture"]["epsilon"] == pytest.approx(epsilon)
     assert result["smallest_variance"] == best
     assert main(["plan", "--range", "0,30", "--epsilon", "1", "--design", "mixture"]) == 2
+
+
+def test_mixture_unknown_small_groups_over_heavy_tails_are_flagged() -> None:
+    import numpy as np
+
+    from rrsite.analyze.api import SMALL_GROUP, _small_groups_caution
+    from rrsite.core.numbers import MixtureUnknown
+    from rrsite.estimate.numbers import combine, fit_part
+
+    design = MixtureUnknown((0.3, 0.8), 0.5, 0, 100_000)
+    rng = np.random.default_rng(12)
+
+    def estimate(n: int, heavy: bool):
+        groups = np.repeat([1, 2], n // 2)
+        truth = rng.lognormal(8.0, 1.2, n) if heavy else rng.uniform(0, 10_000, n)
+        keep = rng.random(n) < np.where(groups == 1, 0.3, 0.8)
+        return combine([fit_part(design, np.where(keep, truth, rng.uniform(0, 1e4, n)),
+                                 groups)])
+
+    flagged = estimate(100, True)
+    assert flagged.df < 30
+    message = _small_groups_caution(flagged)
+    assert message is not None and "mixture-unknown group of 50" in message
+    assert str(SMALL_GROUP) in message
+    assert _small_groups_caution(estimate(100, False)) is None  # light tails: df stays high
+    assert _small_groups_caution(estimate(2 * SMALL_GROUP, True)) is None
