@@ -7,7 +7,8 @@ result.fit.r, result.fit.se
 The estimator is RRreg's RRcor (Fox & Tracy 1984), rrsite.estimate.correlation; each row uses its
 own version's design (regression_report's reading of the outcome design: the report counted as
 1, a = P(1 | no), b = P(1 | yes) - a). Variables: randomized yes-no questions under one-group
-designs with two reports, and directly asked yes-no (0/1) and number questions. Rows missing any
+designs with two reports, randomized numbers (every number design but duchi, whose two reports
+carry no variance), and directly asked yes-no (0/1) and number questions. Rows missing any
 of the variables are left out and counted (complete cases, as RRcor).
 """
 
@@ -23,7 +24,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import UsageError
-from ..estimate.correlation import CorFit, CorVariable, rrcor
+from ..estimate.correlation import CorFit, CorVariable, number_variable, rrcor
 from .catalog import Catalog, build_catalog
 from .readers import parse_mapping
 from .regression_report import Rows, _outcome_design, _read_rows
@@ -54,9 +55,16 @@ def _check(catalog: Catalog, qid: str) -> None:
                                f"(questions: {', '.join(catalog.question_ids())})")
     for _, question in found:
         if question.sensitive:
+            if question.type == "number":
+                design = question.number_design
+                if design is not None and design.name == "duchi":
+                    raise CorrelationError(
+                        f"--cor: {qid!r} uses duchi, whose two reports carry the mean of the "
+                        "numbers but not their variance: its correlations cannot be estimated")
+                continue
             if question.type != "yes-no":
                 raise CorrelationError(f"--cor: {qid!r} is a randomized {question.type} "
-                                       "question; randomized variables must be yes-no")
+                                       "question; randomized variables must be yes-no or number")
             if question.two_group:
                 raise CorrelationError(f"--cor: {qid!r} uses a two-group design; --cor takes "
                                        "one-group designs")
@@ -71,6 +79,9 @@ def _variable(catalog: Catalog, rows: Rows, qid: str, used: np.ndarray) -> CorVa
     answers = [v for v, k in zip(rows.answers[qid], used.tolist(), strict=True) if k]
     versions = rows.version[used]
     randomized = False
+    designs = {m: catalog.versions[m].question(qid) for m in sorted(set(versions.tolist()))}
+    if any(q is not None and q.number_design is not None for q in designs.values()):
+        return _number_variable(catalog, rows, qid, used, answers, versions)
     for m in sorted(set(versions.tolist())):
         question = catalog.versions[m].question(qid)
         assert question is not None
@@ -88,6 +99,38 @@ def _variable(catalog: Catalog, rows: Rows, qid: str, used: np.ndarray) -> CorVa
         a[here], b[here] = a0, b0
         randomized = randomized or question.sensitive
     return CorVariable(qid, z, a, b, randomized)
+
+
+def _number_variable(catalog: Catalog, rows: Rows, qid: str, used: np.ndarray,
+                     answers: list[object], versions: np.ndarray) -> CorVariable:
+    """A randomized number: each version's design de-biases its own rows."""
+    found = {m: catalog.versions[m].question(qid) for m in sorted(set(versions.tolist()))}
+    designs = {m: q.number_design for m, q in found.items() if q is not None}
+    if any(d is None for d in designs.values()):
+        raise CorrelationError(f"--cor: {qid!r} is randomized in some versions and asked "
+                               "directly in others")
+    kinds = {d.name for d in designs.values() if d is not None}
+    z = np.array([float(v) for v in answers])  # type: ignore[arg-type]
+    groups = rows.groups.get(qid)
+    if "mixture-unknown" in kinds:
+        if len(designs) > 1:
+            raise CorrelationError(f"--cor: {qid!r} uses mixture-unknown in several versions; "
+                                   "--cor takes it in one version")
+        assert groups is not None
+        design = next(iter(designs.values()))
+        return number_variable(qid, design, z, groups[used])
+    x = np.zeros(len(z))
+    second = np.zeros(len(z))
+    for m, design in designs.items():
+        here = versions == m
+        try:
+            part = number_variable(qid, design, z[here])
+        except ValueError as error:
+            raise CorrelationError(f"--cor: {error}") from None
+        x[here] = part.z
+        assert part.second is not None
+        second[here] = part.second
+    return CorVariable(qid, x, np.zeros(len(z)), np.ones(len(z)), True, second)
 
 
 def _missing(catalog: Catalog, rows: Rows, qid: str) -> np.ndarray:
@@ -176,6 +219,11 @@ def _notes(result: CorResult) -> list[str]:
              "estimator: RRreg's RRcor (Fox & Tracy 1984); SEs and intervals: nonparametric "
              f"bootstrap, {f.replicates} replicates (percentile intervals)"]
     lines += [f"prevalence of {q} (moment estimate): {p:.4f}" for q, p in f.prevalence.items()]
+    lines += [f"mean of the true numbers of {q} (moment estimate): {m:.6g}"
+              for q, m in f.means.items()]
+    if f.means:
+        lines.append("randomized numbers: Var(X) from each row's unbiased estimate of X^2, not "
+                     "RRcor's pi (1 - pi)")
     return lines + f.messages
 
 

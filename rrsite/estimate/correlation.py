@@ -19,13 +19,23 @@ lambda_r (1 - lambda_r) / b_r^2, lambda_r = a_r + b_r pi (with one version this 
 ``mask.var`` + ``x.var``; with several versions it is the mixture's variance). Correlations
 outside [-1, 1] are set to -1 or 1, as RRcor does.
 
-For a continuous mixture design (with probability p the true number X, else a draw M of a known
-masking distribution) Var(X) is its moment variance (E[Z^2] - (1 - p) E[M^2]) / p - mu^2
-(``mixture_moments``), not pi (1 - pi): RRreg's RRcor uses pi (1 - pi) there, which is wrong.
+For a randomized number (rrsite.core.numbers designs) Var(X) is not pi (1 - pi) (RRreg's RRcor
+uses pi (1 - pi) for its continuous mixture designs, which is wrong). Each row then carries, besides
+its unbiased x_est, an unbiased estimate ``second`` of X^2, and Var(X) = mean(second) -
+mean(x_est)^2; the correlation is Cov(x_est_i, x_est_k) / sqrt(Var(X_i) Var(X_k)). For a
+continuous mixture (with probability p the true number X, else a draw M of a known masking
+distribution) this is the moment variance (E[Z^2] - (1 - p) E[M^2]) / p - mu^2
+(``mixture_moments``). For ``mixture-unknown`` (group g sends X with probability p_g, else an
+innocuous number U of unknown distribution), x_est = c_g z / f_g and second = c_g z^2 / f_g with
+f_g the group's share of the rows and c_1 = (1 - p_2) / (p_1 - p_2), c_2 = -(1 - p_1) / (p_1 - p_2):
+the mean of x_est is RRreg's mix.unknown estimate, and the innocuous number's moments (and any
+covariance of U with the other variables) cancel.
 
 Standard errors and intervals: the nonparametric bootstrap over respondents (RRcor's
 ``bs.type = "se.n"``), every replicate recomputing the whole estimator (pi included); SE = the
-replicates' standard deviation, interval = the replicates' percentile interval.
+replicates' standard deviation, interval = the replicates' percentile interval. With a two-group
+variable the bootstrap resamples within each combination of groups (the groups are assigned by
+the design, and the estimator conditions on their sizes, as RRreg's does).
 """
 
 from __future__ import annotations
@@ -56,6 +66,10 @@ class CorVariable:
     a: np.ndarray
     b: np.ndarray
     randomized: bool
+    #: A randomized number: per row an unbiased estimate of X^2 (None for yes-no and direct).
+    second: np.ndarray | None = None
+    #: A two-group design: each row's group (1 or 2), for the stratified bootstrap.
+    groups: np.ndarray | None = None
 
     @property
     def x_est(self) -> np.ndarray:
@@ -85,6 +99,11 @@ def _weighted_pieces(x: np.ndarray, w: np.ndarray, var: Sequence[CorVariable]) -
     for i, v in enumerate(var):
         if not v.randomized:
             continue
+        if v.second is not None:  # a number: Var(X) = mean(second) - mean(x_est)^2
+            variance = (w @ v.second) / n[:, 0] - mean[:, i] ** 2
+            with np.errstate(invalid="ignore", divide="ignore"):
+                scale[:, i] = np.where(variance > 0, np.sqrt(cov[:, i, i] / variance), np.nan)
+            continue
         pi = mean[:, i]
         lam = v.a[None, :] + v.b[None, :] * pi[:, None]
         noise = (w * (lam * (1 - lam) / v.b[None, :] ** 2)).sum(axis=1) / n[:, 0]
@@ -113,6 +132,8 @@ class CorFit:
     replicates: int
     prevalence: dict[str, float]
     messages: list[str] = field(default_factory=list)
+    #: Randomized numbers: the estimated mean of the true numbers.
+    means: dict[str, float] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready (docs/contracts.md, "analyze --cor")."""
@@ -122,7 +143,7 @@ class CorFit:
                 "ci_low": clean(self.ci_low), "ci_high": clean(self.ci_high), "n": self.n,
                 "confidence": self.confidence, "se_method": "nonparametric bootstrap",
                 "interval_method": "bootstrap percentile", "replicates": self.replicates,
-                "prevalence": self.prevalence, "messages": self.messages}
+                "prevalence": self.prevalence, "means": self.means, "messages": self.messages}
 
 
 def rrcor(variables: Sequence[CorVariable], confidence: float = 0.95,
@@ -140,18 +161,28 @@ def rrcor(variables: Sequence[CorVariable], confidence: float = 0.95,
     r = _weighted_pieces(x, np.ones((1, n)), variables)[0]
     messages = []
     prevalence = {}
+    means = {}
     for i, v in enumerate(variables):
-        if v.randomized:
+        if v.second is not None:
+            means[v.name] = float(np.mean(x[:, i]))
+            if float(np.mean(v.second)) - means[v.name] ** 2 <= 0:
+                messages.append(f"{v.name}: the estimated variance of the true numbers is not "
+                                "positive: its correlations are undefined")
+        elif v.randomized:
             pi = float(np.mean(x[:, i]))
             prevalence[v.name] = pi
             if not 0 < pi < 1:
                 messages.append(f"{v.name}: the moment estimate of the prevalence is {pi:.4g}, "
                                 "outside (0, 1): its correlations are undefined")
     rng = np.random.default_rng(seed)
+    strata = _strata([v.groups for v in variables if v.groups is not None], n)
     samples = []
     for start in range(0, replicates, _CHUNK):
         size = min(_CHUNK, replicates - start)
-        w = rng.multinomial(n, np.full(n, 1.0 / n), size=size).astype(np.float64)
+        w = np.zeros((size, n))
+        for rows in strata:
+            w[:, rows] = rng.multinomial(len(rows), np.full(len(rows), 1.0 / len(rows)),
+                                         size=size)
         samples.append(_weighted_pieces(x, w, variables))
     boot = np.concatenate(samples)
     alpha = 1 - confidence
@@ -160,4 +191,46 @@ def rrcor(variables: Sequence[CorVariable], confidence: float = 0.95,
         low = np.nanquantile(boot, alpha / 2, axis=0)
         high = np.nanquantile(boot, 1 - alpha / 2, axis=0)
     return CorFit([v.name for v in variables], r, se, low, high, n, confidence, replicates,
-                  prevalence, messages)
+                  prevalence, messages, means)
+
+
+def _strata(groups: Sequence[np.ndarray], n: int) -> list[np.ndarray]:
+    """Row indices of each combination of the two-group variables' groups (all rows if none)."""
+    if not groups:
+        return [np.arange(n)]
+    _, label = np.unique(np.column_stack(groups), axis=0, return_inverse=True)
+    label = np.asarray(label).reshape(-1)
+    return [np.flatnonzero(label == k) for k in range(int(label.max()) + 1)]
+
+
+def number_variable(name: str, design: Any, z: np.ndarray,
+                    groups: np.ndarray | None = None) -> CorVariable:
+    """A randomized number's variable: x_est, and an unbiased estimate of X^2 per row.
+
+    ``design`` is an rrsite.core.numbers design; ``mixture-unknown`` needs each row's group.
+    Raises ValueError for a design whose reports cannot give Var(X) (duchi: two reports).
+    """
+    from ..core.numbers import MixtureUnknown
+
+    z = np.asarray(z, dtype=np.float64)
+    n = len(z)
+    if isinstance(design, MixtureUnknown):
+        if groups is None:
+            raise ValueError(f"{name}: mixture-unknown needs each row's group")
+        g = np.asarray(groups)
+        p1, p2 = design.p
+        c = np.where(g == 1, (1 - p2) / (p1 - p2), -(1 - p1) / (p1 - p2))
+        share = np.where(g == 1, np.mean(g == 1), np.mean(g == 2))
+        if np.any(share <= 0) or np.any((g != 1) & (g != 2)):
+            raise ValueError(f"{name}: mixture-unknown needs rows in both groups")
+        factor = c / share
+        return CorVariable(name, z * factor, np.zeros(n), np.ones(n), True, z * z * factor, g)
+    intercept, slope = design.linear()
+    v0, v1, v2 = design.variance_coefficients()
+    w0, w1, w2 = v0 / slope ** 2, v1 / slope ** 2, v2 / slope ** 2
+    if 1.0 + w2 <= 1e-12:
+        raise ValueError(f"{name}: design {design.name} sends one of two values whatever the "
+                         "number, so its reports carry no estimate of the numbers' variance")
+    r = (z - intercept) / slope
+    # E[r^2 | y] = (1 + w2) y^2 + w1 y + w0, so this is unbiased for y^2
+    return CorVariable(name, r, np.zeros(n), np.ones(n), True, (r * r - w1 * r - w0) / (1 + w2))

@@ -182,3 +182,168 @@ def test_bad_input_exits_2(export, capsys, variables, message):
     survey, out = export
     assert main(["analyze", str(out), "--survey", str(survey), "--cor", variables]) == 2
     assert message in capsys.readouterr().err
+
+
+# ------------------------------------------------------------------ randomized numbers (issue 21)
+
+def _bivariate(rng, n, rho):
+    """A direct number x and a true number y with correlation rho (both normal)."""
+    x = rng.normal(size=n)
+    y = 50 + 10 * (rho * x + math.sqrt(1 - rho * rho) * rng.normal(size=n))
+    return x, y
+
+
+def test_mixture_number_uses_the_moment_variance_not_pi_one_minus_pi():
+    """Z = Y with p = 0.7, else N(40, 15^2): the formula written out here from the moments."""
+    from rrsite.core.numbers import number_design_from_spec
+    from rrsite.estimate.correlation import number_variable
+
+    rng = np.random.default_rng(21)
+    x, y = _bivariate(rng, 4000, 0.6)
+    keep = rng.random(4000) < 0.7
+    z = np.where(keep, y, rng.normal(40, 15, 4000))
+    design = number_design_from_spec({"name": "mixture", "p": 0.7,
+                                      "mask": {"normal": {"mean": 40, "sd": 15}}})
+    fit = rrcor([number_variable("y", design, z), direct("x", x)], replicates=50)
+    mu = (z.mean() - 0.3 * 40) / 0.7
+    var_y = (np.mean(z ** 2) - 0.3 * (15 ** 2 + 40 ** 2)) / 0.7 - mu ** 2
+    cov = np.mean((z - 0.3 * 40) / 0.7 * x) - mu * x.mean()
+    expected = cov / math.sqrt(var_y * x.var())
+    assert fit.r[0, 1] == pytest.approx(expected, rel=1e-9)
+    assert fit.means["y"] == pytest.approx(mu, rel=1e-12)
+    assert fit.r[0, 1] == pytest.approx(0.6, abs=0.05)
+
+
+def test_mixture_unknown_cancels_the_innocuous_number_even_when_it_correlates():
+    """Groups p = 0.3 / 0.8; the innocuous number U correlates with x: it must cancel."""
+    from rrsite.core.numbers import MixtureUnknown
+    from rrsite.estimate.correlation import number_variable
+
+    rng = np.random.default_rng(22)
+    n = 40_000
+    x, y = _bivariate(rng, n, 0.5)
+    u = 30 - 8 * x + rng.normal(0, 5, n)          # innocuous answers depend on x
+    g = np.where(rng.random(n) < 0.5, 1, 2)
+    z = np.where(rng.random(n) < np.where(g == 1, 0.3, 0.8), y, u)
+    fit = rrcor([number_variable("y", MixtureUnknown((0.3, 0.8), 0.5, None, None), z, g),
+                 direct("x", x)], replicates=50)
+    c1, c2 = (1 - 0.8) / (0.3 - 0.8), -(1 - 0.3) / (0.3 - 0.8)
+    first, second = g == 1, g == 2
+    mu = c1 * z[first].mean() + c2 * z[second].mean()
+    ey2 = c1 * np.mean(z[first] ** 2) + c2 * np.mean(z[second] ** 2)
+    exy = c1 * np.mean(z[first] * x[first]) + c2 * np.mean(z[second] * x[second])
+    expected = (exy - mu * x.mean()) / math.sqrt((ey2 - mu ** 2) * x.var())
+    assert fit.r[0, 1] == pytest.approx(expected, rel=1e-9)
+    assert fit.r[0, 1] == pytest.approx(0.5, abs=0.04)
+    # the naive correlation of the reports with x is pulled towards U's
+    assert abs(np.corrcoef(z, x)[0, 1] - 0.5) > 0.1
+
+
+@pytest.mark.parametrize("spec", [
+    {"name": "additive", "scramble": {"normal": {"mean": 0, "sd": 20}}},
+    {"name": "multiplicative", "scramble": {"uniform": {"min": 0.5, "max": 1.5}}},
+    {"name": "laplace", "epsilon": 8, "min": 0, "max": 100},
+    {"name": "piecewise", "epsilon": 8, "min": 0, "max": 100},
+], ids=lambda s: s["name"])
+def test_number_designs_recover_the_correlation(spec):
+    """Two randomized numbers and a direct one, 20,000 respondents, true correlations known."""
+    from rrsite.core.numbers import number_design_from_spec
+    from rrsite.estimate.correlation import number_variable
+    from rrsite.estimate.numbers import simulate_reports
+
+    rng = np.random.default_rng(23)
+    n = 20_000
+    x, y = _bivariate(rng, n, 0.6)
+    _, y2 = _bivariate(rng, n, 0.0)
+    y2 = 50 + 0.5 * (y - 50) + 0.5 * (y2 - 50)  # corr(y, y2) = 0.5 / sqrt(0.5) ~ 0.707
+    design = number_design_from_spec(spec)
+    z1, _ = simulate_reports(rng, design, y)
+    z2, _ = simulate_reports(rng, design, y2)
+    fit = rrcor([number_variable("y", design, z1), number_variable("y2", design, z2),
+                 direct("x", x)], replicates=100)
+    assert fit.r[0, 2] == pytest.approx(np.corrcoef(y, x)[0, 1], abs=4 * fit.se[0, 2] + 0.005)
+    assert fit.r[0, 1] == pytest.approx(np.corrcoef(y, y2)[0, 1], abs=4 * fit.se[0, 1] + 0.005)
+    assert fit.se[0, 2] < 0.05
+
+
+def test_mixture_unknown_bootstrap_se_matches_the_spread():
+    """200 surveys of 1,000: the stratified bootstrap's SE against the Monte-Carlo SD."""
+    from rrsite.core.numbers import MixtureUnknown
+    from rrsite.estimate.correlation import number_variable
+
+    rng = np.random.default_rng(24)
+    design = MixtureUnknown((0.3, 0.8), 0.5, None, None)
+    estimates, ses = [], []
+    for _ in range(200):
+        x, y = _bivariate(rng, 1000, 0.5)
+        g = np.where(rng.random(1000) < 0.5, 1, 2)
+        z = np.where(rng.random(1000) < np.where(g == 1, 0.3, 0.8), y,
+                     rng.normal(45, 10, 1000))
+        fit = rrcor([number_variable("y", design, z, g), direct("x", x)], replicates=200,
+                    seed=int(rng.integers(1 << 30)))
+        estimates.append(fit.r[0, 1])
+        ses.append(fit.se[0, 1])
+    spread = float(np.std(estimates, ddof=1))
+    assert float(np.mean(ses)) == pytest.approx(spread, rel=0.15)  # MC error of the SD: ~5%
+    assert float(np.mean(estimates)) == pytest.approx(0.5, abs=3 * spread / math.sqrt(200) + 0.01)
+
+
+NUMBER_SURVEY = """\
+---
+id: cornum
+title: Correlations of numbers
+language: en
+privacy:
+  budget: 20
+---
+
+## Q
+
+```question
+id: income
+type: number
+min: 0
+max: 1000
+randomize: mixture
+p: 0.7
+mask:
+  uniform: {min: 0, max: 1000}
+accept_no_epsilon: true
+```
+
+## Q
+
+```question
+id: spend
+type: number
+min: 0
+max: 100
+randomize: duchi
+epsilon: 1
+```
+
+## Q
+
+```question
+id: hours
+type: number
+min: 0
+max: 100
+```
+"""
+
+
+def test_cli_randomized_numbers_and_duchi_refused(tmp_path, capsys):
+    survey = tmp_path / "s.md"
+    survey.write_text(NUMBER_SURVEY, encoding="utf-8")
+    out = tmp_path / "out.csv"
+    assert main(["simulate", str(survey), "--respondents", "500", "--seed", "3",
+                 "-o", str(out)]) == 0
+    capsys.readouterr()
+    assert main(["analyze", str(out), "--survey", str(survey), "--cor", "income,hours",
+                 "--format", "json"]) == 0
+    data = json.loads(capsys.readouterr().out)["correlations"]
+    assert set(data["means"]) == {"income"} and data["prevalence"] == {}
+    assert abs(data["r"][0][1]) < 4 * data["se"][0][1]  # simulated independently
+    assert main(["analyze", str(out), "--survey", str(survey), "--cor", "income,spend"]) == 2
+    assert "duchi" in capsys.readouterr().err
