@@ -89,6 +89,11 @@ class NumberModel:
     privacy: str
     rows_accepted: int
     rejected: Rejections = field(default_factory=Rejections)
+    method: str = ("least squares on the de-biased reports (scrambling removed by moments); "
+                   "HC1 sandwich standard errors, which include the scrambling noise; "
+                   "Student's t intervals")
+    #: Randomized numbers among the predictors (rrsite.analyze.number_predictors).
+    randomized_predictors: list[str] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON of one model (docs/contracts.md, "analyze --model", kind linear)."""
@@ -99,9 +104,8 @@ class NumberModel:
             "confidence": self.fit.confidence,
             "coefficients": self.fit.coefficients(),
             "covariance": self.fit.covariance.tolist(),
-            "method": "least squares on the de-biased reports (scrambling removed by moments); "
-                      "HC1 sandwich standard errors, which include the scrambling noise; "
-                      "Student's t intervals",
+            "method": self.method,
+            "randomized_predictors": self.randomized_predictors,
             "levels": self.matrix.levels,
             "scaling": {name: {"mean": m, "sd": s} for name, (m, s) in
                         self.matrix.scaling.items()},

@@ -443,9 +443,11 @@ def regress(
             raise FormulaError(f"no question {name!r} in {catalog.survey!r} "
                                f"(questions: {', '.join(catalog.question_ids())})")
     column_map = parse_mapping(list(mapping or ()), catalog)
+    from .number_predictors import fit_number_predictor_model, number_predictors_in
     from .regression_numbers import is_number_outcome
 
-    numeric = [is_number_outcome(catalog, f.outcome) for f in formulas]
+    numeric = [is_number_outcome(catalog, f.outcome) or bool(number_predictors_in(catalog, f))
+               for f in formulas]
     if any(numeric) and not all(numeric):
         raise UsageError("--model: fit randomized-number outcomes (linear) and yes-no outcomes "
                          "(logistic) in separate commands")
@@ -462,7 +464,14 @@ def regress(
                 if design is not None:
                     raise UsageError("--model with a number outcome: a sample design is not "
                                      "supported yet; fit it without --weights/--strata/--cluster")
-                results.append(_number_model(catalog, rows, formula, confidence))
+                if formula.groups:
+                    raise FormulaError("a random intercept takes a yes-no outcome and direct "
+                                       "predictors; this model has a randomized number")
+                if number_predictors_in(catalog, formula):
+                    results.append(fit_number_predictor_model(catalog, rows, formula,
+                                                              confidence))
+                else:
+                    results.append(_number_model(catalog, rows, formula, confidence))
                 results[-1].rejected = rows.rejections
                 continue
             results.append(_fit_any(catalog, rows, formula, confidence, bias_reduced, design))
