@@ -205,7 +205,7 @@ def _answers(
 def simulate_rows(
     manifest: Mapping[str, Any], respondents: int, truths: Mapping[str, np.ndarray],
     seed: int | None = None, chunk: int = CHUNK, logits: Sequence[LogitModel] = (),
-    joints: Sequence[Any] = (), predictors: Sequence[Any] = (),
+    joints: Sequence[Any] = (), predictors: Sequence[Any] = (), cors: Sequence[Any] = (),
 ) -> Iterator[tuple[list[str], dict[str, list[Any]]]]:
     """Chunks of simulated submissions.
 
@@ -238,6 +238,10 @@ def simulate_rows(
             from .simulate_joint import joint_answers
 
             joint_answers(rng, version, joint, columns, count)
+        for cor in cors:            # issue 23: true values correlated through a Gaussian copula
+            from .simulate_cor import cor_answers
+
+            cor_answers(rng, version, cor, columns, shares, count)
         for predictor in predictors:   # issue 23: a direct outcome on randomized true answers
             from .simulate_predictor import predictor_answers
 
@@ -268,7 +272,7 @@ def write_export(
     path: str | Path, manifest: Mapping[str, Any], respondents: int,
     truths: Mapping[str, np.ndarray], seed: int | None = None, chunk: int = CHUNK,
     logits: Sequence[LogitModel] = (), joints: Sequence[Any] = (),
-    predictors: Sequence[Any] = (),
+    predictors: Sequence[Any] = (), cors: Sequence[Any] = (),
 ) -> int:
     """Write a simulated export (CSV, or JSONL for .jsonl); returns the number of rows."""
     path = Path(path)
@@ -284,7 +288,7 @@ def write_export(
         if not jsonl:
             writer.writerow(["survey", "version", "respondent", "submitted_at", *columns_out])
         for _, columns in simulate_rows(manifest, respondents, truths, seed, chunk, logits,
-                                        joints, predictors):
+                                        joints, predictors, cors):
             count = len(columns["respondent"])
             rows += count
             if jsonl:

@@ -37,6 +37,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="true answers of several yes-no/choice questions drawn together "
                         "from the table of their combinations (row-major, the last question "
                         "varying fastest: no-no, no-yes, yes-no, yes-yes); repeatable")
+    parser.add_argument("--cor", action="append", default=[], metavar='"Q1,Q2,X=R"',
+                        help="true values of yes-no and number questions (randomized or direct) "
+                        "correlated through normals with correlation R for every pair, or "
+                        "=R12,R13,R23 pair by pair; yes-no rates from --truth; prints the true "
+                        "values' own Pearson correlations; repeatable")
     parser.add_argument("--predictor", action="append", default=[],
                         metavar='"Y ~ B0 + B1*Q[yes] + ...; sd=S"',
                         help="a directly asked number (normal, sd S) or yes-no (logistic) Y "
@@ -96,6 +101,11 @@ def run(args: argparse.Namespace) -> int:
     predictors = [parse_predictor(text, version) for text in args.predictor]
     check_predictors(predictors, [*(m.outcome for m in logits),
                                   *(q for j in joints for q in j.questions)])
+    from .simulate_cor import check_cor, parse_cor
+
+    cors = [parse_cor(text, version) for text in args.cor]
+    check_cor(cors, [*(m.outcome for m in logits), *(q for j in joints for q in j.questions),
+                     *(m.outcome for m in predictors)])
     jointly = {q for j in joints for q in j.questions}
     unset = [q.id for q in version.questions if q.sensitive and q.id not in truths
              and q.id not in {m.outcome for m in logits}
@@ -113,8 +123,9 @@ def run(args: argparse.Namespace) -> int:
     if args.frame is not None:
         from .simulate_frame import write_frame_export
 
-        if logits:
-            raise UsageError("--logit cannot be combined with --frame")
+        if logits or joints or predictors or cors:
+            raise UsageError("--logit, --joint, --predictor and --cor cannot be combined with "
+                             "--frame")
         try:
             rows = write_frame_export(output, manifest, args.frame, truths, strata=args.strata,
                                       cluster=args.cluster,
@@ -128,13 +139,21 @@ def run(args: argparse.Namespace) -> int:
         return 0
     try:
         rows = write_export(output, manifest, args.respondents, truths, seed=args.seed,
-                            logits=logits, joints=joints, predictors=predictors)
+                            logits=logits, joints=joints, predictors=predictors, cors=cors)
     except OSError as error:
         raise RRSiteError(f"{args.output}: cannot write: {error.strerror or error}") from error
     for model in predictors:
         if model.clipped:
             print(f"note: --predictor {model.outcome}: {model.clipped:,} values fell outside the "
                   "question's range and were clipped to it", file=sys.stderr)
+    for cor in cors:
+        if cor.count > 1:
+            r = cor.pearson()
+            pairs = ", ".join(f"{a}~{b} {r[i, k]:.3f} (normals {cor.matrix[i, k]:g})"
+                              for i, a in enumerate(cor.questions)
+                              for k, b in enumerate(cor.questions) if k > i)
+            print(f"note: --cor: the true values' Pearson correlations over the {cor.count:,} "
+                  f"respondents who answered all: {pairs}", file=sys.stderr)
     print(f"wrote {rows:,} simulated submissions of {version.survey} (version "
           f"{version.version}) to {output} in {time.perf_counter() - started:.1f} s",
           file=sys.stderr)
