@@ -217,7 +217,7 @@ def _notes(result: CorResult) -> list[str]:
     left = ", ".join(f"{n:,} missing {q}" for q, n in result.left_out.items() if n) or "none"
     lines = [f"N = {f.n:,} complete rows of {result.rows_accepted:,} accepted (left out: {left})",
              "estimator: RRreg's RRcor (Fox & Tracy 1984); SEs and intervals: nonparametric "
-             f"bootstrap, {f.replicates} replicates (percentile intervals)"]
+             f"bootstrap, {f.replicates} replicates (BCa intervals)"]
     lines += [f"prevalence of {q} (moment estimate): {p:.4f}" for q, p in f.prevalence.items()]
     lines += [f"mean of the true numbers of {q} (moment estimate): {m:.6g}"
               for q, m in f.means.items()]

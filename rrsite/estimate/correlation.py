@@ -33,7 +33,11 @@ covariance of U with the other variables) cancel.
 
 Standard errors and intervals: the nonparametric bootstrap over respondents (RRcor's
 ``bs.type = "se.n"``), every replicate recomputing the whole estimator (pi included); SE = the
-replicates' standard deviation, interval = the replicates' percentile interval. With a two-group
+replicates' standard deviation, interval = the bias-corrected and accelerated (BCa) percentile
+interval of the replicates (Efron 1987, JASA 82, 171-185; the acceleration from a
+delete-a-group jackknife): for a correlation scaled up by an estimated variance (a noisy
+randomized number) the estimate's distribution is skewed and biased, and the plain percentile
+interval covered 0.5 to 1 point less. With a two-group
 variable the bootstrap resamples within each combination of groups (the groups are assigned by
 the design, and the estimator conditions on their sizes, as RRreg's does).
 """
@@ -142,7 +146,7 @@ class CorFit:
         return {"variables": self.names, "r": clean(self.r), "se": clean(self.se),
                 "ci_low": clean(self.ci_low), "ci_high": clean(self.ci_high), "n": self.n,
                 "confidence": self.confidence, "se_method": "nonparametric bootstrap",
-                "interval_method": "bootstrap percentile", "replicates": self.replicates,
+                "interval_method": "bootstrap BCa", "replicates": self.replicates,
                 "prevalence": self.prevalence, "means": self.means, "messages": self.messages}
 
 
@@ -185,13 +189,66 @@ def rrcor(variables: Sequence[CorVariable], confidence: float = 0.95,
                                          size=size)
         samples.append(_weighted_pieces(x, w, variables))
     boot = np.concatenate(samples)
-    alpha = 1 - confidence
     with np.errstate(invalid="ignore"):
         se = np.nanstd(boot, axis=0, ddof=1)
-        low = np.nanquantile(boot, alpha / 2, axis=0)
-        high = np.nanquantile(boot, 1 - alpha / 2, axis=0)
+    acceleration = _acceleration(x, variables, n, seed)
+    low, high = _bca(boot, r, acceleration, confidence)
     return CorFit([v.name for v in variables], r, se, low, high, n, confidence, replicates,
                   prevalence, messages, means)
+
+
+#: Groups of the delete-a-group jackknife that estimates BCa's acceleration.
+JACKKNIFE_GROUPS = 200
+
+
+def _acceleration(x: np.ndarray, variables: Sequence[CorVariable], n: int,
+                  seed: int) -> np.ndarray:
+    """BCa's acceleration per cell from a delete-a-group jackknife (Efron 1987, eq. 6.6).
+
+    Rows fall at random into ``min(n, JACKKNIFE_GROUPS)`` groups; theta_(g) leaves group g out;
+    a = sum d^3 / (6 (sum d^2)^1.5), d = mean - theta_(g).
+    """
+    groups = min(n, JACKKNIFE_GROUPS)
+    label = np.random.default_rng(seed + 1).permutation(n) % groups
+    w = np.ones((groups, n))
+    w[label[None, :] == np.arange(groups)[:, None]] = 0.0
+    jack = _weighted_pieces(x, w, variables)
+    d = np.nanmean(jack, axis=0) - jack
+    with np.errstate(invalid="ignore", divide="ignore"):
+        a: np.ndarray = np.nansum(d ** 3, axis=0) / (6 * np.nansum(d ** 2, axis=0) ** 1.5)
+    return np.where(np.isfinite(a), a, 0.0)
+
+
+def _bca(boot: np.ndarray, r: np.ndarray, acceleration: np.ndarray,
+         confidence: float) -> tuple[np.ndarray, np.ndarray]:
+    """The bias-corrected and accelerated bootstrap interval per cell (Efron 1987).
+
+    z0 = Phi^-1(share of replicates below the estimate, ties counting half); the percentile
+    levels Phi(z0 + (z0 + z) / (1 - a (z0 + z))) for z = Phi^-1(alpha / 2), Phi^-1(1 - alpha / 2).
+    A cell whose replicates all fall on one side keeps the plain percentile levels.
+    """
+    from scipy import special
+
+    alpha = 1 - confidence
+    m = r.shape[0]
+    low, high = np.full((m, m), np.nan), np.full((m, m), np.nan)
+    quantiles = special.ndtri(np.array([alpha / 2, 1 - alpha / 2]))
+    for i in range(m):
+        for k in range(m):
+            column = boot[:, i, k]
+            column = column[np.isfinite(column)]
+            if len(column) < 2 or not np.isfinite(r[i, k]):
+                continue
+            share = (np.sum(column < r[i, k]) + 0.5 * np.sum(column == r[i, k])) / len(column)
+            if not 0 < share < 1 or np.ptp(column) == 0:
+                levels = np.array([alpha / 2, 1 - alpha / 2])
+            else:
+                z0 = float(special.ndtri(share))
+                a = float(acceleration[i, k])
+                shifted = z0 + quantiles
+                levels = special.ndtr(z0 + shifted / (1 - a * shifted))
+            low[i, k], high[i, k] = np.quantile(column, levels)
+    return low, high
 
 
 def _strata(groups: Sequence[np.ndarray], n: int) -> list[np.ndarray]:
