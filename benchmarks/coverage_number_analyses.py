@@ -1,8 +1,8 @@
 """Coverage of the 95% intervals of the analyses of randomized numbers with other questions.
 
-- `--cor` with a randomized number (bootstrap BCa interval): a true number Y (normal,
-  mean 50, sd 10) and a direct X correlated 0.5; Y under `mixture` (p 0.7, uniform mask over
-  0..100) and under `mixture-unknown` (p 0.3 / 0.8, innocuous answers depending on X).
+- `--cor` with a randomized number (Fieller's interval, bootstrap covariance): a true number
+  Y (normal, mean 50, sd 10) and a direct X correlated 0.5; Y under `mixture` (p 0.7, uniform
+  mask over 0..100) and under `mixture-unknown` (p 0.3 / 0.8, innocuous answers depending on X).
 - `--model "y ~ amount + x"` with a randomized number predictor (errors-in-variables by
   moments, Student's t interval): amount ~ normal(10, 3) under `additive` (normal noise, sd 4)
   and `mixture` (p 0.8, uniform 0..20), y = 1 + 2 amount + 0.5 x + normal(0, 2).

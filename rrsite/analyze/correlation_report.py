@@ -216,8 +216,8 @@ def _notes(result: CorResult) -> list[str]:
     f = result.fit
     left = ", ".join(f"{n:,} missing {q}" for q, n in result.left_out.items() if n) or "none"
     lines = [f"N = {f.n:,} complete rows of {result.rows_accepted:,} accepted (left out: {left})",
-             "estimator: RRreg's RRcor (Fox & Tracy 1984); SEs and intervals: nonparametric "
-             f"bootstrap, {f.replicates} replicates (BCa intervals)"]
+             "estimator: RRreg's RRcor (Fox & Tracy 1984); SEs: nonparametric bootstrap, "
+             f"{f.replicates} replicates; intervals: Fieller's, from the bootstrap covariance"]
     lines += [f"prevalence of {q} (moment estimate): {p:.4f}" for q, p in f.prevalence.items()]
     lines += [f"mean of the true numbers of {q} (moment estimate): {m:.6g}"
               for q, m in f.means.items()]

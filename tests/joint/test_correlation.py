@@ -349,26 +349,45 @@ def test_cli_randomized_numbers_and_duchi_refused(tmp_path, capsys):
     assert "duchi" in capsys.readouterr().err
 
 
-def test_bca_interval_agrees_with_scipys_bootstrap():
-    """Two direct variables: rrsite's BCa interval against scipy.stats.bootstrap(method="BCa")
-    (an independent implementation with its own resamples; with 60 rows rrsite's jackknife is
-    the full delete-one jackknife too)."""
-    from scipy import stats
+def test_fieller_interval_is_the_set_of_accepted_correlations():
+    """The quadratic's roots against a brute-force scan: rho in the interval exactly when
+    (C - rho S)^2 <= z^2 Var(C - rho S), the variance taken directly over the replicates."""
+    from rrsite.estimate.correlation import _fieller
 
-    rng = np.random.default_rng(30)
-    x = rng.exponential(1.0, 60)
-    y = 2 * x + rng.exponential(1.0, 60)   # r near 0.9: skewed, BCa far from the percentiles
+    rng = np.random.default_rng(40)
+    for _ in range(20):
+        c, s = rng.normal(0.3, 0.05), rng.normal(1.0, 0.15)
+        boot_c = c + rng.normal(0, 0.05, 500)
+        boot_s = s + 0.3 * (boot_c - c) + rng.normal(0, 0.15, 500)
+        low, high = _fieller(np.array([[1.0, c], [c, 1.0]]), np.array([1.0, s]),
+                             np.stack([np.stack([np.ones(500), boot_c]),
+                                       np.stack([boot_c, np.ones(500)])]).transpose(2, 0, 1),
+                             np.column_stack([np.ones(500), boot_s]), 0.95)
+        grid = np.linspace(-1, 1, 40_001)
+        spread = np.var(boot_c[None, :] - grid[:, None] * boot_s[None, :], axis=1, ddof=1)
+        accepted = grid[(c - grid * s) ** 2 <= 1.959963984540054 ** 2 * spread]
+        assert low[0, 1] == pytest.approx(accepted.min(), abs=1e-4)
+        assert high[0, 1] == pytest.approx(accepted.max(), abs=1e-4)
+        assert low[0, 0] == high[0, 0] == 1.0
 
-    def pearson(a, b, axis=-1):
-        return stats.pearsonr(a, b, axis=axis).statistic
 
-    fit = rrcor([direct("x", x), direct("y", y)], replicates=8000)
-    kwargs = {"paired": True, "vectorized": True, "n_resamples": 8000,
-              "random_state": np.random.default_rng(31)}
-    bca = stats.bootstrap((x, y), pearson, method="BCa", **kwargs).confidence_interval
-    kwargs["random_state"] = np.random.default_rng(31)
-    plain = stats.bootstrap((x, y), pearson, method="percentile", **kwargs).confidence_interval
-    assert plain.low - bca.low > 0.04   # the check below can tell BCa from the percentiles
-    assert fit.ci_low[0, 1] == pytest.approx(bca.low, abs=0.015)
-    assert fit.ci_high[0, 1] == pytest.approx(bca.high, abs=0.01)
-    assert fit.to_dict()["interval_method"] == "bootstrap BCa"
+def test_fieller_covers_a_noisy_number_correlation():
+    """300 surveys of 1,000: a number under a noisy mixture (reliability about 0.15) and a
+    direct variable, true correlation 0.5; the interval covers about 95%."""
+    from rrsite.core.numbers import number_design_from_spec
+    from rrsite.estimate.correlation import number_variable
+    from rrsite.estimate.numbers import simulate_reports
+
+    design = number_design_from_spec({"name": "mixture", "p": 0.7,
+                                      "mask": {"uniform": {"min": 0, "max": 100}}})
+    rng = np.random.default_rng(41)
+    covered = 0
+    for _ in range(300):
+        x, y = _bivariate(rng, 1000, 0.5)
+        z, _ = simulate_reports(rng, design, y)
+        fit = rrcor([number_variable("y", design, z), direct("x", x)], replicates=200,
+                    seed=int(rng.integers(1 << 30)))
+        covered += fit.ci_low[0, 1] <= 0.5 <= fit.ci_high[0, 1]
+        assert fit.ci_low[0, 1] <= fit.r[0, 1] <= fit.ci_high[0, 1]
+    assert 0.92 <= covered / 300 <= 0.985
+    assert fit.to_dict()["interval_method"] == "Fieller, bootstrap covariance"
