@@ -11,7 +11,7 @@ At N = 500 and 2000, fresh data each survey; prints each cell's coverage with it
 SE, the worst cell, and the naive interval (the reports used as if they were the truth) beside
 it as the baseline.
 
-    .venv/bin/python benchmarks/coverage_number_analyses.py [--reps 1000] [--boot 400] [--seed 7]
+    .venv/bin/python benchmarks/coverage_number_analyses.py [--reps 2000] [--boot 400] [--seed 7]
 """
 
 from __future__ import annotations
@@ -93,7 +93,7 @@ def predictor_cell(rng: np.random.Generator, design: object, n: int, reps: int
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--reps", type=int, default=1000)
+    parser.add_argument("--reps", type=int, default=2000)
     parser.add_argument("--boot", type=int, default=400)
     parser.add_argument("--seed", type=int, default=7)
     args = parser.parse_args(argv)
