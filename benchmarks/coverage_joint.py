@@ -1,5 +1,5 @@
 """Coverage of issue 23's intervals: the joint table's profile-likelihood intervals and the
-correlations' bootstrap percentile intervals, at N = 500 and 2000.
+correlations' Fieller intervals (bootstrap covariance), at N = 500 and 2000.
 
 Joint table: two yes-no questions, forced response (truth 1/2, yes 1/4, no 1/4) and Warner
 p = 0.8, in two survey versions with the designs swapped (half the respondents each), true
@@ -148,7 +148,7 @@ def main(argv: list[str] | None = None) -> int:
         if args.only in (None, "cor"):
             start = time.perf_counter()
             c = cor_coverage(rng, n, args.reps, args.boot, truth)
-            print(f"correlation (RRcor, bootstrap percentile), N = {n}, true r = {truth:.3f}: "
+            print(f"correlation (RRcor, Fieller interval), N = {n}, true r = {truth:.3f}: "
                   f"{c:.1%} (MC se {mc:.1%}; {time.perf_counter() - start:.0f} s)")
             worst = min(worst, c)
         if args.only in (None, "models", "predictors"):
