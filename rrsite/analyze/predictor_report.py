@@ -239,6 +239,13 @@ def fit_predictor_model(catalog: Catalog, rows: Rows, formula: Formula, confiden
                                "yes-no or choice question")
         refs[factor.name] = factor.ref
     found = {qid: dict(check_question(catalog, qid, "--model")) for qid in randomized}
+    for qid in randomized:
+        for question in found[qid].values():
+            if question.two_group:
+                raise JointError(f"--model: {qid!r} uses a two-group design "
+                                 f"({(question.design_spec or {}).get('name')}) whose second "
+                                 "parameter is estimated from the data; a randomized predictor "
+                                 "needs a design with a known matrix")
     for name in {f.name for t in direct_terms for f in t.factors}:
         for _, spec in catalog.questions_named(name):
             if spec.type not in COVARIATE_TYPES:
