@@ -7,8 +7,10 @@ result.fit.r, result.fit.se
 The estimator is RRreg's RRcor (Fox & Tracy 1984), rrsite.estimate.correlation; each row uses its
 own version's design (regression_report's reading of the outcome design: the report counted as
 1, a = P(1 | no), b = P(1 | yes) - a). Variables: randomized yes-no questions under one-group
-designs with two reports, and directly asked yes-no (0/1) and number questions. Rows missing any
-of the variables are left out and counted (complete cases, as RRcor).
+designs with two reports or a two-group design (unrelated-unknown, SLD, CDM, CDM-sym: its second
+parameter estimated as RRuni does, its groups from ``<id>.group``; rrsite.estimate.correlation's
+``rrcor_groups``), and directly asked yes-no (0/1) and number questions. Rows missing any of the
+variables are left out and counted (complete cases, as RRcor).
 """
 
 from __future__ import annotations
@@ -23,11 +25,13 @@ from typing import Any
 import numpy as np
 
 from ..errors import UsageError
-from ..estimate.correlation import CorFit, CorVariable, rrcor
+from ..estimate.correlation import CorFit, CorVariable, GroupedDesign, rrcor, rrcor_groups
+from ..estimate.regression import NUISANCE_OF_MODEL
 from .catalog import Catalog, build_catalog
 from .readers import parse_mapping
 from .regression_report import Rows, _outcome_design, _read_rows
 from .rejections import Rejections
+from .rrreg_fit import model_of
 
 
 class CorrelationError(UsageError):
@@ -58,8 +62,10 @@ def _check(catalog: Catalog, qid: str) -> None:
                 raise CorrelationError(f"--cor: {qid!r} is a randomized {question.type} "
                                        "question; randomized variables must be yes-no")
             if question.two_group:
-                raise CorrelationError(f"--cor: {qid!r} uses a two-group design; --cor takes "
-                                       "one-group designs")
+                design = model_of(question)
+                if design is None or design.model not in NUISANCE_OF_MODEL:
+                    raise CorrelationError(f"--cor: {qid!r} uses a two-group design without "
+                                           "a second parameter --cor can estimate")
         elif question.type not in ("yes-no", "number"):
             raise CorrelationError(f"--cor: {qid!r} is a {question.type} question; direct "
                                    "variables must be yes-no or number questions")
@@ -71,6 +77,8 @@ def _variable(catalog: Catalog, rows: Rows, qid: str, used: np.ndarray) -> CorVa
     answers = [v for v, k in zip(rows.answers[qid], used.tolist(), strict=True) if k]
     versions = rows.version[used]
     randomized = False
+    grouped: GroupedDesign | None = None
+    one_group = False
     for m in sorted(set(versions.tolist())):
         question = catalog.versions[m].question(qid)
         assert question is not None
@@ -80,14 +88,25 @@ def _variable(catalog: Catalog, rows: Rows, qid: str, used: np.ndarray) -> CorVa
             z[here] = [float(v) for v in values]  # type: ignore[arg-type]
             continue
         design = _outcome_design(catalog, qid, m)
-        if design.by_report is not None or design.nuisance is not None:
+        z[here] = [float(str(v) == design.positive) for v in values]
+        randomized = randomized or question.sensitive
+        if design.nuisance is not None:
+            if grouped is not None and grouped.rates != design.rates:
+                raise CorrelationError(f"--cor: {qid!r} uses different two-group designs in "
+                                       "different versions; analyse the versions apart")
+            groups = rows.groups.get(qid, np.zeros(len(rows.version), dtype=np.int8))[used]
+            grouped = GroupedDesign(groups.astype(np.int64), design.rates, design.nuisance)
+            continue
+        if design.by_report is not None:
             raise CorrelationError(f"--cor: {qid!r} has a design --cor does not take "
                                    "(more than two reports)")
+        one_group = True
         a0, _, b0, _ = design.rates[0]
-        z[here] = [float(str(v) == design.positive) for v in values]
         a[here], b[here] = a0, b0
-        randomized = randomized or question.sensitive
-    return CorVariable(qid, z, a, b, randomized)
+    if grouped is not None and one_group:
+        raise CorrelationError(f"--cor: {qid!r} is two-group in some versions and not in others; "
+                               "analyse the versions apart")
+    return CorVariable(qid, z, a, b, randomized, grouped)
 
 
 def _missing(catalog: Catalog, rows: Rows, qid: str) -> np.ndarray:
@@ -149,7 +168,10 @@ def correlate(
     used = ~missing
     variables = [_variable(catalog, rows, qid, used) for qid in ids]
     try:
-        fit = rrcor(variables, confidence, replicates)
+        if any(v.grouped is not None for v in variables):
+            fit = rrcor_groups(variables, confidence, replicates)
+        else:
+            fit = rrcor(variables, confidence, replicates)
     except ValueError as error:
         raise CorrelationError(f"--cor {','.join(ids)}: {error}") from error
     return CorResult(fit, len(rows.version), left_out, rows.rejections)
@@ -176,6 +198,11 @@ def _notes(result: CorResult) -> list[str]:
              "estimator: RRreg's RRcor (Fox & Tracy 1984); SEs and intervals: nonparametric "
              f"bootstrap, {f.replicates} replicates (percentile intervals)"]
     lines += [f"prevalence of {q} (moment estimate): {p:.4f}" for q, p in f.prevalence.items()]
+    for q, t in f.nuisance.items():
+        lines.append(f"{t['name']} of {q} (re-estimated in every replicate): {t['estimate']:.4f} "
+                     f"(bootstrap SE {t['se']:.4f}, {f.confidence:.0%} interval "
+                     f"{t['ci_low']:.4f} to {t['ci_high']:.4f}); two-group pairs: RRcor's average "
+                     "over the subgroups, weighted with the pair's own variables")
     return lines + f.messages
 
 
