@@ -188,7 +188,7 @@ class _Profile:
 
 
 def _grid(k: int) -> list[np.ndarray]:
-    points = GRID if k <= 2 else (0.1, 0.5, 0.9)
+    points = GRID if k <= 1 else (0.2, 0.5, 0.8)
     return [np.array(p) for p in itertools.product(points, repeat=k)]
 
 
@@ -235,6 +235,7 @@ class NuisanceEstimate:
     ci_low: float
     ci_high: float
     on_boundary: bool
+    ci_method: str = "profile likelihood (re-maximised over the table)"
 
     def to_dict(self) -> dict[str, Any]:
         """docs/reference/contracts.md ("analyze --joint": ``nuisance``)."""
@@ -242,8 +243,7 @@ class NuisanceEstimate:
                 "estimate": self.estimate,
                 "se": self.se if math.isfinite(self.se) else None,
                 "ci_low": self.ci_low, "ci_high": self.ci_high,
-                "ci_method": "profile likelihood (re-maximised over the table)",
-                "on_boundary": self.on_boundary}
+                "ci_method": self.ci_method, "on_boundary": self.on_boundary}
 
 
 def fit_joint_groups(parts: Sequence[GroupedPart], values: Sequence[Sequence[str]],

@@ -377,7 +377,7 @@ def test_one_group_only_is_refused(export, tmp_path, capsys):
     assert "'uqt': every respondent is in one group" in capsys.readouterr().err
 
 
-def test_randomized_predictor_still_refuses_two_group(export, capsys):
+def test_two_group_predictor_with_a_randomized_outcome_is_refused(export, capsys):
     survey, out, _ = export
-    assert main(["analyze", str(out), "--survey", str(survey), "--model", "smoker ~ uqt"]) == 2
-    assert "two-group design" in capsys.readouterr().err
+    assert main(["analyze", str(out), "--survey", str(survey), "--model", "drugs ~ uqt"]) == 2
+    assert "the outcome must be asked directly" in capsys.readouterr().err
