@@ -385,6 +385,11 @@ def fit_predictor_model(catalog: Catalog, rows: Rows, formula: Formula, confiden
                 kind, y, X, matrix.names, matrix.term_columns, rows_g, predictor_terms,
                 [(qid, tau_names[qid], NUISANCE_MEANING.get(tau_names[qid], tau_names[qid]))
                  for qid in grouped], confidence)
+            if "gamma" in tau_names.values():
+                result.messages.append(
+                    "CDM: a true answer is the answer of every respondent, cheaters included, "
+                    "assuming that cheating is independent of the true answers and of the other "
+                    "questions' reports; gamma is the cheaters' share")
         else:
             classes = latent_classes(parts, cells, values, references, randomized)
             result = fit_predictors(kind, y, X, matrix.names, matrix.term_columns, classes,
