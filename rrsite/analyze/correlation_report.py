@@ -7,9 +7,12 @@ result.fit.r, result.fit.se
 The estimator is RRreg's RRcor (Fox & Tracy 1984), rrsite.estimate.correlation; each row uses its
 own version's design (regression_report's reading of the outcome design: the report counted as
 1, a = P(1 | no), b = P(1 | yes) - a). Variables: randomized yes-no questions under one-group
-designs with two reports, randomized numbers (every number design but duchi, whose two reports
-carry no variance), and directly asked yes-no (0/1) and number questions. Rows missing any
-of the variables are left out and counted (complete cases, as RRcor).
+designs with two reports or a two-group design (unrelated-unknown, SLD, CDM, CDM-sym: its second
+parameter estimated as RRuni does, its groups from ``<id>.group``; rrsite.estimate.correlation's
+``rrcor_groups``), randomized numbers (every number design but duchi, whose two reports carry no
+variance; not together with a two-group yes-no question), and directly asked yes-no (0/1) and
+number questions. Rows missing any of the variables are left out and counted (complete cases, as
+RRcor).
 """
 
 from __future__ import annotations
@@ -24,11 +27,20 @@ from typing import Any
 import numpy as np
 
 from ..errors import UsageError
-from ..estimate.correlation import CorFit, CorVariable, number_variable, rrcor
+from ..estimate.correlation import (
+    CorFit,
+    CorVariable,
+    GroupedDesign,
+    number_variable,
+    rrcor,
+    rrcor_groups,
+)
+from ..estimate.regression import NUISANCE_OF_MODEL
 from .catalog import Catalog, build_catalog
 from .readers import parse_mapping
 from .regression_report import Rows, _outcome_design, _read_rows
 from .rejections import Rejections
+from .rrreg_fit import model_of
 
 
 class CorrelationError(UsageError):
@@ -66,8 +78,10 @@ def _check(catalog: Catalog, qid: str) -> None:
                 raise CorrelationError(f"--cor: {qid!r} is a randomized {question.type} "
                                        "question; randomized variables must be yes-no or number")
             if question.two_group:
-                raise CorrelationError(f"--cor: {qid!r} uses a two-group design; --cor takes "
-                                       "one-group designs")
+                design = model_of(question)
+                if design is None or design.model not in NUISANCE_OF_MODEL:
+                    raise CorrelationError(f"--cor: {qid!r} uses a two-group design without "
+                                           "a second parameter --cor can estimate")
         elif question.type not in ("yes-no", "number"):
             raise CorrelationError(f"--cor: {qid!r} is a {question.type} question; direct "
                                    "variables must be yes-no or number questions")
@@ -82,6 +96,8 @@ def _variable(catalog: Catalog, rows: Rows, qid: str, used: np.ndarray) -> CorVa
     designs = {m: catalog.versions[m].question(qid) for m in sorted(set(versions.tolist()))}
     if any(q is not None and q.number_design is not None for q in designs.values()):
         return _number_variable(catalog, rows, qid, used, answers, versions)
+    grouped: GroupedDesign | None = None
+    one_group = False
     for m in sorted(set(versions.tolist())):
         question = catalog.versions[m].question(qid)
         assert question is not None
@@ -91,14 +107,25 @@ def _variable(catalog: Catalog, rows: Rows, qid: str, used: np.ndarray) -> CorVa
             z[here] = [float(v) for v in values]  # type: ignore[arg-type]
             continue
         design = _outcome_design(catalog, qid, m)
-        if design.by_report is not None or design.nuisance is not None:
+        z[here] = [float(str(v) == design.positive) for v in values]
+        randomized = randomized or question.sensitive
+        if design.nuisance is not None:
+            if grouped is not None and grouped.rates != design.rates:
+                raise CorrelationError(f"--cor: {qid!r} uses different two-group designs in "
+                                       "different versions; analyse the versions apart")
+            groups = rows.groups.get(qid, np.zeros(len(rows.version), dtype=np.int8))[used]
+            grouped = GroupedDesign(groups.astype(np.int64), design.rates, design.nuisance)
+            continue
+        if design.by_report is not None:
             raise CorrelationError(f"--cor: {qid!r} has a design --cor does not take "
                                    "(more than two reports)")
+        one_group = True
         a0, _, b0, _ = design.rates[0]
-        z[here] = [float(str(v) == design.positive) for v in values]
         a[here], b[here] = a0, b0
-        randomized = randomized or question.sensitive
-    return CorVariable(qid, z, a, b, randomized)
+    if grouped is not None and one_group:
+        raise CorrelationError(f"--cor: {qid!r} is two-group in some versions and not in others; "
+                               "analyse the versions apart")
+    return CorVariable(qid, z, a, b, randomized, grouped)
 
 
 def _number_variable(catalog: Catalog, rows: Rows, qid: str, used: np.ndarray,
@@ -191,8 +218,18 @@ def correlate(
         missing |= miss
     used = ~missing
     variables = [_variable(catalog, rows, qid, used) for qid in ids]
+    numbers = [v.name for v in variables if v.second is not None]
+    grouped = [v.name for v in variables if v.grouped is not None]
+    if numbers and grouped:
+        raise CorrelationError(f"--cor {','.join(ids)}: {', '.join(grouped)} (two-group yes-no) "
+                               f"and {', '.join(numbers)} (randomized numbers) go in separate "
+                               "--cor runs: the two-group average over subgroups is RRcor's, "
+                               "for yes-no variances only")
     try:
-        fit = rrcor(variables, confidence, replicates)
+        if grouped:
+            fit = rrcor_groups(variables, confidence, replicates)
+        else:
+            fit = rrcor(variables, confidence, replicates)
     except ValueError as error:
         raise CorrelationError(f"--cor {','.join(ids)}: {error}") from error
     return CorResult(fit, len(rows.version), left_out, rows.rejections)
@@ -217,13 +254,20 @@ def _notes(result: CorResult) -> list[str]:
     left = ", ".join(f"{n:,} missing {q}" for q, n in result.left_out.items() if n) or "none"
     lines = [f"N = {f.n:,} complete rows of {result.rows_accepted:,} accepted (left out: {left})",
              "estimator: RRreg's RRcor (Fox & Tracy 1984); SEs: nonparametric bootstrap, "
-             f"{f.replicates} replicates; intervals: Fieller's, from the bootstrap covariance"]
+             f"{f.replicates} replicates; intervals: "
+             + ("Fieller's, from the bootstrap covariance"
+                if f.interval_method.startswith("Fieller") else "bootstrap percentile")]
     lines += [f"prevalence of {q} (moment estimate): {p:.4f}" for q, p in f.prevalence.items()]
     lines += [f"mean of the true numbers of {q} (moment estimate): {m:.6g}"
               for q, m in f.means.items()]
     if f.means:
         lines.append("randomized numbers: Var(X) from each row's unbiased estimate of X^2, not "
                      "RRcor's pi (1 - pi)")
+    for q, t in f.nuisance.items():
+        lines.append(f"{t['name']} of {q} (re-estimated in every replicate): {t['estimate']:.4f} "
+                     f"(bootstrap SE {t['se']:.4f}, {f.confidence:.0%} interval "
+                     f"{t['ci_low']:.4f} to {t['ci_high']:.4f}); two-group pairs: RRcor's average "
+                     "over the subgroups, weighted with the pair's own variables")
     return lines + f.messages
 
 

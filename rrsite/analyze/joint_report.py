@@ -10,8 +10,10 @@ reader); a row missing any of the questions is left out and counted. Each row ke
 version's design matrices; the estimation is rrsite.estimate.joint. Randomized yes-no and choice
 questions of every one-group design are accepted (crosswise, triangular and Kuk with their own
 reports too); a directly asked yes-no or choice question enters with the identity matrix.
-Two-group designs (unrelated-unknown, CDM, CDM-sym, SLD) have a parameter estimated from the data
-(the innocuous rate, the cheaters, the carriers' honesty) and are refused here.
+Two-group designs (unrelated-unknown, SLD, CDM, CDM-sym) have a second parameter tau (the innocuous
+question's yes-rate, the carriers' honesty t, the cheaters' share gamma) estimated with the table
+(rrsite.estimate.joint_groups): each row's matrix is its group's (``<id>.group``), affine in tau as
+in the logistic regression of a randomized outcome (``regression.two_group_rates``).
 
 Privacy of a combination: a respondent who answers k randomized questions is protected at
 (sum of the epsilons, sum of the deltas) by basic composition (MATH.md section 3), per version.
@@ -31,10 +33,13 @@ import numpy as np
 
 from ..errors import UsageError
 from ..estimate.joint import JointFit, JointPart, fit_joint
+from ..estimate.joint_groups import GroupedPart, fit_joint_groups
+from ..estimate.regression import NUISANCE_MEANING, NUISANCE_OF_MODEL, two_group_rates
 from .catalog import Catalog, QuestionSpec, build_catalog
 from .readers import parse_mapping
 from .regression_report import Rows, _read_rows
 from .rejections import Rejections
+from .rrreg_fit import model_of
 
 JOINT_TYPES = ("yes-no", "choice")
 
@@ -69,10 +74,12 @@ def check_question(catalog: Catalog, qid: str, what: str = "--joint") -> list[
             raise JointError(f"{what}: {qid!r} is a {question.type} question; a joint table "
                              "takes yes-no and choice questions (randomized or asked directly)")
         if question.two_group:
-            raise JointError(f"{what}: {qid!r} uses a two-group design "
-                             f"({(question.design_spec or {}).get('name')}) whose second "
-                             "parameter is estimated from the data; a joint table needs designs "
-                             "with known matrices")
+            design = model_of(question)
+            if (question.type != "yes-no" or design is None
+                    or design.model not in NUISANCE_OF_MODEL):
+                raise JointError(f"{what}: {qid!r} uses a two-group design "
+                                 f"({(question.design_spec or {}).get('name')}) without a "
+                                 "second parameter rrsite can estimate with the table")
     values = {q.values for _, q in found}
     if len(values) > 1:
         raise JointError(f"{what}: {qid!r} has different answers in different versions "
@@ -85,6 +92,24 @@ def question_matrix(question: QuestionSpec) -> np.ndarray:
     if not question.sensitive or question.design is None:
         return np.eye(len(question.values))
     return question.matrix
+
+
+def group_matrices(question: QuestionSpec, group: int) -> tuple[np.ndarray, np.ndarray, str]:
+    """A two-group yes-no question's matrix in ``group`` at tau = 0, its slope in tau, tau's name.
+
+    P(yes | truth t) = a0 + a1 tau + (b0 + b1 tau) t (``regression.two_group_rates``; rows and
+    columns in the order of the question's values).
+    """
+    design = model_of(question)
+    assert design is not None
+    a0, a1, b0, b1 = (float(c[0]) for c in two_group_rates(design, np.array([group])))
+    yes = question.values.index("yes") if "yes" in question.values else 1
+    base, slope = np.zeros((2, 2)), np.zeros((2, 2))
+    for truth in (0, 1):
+        row = yes if truth else 1 - yes
+        base[row, yes], base[row, 1 - yes] = a0 + b0 * truth, 1 - a0 - b0 * truth
+        slope[row, yes], slope[row, 1 - yes] = a1 + b1 * truth, -(a1 + b1 * truth)
+    return base, slope, NUISANCE_OF_MODEL[design.model]
 
 
 @dataclass
@@ -172,7 +197,20 @@ def estimate_joint(catalog: Catalog, rows: Rows, ids: Sequence[str],
     if len(used) == 0:
         raise JointError(f"no accepted row answered all of {', '.join(ids)}")
     values = [next(iter(found[qid].values())).values for qid in ids]
-    parts, designs = [], []
+    grouped = [qid for qid in ids if any(q.two_group for q in found[qid].values())]
+    index = {qid: j for j, qid in enumerate(grouped)}
+    names: dict[str, str] = {}
+    for qid in grouped:
+        kinds = {NUISANCE_OF_MODEL[d.model] for q in found[qid].values() if q.two_group
+                 for d in [model_of(q)] if d is not None}
+        if len(kinds) > 1:
+            raise JointError(f"--joint: {qid!r} uses two-group designs with different second "
+                             f"parameters in different versions ({', '.join(sorted(kinds))}); "
+                             "analyse the versions apart")
+        names[qid] = kinds.pop()
+    parts: list[JointPart] = []
+    grouped_parts: list[GroupedPart] = []
+    designs = []
     for m in sorted(set(rows.version[used].tolist())):
         specs = [found[qid][m] for qid in ids]
         answers = [q.answers for q in specs]
@@ -188,15 +226,51 @@ def estimate_joint(catalog: Catalog, rows: Rows, ids: Sequence[str],
                     raise JointError(f"{qid!r}: answer {value!r} is none of {list(labels)}")
                 codes.append(position[value])
             cell = cell * size + np.array(codes, dtype=np.int64)
-        counts = np.bincount(cell, minlength=math.prod(sizes)).astype(np.float64)
-        matrices = tuple(question_matrix(q) for q in specs)
-        parts.append(JointPart(matrices, counts))
+        key = np.zeros((len(in_m), len(ids)), dtype=np.int64)
+        for c, (qid, q) in enumerate(zip(ids, specs, strict=True)):
+            if q.two_group:
+                codes_q = rows.groups.get(qid, np.zeros(len(rows.version), dtype=np.int8))[in_m]
+                if np.any((codes_q != 1) & (codes_q != 2)):
+                    raise JointError(f"--joint: {qid!r} is a two-group question but some rows "
+                                     f"have no group 1 or 2 in {qid}.group")
+                key[:, c] = codes_q
+        for combo in sorted({tuple(r) for r in key.tolist()}):
+            rows_here = np.all(key == np.array(combo), axis=1)
+            counts = np.bincount(cell[rows_here], minlength=math.prod(sizes)).astype(np.float64)
+            if not grouped:
+                parts.append(JointPart(tuple(question_matrix(q) for q in specs), counts))
+                continue
+            base: list[np.ndarray] = []
+            slope: list[np.ndarray | None] = []
+            nuisance: list[int | None] = []
+            for qid, q, g in zip(ids, specs, combo, strict=True):
+                if q.two_group:
+                    b, s, _ = group_matrices(q, int(g))
+                    base.append(b)
+                    slope.append(s)
+                    nuisance.append(index[qid])
+                else:
+                    base.append(question_matrix(q))
+                    slope.append(None)
+                    nuisance.append(None)
+            grouped_parts.append(GroupedPart(tuple(base), tuple(slope), tuple(nuisance), counts))
         designs.append({"version": catalog.versions[m].version, "n": int(len(in_m)),
                         "questions": {qid: (q.design_spec or {}).get("name", "direct")
                                       if q.sensitive else "direct"
                                       for qid, q in zip(ids, specs, strict=True)}})
     try:
-        result = fit_joint(parts, values, confidence)
+        if grouped:
+            nuisance_names = [(qid, names[qid], NUISANCE_MEANING.get(names[qid], names[qid]))
+                              for qid in grouped]
+            result = fit_joint_groups(grouped_parts, values, nuisance_names, confidence)
+            if any(names[qid] == "gamma" for qid in grouped):
+                result.messages.append(
+                    "CDM: a true answer is the answer of every respondent, cheaters included, "
+                    "assuming that cheating (saying 'no' whatever the instruction) is independent "
+                    "of the true answers and of the other questions' reports; gamma is the "
+                    "cheaters' share")
+        else:
+            result = fit_joint(parts, values, confidence)
     except ValueError as error:
         raise JointError(f"--joint {','.join(ids)}: {error}") from error
     privacy = _privacy(catalog, ids, sorted(set(rows.version[used].tolist())))
@@ -250,6 +324,13 @@ def _summary(result: JointResult) -> list[str]:
     lines = [f"N = {f.n:,} of {result.rows_accepted:,} accepted rows (left out: {left})",
              f"maximum likelihood over the simplex (EM + Newton), log-likelihood = {f.loglik:.4f}"
              f", optimality gap {f.optimality_gap:.1e}; intervals: profile likelihood"]
+    for t in f.nuisance:
+        se = f"{t.se:.4f}" if math.isfinite(t.se) else "not given"
+        bound = ", on its bound" if t.on_boundary else ""
+        lines.append(f"{t.name} of {t.question} ({t.meaning}), estimated with the table: "
+                     f"{t.estimate:.4f} (SE {se}, {f.confidence:.0%} profile interval "
+                     f"{t.ci_low:.4f} to {t.ci_high:.4f}{bound})"
+                     "; the cells' intervals re-maximise over it")
     for q, shares in result.margins.items():
         lines.append(f"margin of {q}: " + ", ".join(f"{v} {s:.4f}" for v, s in shares.items()))
     for p in result.privacy:

@@ -9,11 +9,12 @@ models[0].to_dict()                 # the JSON of `--format json`
 A model whose right-hand side names a randomized question is fitted here (rrsite.estimate.
 predictors): a linear regression for a direct number outcome (RRreg's RRlin), a logistic
 regression for a direct yes-no outcome (rr's rrreg.predictor). The randomized predictors are
-yes-no or choice questions of one-group designs (the questions a joint table takes: the latent
-classes are the joint table's combinations); they enter as main effects (an indicator per
-non-reference true answer, ``C(q, ref="...")`` to choose the reference). Every row keeps its own
-version's design matrices. A row missing the outcome, a covariate or a randomized predictor is
-left out and counted.
+yes-no or choice questions of one-group designs and yes-no questions of two-group designs, whose
+second parameter is estimated jointly (rrsite.estimate.predictors_groups; the questions a joint
+table takes: the latent classes are the joint table's combinations); they enter as main effects
+(an indicator per non-reference true answer, ``C(q, ref="...")`` to choose the reference). Every
+row keeps its own version's design matrices. A row missing the outcome, a covariate or a
+randomized predictor is left out and counted.
 """
 
 from __future__ import annotations
@@ -29,12 +30,15 @@ import numpy as np
 
 from ..estimate.formula import Covariate, DesignMatrix, Formula, FormulaError, Term, design_matrix
 from ..estimate.joint import JointPart
+from ..estimate.joint_groups import GroupedPart
 from ..estimate.predictors import PredictorFit, fit_predictors, latent_classes
-from ..estimate.regression import RegressionError
+from ..estimate.predictors_groups import GroupedRows, fit_predictors_groups
+from ..estimate.regression import NUISANCE_MEANING, NUISANCE_OF_MODEL, RegressionError
 from .catalog import Catalog
-from .joint_report import JointError, _privacy, check_question, question_matrix
+from .joint_report import JointError, _privacy, check_question, group_matrices, question_matrix
 from .regression_report import COVARIATE_TYPES, Rows, _num
 from .rejections import Rejections
+from .rrreg_fit import model_of
 
 
 def randomized_in(catalog: Catalog, formula: Formula) -> list[str]:
@@ -128,6 +132,7 @@ class PredictorModel:
             "privacy": self.privacy,
             "messages": f.messages,
             "rows_rejected": self.rejected.total,
+            "nuisance": [t.to_dict() for t in f.nuisance],
         }
 
     def to_pandas(self) -> Any:
@@ -174,6 +179,12 @@ class PredictorModel:
         shares = "; ".join(f"{', '.join(s.answers)}: {s.estimate:.4f} (se {_num(s.se, 4)})"
                            for s in f.shares)
         lines.append(f"true answers of {', '.join(self.randomized)} (latent classes): {shares}")
+        for t in f.nuisance:
+            se = _num(t.se, 4) if math.isfinite(t.se) else "not given"
+            bound = ", on its bound" if t.on_boundary else ""
+            lines.append(f"{t.name} of {t.question} ({t.meaning}), estimated jointly: "
+                         f"{t.estimate:.4f} (se {se}, {f.confidence:.0%} interval "
+                         f"{t.ci_low:.4f} to {t.ci_high:.4f}{bound}; {t.ci_method})")
         lines.extend(f.messages)
         lines.append("privacy: " + "; ".join(f"version {p['version']}: {p['combination']}"
                                               for p in self.privacy))
@@ -239,6 +250,16 @@ def fit_predictor_model(catalog: Catalog, rows: Rows, formula: Formula, confiden
                                "yes-no or choice question")
         refs[factor.name] = factor.ref
     found = {qid: dict(check_question(catalog, qid, "--model")) for qid in randomized}
+    grouped = [qid for qid in randomized if any(q.two_group for q in found[qid].values())]
+    tau_names: dict[str, str] = {}
+    for qid in grouped:
+        kinds = {NUISANCE_OF_MODEL[d.model] for q in found[qid].values() if q.two_group
+                 for d in [model_of(q)] if d is not None}
+        if len(kinds) > 1:
+            raise JointError(f"--model: {qid!r} uses two-group designs with different second "
+                             f"parameters in different versions ({', '.join(sorted(kinds))}); "
+                             "analyse the versions apart")
+        tau_names[qid] = kinds.pop()
     for name in {f.name for t in direct_terms for f in t.factors}:
         for _, spec in catalog.questions_named(name):
             if spec.type not in COVARIATE_TYPES:
@@ -282,12 +303,15 @@ def fit_predictor_model(catalog: Catalog, rows: Rows, formula: Formula, confiden
     if len(used) == 0:
         raise RegressionError(f"{where}: no accepted row has the outcome, every randomized "
                               "predictor and every covariate")
-    # latent classes: one joint part per version, rows reordered by version
+    # latent classes: one joint part per version (and groups of the two-group predictors),
+    # rows reordered by part
     parts: list[JointPart] = []
+    grouped_parts: list[GroupedPart] = []
     cells: list[np.ndarray] = []
     order: list[int] = []
     designs: list[dict[str, Any]] = []
     position_in_used = {int(i): k for k, i in enumerate(used.tolist())}
+    tau_index = {qid: j for j, qid in enumerate(grouped)}
     for m in sorted(set(rows.version[used].tolist())):
         specs = [found[qid][m] for qid in randomized]
         in_m = used[rows.version[used] == m]
@@ -303,19 +327,47 @@ def fit_predictor_model(catalog: Catalog, rows: Rows, formula: Formula, confiden
                     raise JointError(f"{qid!r}: answer {value!r} is none of {labels}")
                 codes.append(labels.index(value))
             cell = cell * len(labels) + np.array(codes, dtype=np.int64)
-        counts = np.bincount(cell, minlength=math.prod(sizes)).astype(np.float64)
-        parts.append(JointPart(tuple(question_matrix(q) for q in specs), counts))
-        cells.append(cell)
-        order.extend(position_in_used[int(i)] for i in in_m.tolist())
+        key = np.ones((len(in_m), len(randomized)), dtype=np.int64)
+        for c, (qid, q) in enumerate(zip(randomized, specs, strict=True)):
+            if q.two_group:
+                codes_q = rows.groups.get(qid, np.zeros(len(rows.version), dtype=np.int8))[in_m]
+                if np.any((codes_q != 1) & (codes_q != 2)):
+                    raise JointError(f"--model: {qid!r} is a two-group question but some rows "
+                                     f"have no group 1 or 2 in {qid}.group")
+                key[:, c] = codes_q
+        for combo in sorted({tuple(r) for r in key.tolist()}):
+            here = np.all(key == np.array(combo), axis=1)
+            counts = np.bincount(cell[here], minlength=math.prod(sizes)).astype(np.float64)
+            if grouped:
+                base: list[np.ndarray] = []
+                slope: list[np.ndarray | None] = []
+                nuisance: list[int | None] = []
+                for qid, q, g in zip(randomized, specs, combo, strict=True):
+                    if q.two_group:
+                        b, d, _ = group_matrices(q, int(g))
+                        base.append(b)
+                        slope.append(d)
+                        nuisance.append(tau_index[qid])
+                    else:
+                        base.append(question_matrix(q))
+                        slope.append(None)
+                        nuisance.append(None)
+                grouped_parts.append(GroupedPart(tuple(base), tuple(slope), tuple(nuisance),
+                                                 counts))
+            else:
+                parts.append(JointPart(tuple(question_matrix(q) for q in specs), counts))
+            cells.append(cell[here])
+            order.extend(position_in_used[int(i)] for i in in_m[here].tolist())
         designs.append({"version": catalog.versions[m].version, "n": int(len(in_m)),
                         "questions": {qid: (q.design_spec or {}).get("name", "direct")
                                       if q.sensitive else "direct"
                                       for qid, q in zip(randomized, specs, strict=True)}})
-    full = np.hstack([p.matrix for p in parts])
+    matrices = [p.matrix for p in parts] or [p.at(np.full(len(grouped), 0.5)).matrix
+                                             for p in grouped_parts]
+    full = np.hstack(matrices)
     if np.linalg.matrix_rank(full, tol=1e-10) < full.shape[0]:
         raise RegressionError(f"{where}: the designs of {', '.join(randomized)} cannot separate "
                               "their combinations of true answers: the model is not identified")
-    classes = latent_classes(parts, cells, values, references, randomized)
     index = np.asarray(order, dtype=np.int64)
     X = matrix.X[index]
     y = y_all[used][index]
@@ -326,8 +378,22 @@ def fit_predictor_model(catalog: Catalog, rows: Rows, formula: Formula, confiden
         predictor_terms.append((qid, list(range(column, column + width))))
         column += width
     try:
-        result = fit_predictors(kind, y, X, matrix.names, matrix.term_columns, classes,
-                                predictor_terms, confidence)
+        if grouped:
+            rows_g = GroupedRows(grouped_parts, cells, values, references, randomized,
+                                 len(grouped))
+            result = fit_predictors_groups(
+                kind, y, X, matrix.names, matrix.term_columns, rows_g, predictor_terms,
+                [(qid, tau_names[qid], NUISANCE_MEANING.get(tau_names[qid], tau_names[qid]))
+                 for qid in grouped], confidence)
+            if "gamma" in tau_names.values():
+                result.messages.append(
+                    "CDM: a true answer is the answer of every respondent, cheaters included, "
+                    "assuming that cheating is independent of the true answers and of the other "
+                    "questions' reports; gamma is the cheaters' share")
+        else:
+            classes = latent_classes(parts, cells, values, references, randomized)
+            result = fit_predictors(kind, y, X, matrix.names, matrix.term_columns, classes,
+                                    predictor_terms, confidence)
     except ValueError as error:
         raise RegressionError(f"{where}: {error}") from error
     privacy = _privacy(catalog, randomized, sorted(set(rows.version[used].tolist())))

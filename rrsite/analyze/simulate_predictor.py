@@ -9,8 +9,9 @@ printed) or a directly asked yes-no question (logistic). The columns are those o
 (``year[Second]``, ``courses``, ``a[x]:b[y]``), and a randomized yes-no or choice question's
 ``q[level]`` is 1 when its TRUE answer is ``level``. Those true answers are drawn from the
 question's ``--truth`` shares (equal shares without one), then randomized through the question's
-own design (one-group designs: the designs whose matrix is known), so the export holds only the
-reports, as always. This is the data-generating model of `analyze --model "y ~ q + x"`
+own design (a two-group design in each row's group, its respondents compliant: the innocuous
+rate of the survey, SLD's carriers honest, no cheaters), so the export holds only the reports, as
+always. This is the data-generating model of `analyze --model "y ~ q + x"`
 (rrsite.estimate.predictors).
 """
 
@@ -90,9 +91,9 @@ def parse_predictor(text: str, version: VersionSpec) -> PredictorModel:
             if q is None:
                 raise UsageError(f"{where}: no question {qid!r}")
             if q.sensitive:
-                if isinstance(q.design, TwoGroupDesign) or q.type not in ("yes-no", "choice"):
+                if q.type not in ("yes-no", "choice"):
                     raise UsageError(f"{where}: {qid!r} must be a randomized yes-no or choice "
-                                     "question of a one-group design")
+                                     "question")
                 if level[:-1] not in q.values:
                     raise UsageError(f"{where}: {part!r}: write {qid}[ANSWER] with ANSWER one "
                                      f"of {', '.join(q.values)}")
@@ -117,9 +118,13 @@ def predictor_answers(rng: np.random.Generator, version: VersionSpec, model: Pre
         assert question is not None and question.design is not None
         p = np.asarray(shares.get(qid, np.full(len(question.values), 1 / len(question.values))))
         truth = rng.choice(len(question.values), size=count, p=p / p.sum())
-        from .simulate import randomize
+        from .simulate import GROUP_SUFFIX, randomize, randomize_in_groups
 
-        index = randomize(rng, question.matrix, truth)
+        if isinstance(question.design, TwoGroupDesign):   # each row in its drawn group
+            group = np.array([g or 1 for g in columns[qid + GROUP_SUFFIX]])
+            index = randomize_in_groups(rng, question.design, truth, group)
+        else:
+            index = randomize(rng, question.matrix, truth)
         reports = np.array(question.answers, dtype=object)[index].tolist()
         columns[qid] = [None if old is None else new
                         for old, new in zip(columns[qid], reports, strict=True)]

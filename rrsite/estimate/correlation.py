@@ -76,6 +76,8 @@ class CorVariable:
     second: np.ndarray | None = None
     #: A two-group design: each row's group (1 or 2), for the stratified bootstrap.
     groups: np.ndarray | None = None
+    #: A two-group design (its a and b depend on the estimated tau; ``a``, ``b`` unused).
+    grouped: GroupedDesign | None = None
 
     @property
     def x_est(self) -> np.ndarray:
@@ -171,7 +173,7 @@ def _fieller(cov: np.ndarray, sd: np.ndarray, boot_cov: np.ndarray, boot_sd: np.
 
 @dataclass
 class CorFit:
-    """The correlation matrix, bootstrap SEs and percentile intervals."""
+    """The correlation matrix, bootstrap SEs and intervals (``interval_method``)."""
 
     names: list[str]
     r: np.ndarray
@@ -185,6 +187,11 @@ class CorFit:
     messages: list[str] = field(default_factory=list)
     #: Randomized numbers: the estimated mean of the true numbers.
     means: dict[str, float] = field(default_factory=dict)
+    #: Two-group variables' second parameter: per variable name, its estimate and bootstrap
+    #: SE and percentile interval (docs/reference/contracts.md, "analyze --cor").
+    nuisance: dict[str, dict[str, Any]] = field(default_factory=dict)
+    #: How the intervals were made (Fieller's for rrcor; percentiles for rrcor_groups).
+    interval_method: str = "Fieller, bootstrap covariance"
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready (docs/contracts.md, "analyze --cor")."""
@@ -193,8 +200,9 @@ class CorFit:
         return {"variables": self.names, "r": clean(self.r), "se": clean(self.se),
                 "ci_low": clean(self.ci_low), "ci_high": clean(self.ci_high), "n": self.n,
                 "confidence": self.confidence, "se_method": "nonparametric bootstrap",
-                "interval_method": "Fieller, bootstrap covariance", "replicates": self.replicates,
-                "prevalence": self.prevalence, "means": self.means, "messages": self.messages}
+                "interval_method": self.interval_method, "replicates": self.replicates,
+                "prevalence": self.prevalence, "means": self.means, "messages": self.messages,
+                "nuisance": self.nuisance}
 
 
 def rrcor(variables: Sequence[CorVariable], confidence: float = 0.95,
@@ -246,7 +254,7 @@ def rrcor(variables: Sequence[CorVariable], confidence: float = 0.95,
     cov, sd = _moments(x, np.ones((1, n)), variables)
     low, high = _fieller(cov[0], sd[0], boot_cov, boot_sd, confidence)
     return CorFit([v.name for v in variables], r, se, low, high, n, confidence, replicates,
-                  prevalence, messages, means)
+                  prevalence, messages, means=means)
 
 
 def _strata(groups: Sequence[np.ndarray], n: int) -> list[np.ndarray]:
@@ -289,3 +297,252 @@ def number_variable(name: str, design: Any, z: np.ndarray,
     r = (z - intercept) / slope
     # E[r^2 | y] = (1 + w2) y^2 + w1 y + w0, so this is unbiased for y^2
     return CorVariable(name, r, np.zeros(n), np.ones(n), True, (r * r - w1 * r - w0) / (1 + w2))
+
+
+# -------------------------------------------------------------------------- two-group designs
+#
+# RRcor (RRreg 0.7.6) takes UQTunknown and SLD: it estimates the nuisance with RRuni (moment
+# estimates, maximum likelihood when they fall outside (0, 1)), computes x_est with each group's
+# rates, and averages the pair's correlation over the pair's subgroups (the combinations of the
+# two variables' groups), each subgroup's observed correlation scaled up by
+# sqrt((1 + q_i[g_i]) (1 + q_k[g_k])) and weighted by n_s / ((1 + q_i[g_i]) (1 + q_k[g_k])).
+# Its weights read quotient.list[[j]] where the loop variable is k: j is left at the last
+# variable, so the weights are wrong unless the pair's second variable is the last one. Here the
+# weights use the pair's own variables; everything else is RRcor's. CDM and CDM-sym (not in
+# RRcor) go the same way with tau = gamma, the cheaters' share (P(yes | X) = (1 - gamma)
+# (P(yes | X, compliant)): X is a respondent's true answer, cheating assumed independent of it).
+
+
+@dataclass
+class GroupedDesign:
+    """A two-group variable: each row's group (1 or 2), the groups' rates and tau's name.
+
+    Per group g, P(report 1 | X) = a0 + a1 tau + (b0 + b1 tau) X (``regression.two_group_rates``);
+    """
+
+    group: np.ndarray
+    rates: dict[int, tuple[float, float, float, float]]
+    nuisance: str
+
+
+def two_group_moments(lam1: np.ndarray, lam2: np.ndarray,
+                      rates: dict[int, tuple[float, float, float, float]],
+                      near: float | np.ndarray = 0.5) -> tuple[np.ndarray, np.ndarray]:
+    """(pi, tau) solving lam_g = a0_g + a1_g tau + (b0_g + b1_g tau) pi for g = 1, 2.
+
+    RRuni's moment estimator for any design affine in tau (UQTunknown and SLD: one root; CDM's
+    bilinear form: a quadratic, the root nearest ``near`` kept). Vectorised over replicates.
+    """
+    a01, a11, b01, b11 = rates[1]
+    a02, a12, b02, b12 = rates[2]
+    c1, c2 = np.asarray(lam1, dtype=float) - a01, np.asarray(lam2, dtype=float) - a02
+    qa = -a11 * b12 + a12 * b11
+    qb = c1 * b12 - a11 * b02 - c2 * b11 + a12 * b01
+    qc = c1 * b02 - c2 * b01
+    with np.errstate(divide="ignore", invalid="ignore"):
+        if abs(qa) < 1e-14:
+            tau = -qc / qb
+        else:
+            root = np.sqrt(np.maximum(qb * qb - 4 * qa * qc, 0.0))
+            first, second = (-qb + root) / (2 * qa), (-qb - root) / (2 * qa)
+            tau = np.where(np.abs(first - near) <= np.abs(second - near), first, second)
+        den1, den2 = b01 + b11 * tau, b02 + b12 * tau
+        pi = np.where(np.abs(den1) >= np.abs(den2), (c1 - a11 * tau) / den1,
+                      (c2 - a12 * tau) / den2)
+    return np.asarray(pi, dtype=float), np.asarray(tau, dtype=float)
+
+
+def _two_group_ml(rates: dict[int, tuple[float, float, float, float]], n: tuple[float, float],
+                  yes: tuple[float, float]) -> tuple[float, float]:
+    """(pi, tau) maximising the two groups' binomial likelihood over [0, 1]^2.
+
+    Used where the moment solution (the unconstrained maximum: two groups, two parameters) is
+    outside the square, so the maximum is on its edge: the best of the four edges, each a concave
+    1-D problem (lambda is affine in pi for a fixed tau and in tau for a fixed pi).
+    """
+    from scipy.optimize import minimize_scalar
+
+    def loglik(pi: float, tau: float) -> float:
+        total = 0.0
+        for g in (1, 2):
+            a0, a1, b0, b1 = rates[g]
+            lam = min(max(a0 + a1 * tau + (b0 + b1 * tau) * pi, 1e-300), 1 - 1e-16)
+            total += yes[g - 1] * math.log(lam) + (n[g - 1] - yes[g - 1]) * math.log1p(-lam)
+        return total
+
+    best = (-math.inf, math.nan, math.nan)
+    for edge in (0.0, 1.0):
+        for free_pi in (True, False):
+            def negative(x: float, edge: float = edge, free_pi: bool = free_pi) -> float:
+                return -(loglik(x, edge) if free_pi else loglik(edge, x))
+
+            found = minimize_scalar(negative, bounds=(0.0, 1.0), method="bounded",
+                                    options={"xatol": 1e-10})
+            value = -float(found.fun)
+            for x in (0.0, 1.0):                       # the corners, exactly
+                if -negative(x) > value:
+                    value, found.x = -negative(x), x
+            if value > best[0]:
+                best = (value, float(found.x), edge) if free_pi else (value, edge,
+                                                                        float(found.x))
+    return best[1], best[2]
+
+
+def _estimate_two_group(v: CorVariable, w: np.ndarray,
+                        near: float | np.ndarray = 0.5) -> tuple[np.ndarray, np.ndarray, int]:
+    """Per replicate (pi, tau): moments, ML where they leave (0, 1); and how many fell back."""
+    assert v.grouped is not None
+    counts, yes = [], []
+    for g in (1, 2):
+        rows = v.grouped.group == g
+        counts.append(w[:, rows].sum(axis=1))
+        yes.append(w[:, rows] @ v.z[rows])
+    with np.errstate(divide="ignore", invalid="ignore"):
+        pi, tau = two_group_moments(yes[0] / counts[0], yes[1] / counts[1], v.grouped.rates,
+                                    near)
+    outside = ~((pi > 0) & (pi < 1) & (tau > 0) & (tau < 1))
+    for b in np.flatnonzero(outside).tolist():
+        n_b = (float(counts[0][b]), float(counts[1][b]))
+        if min(n_b) == 0:
+            pi[b], tau[b] = math.nan, math.nan
+            continue
+        pi[b], tau[b] = _two_group_ml(v.grouped.rates, n_b, (float(yes[0][b]), float(yes[1][b])))
+    return pi, tau, int(outside.sum())
+
+
+def _grouped_pieces(variables: Sequence[CorVariable], w: np.ndarray,
+                    near: dict[str, float] | None = None,
+                    ) -> tuple[np.ndarray, np.ndarray, dict[str, np.ndarray], int]:
+    """Correlation matrices (replicates x m x m), each variable's pi, each tau, ML fallbacks."""
+    reps, n = w.shape
+    m = len(variables)
+    xs: list[np.ndarray] = []
+    noise: list[np.ndarray | None] = []
+    pis: list[np.ndarray] = []
+    labels: list[np.ndarray] = []
+    taus: dict[str, np.ndarray] = {}
+    fallbacks = 0
+    for v in variables:
+        if v.grouped is not None:
+            pi, tau, fell = _estimate_two_group(v, w, (near or {}).get(v.name, 0.5))
+            fallbacks += fell
+            taus[v.name] = tau
+            a, b = np.zeros((reps, n)), np.zeros((reps, n))
+            for g, (a0, a1, b0, b1) in v.grouped.rates.items():
+                rows = v.grouped.group == g
+                a[:, rows] = (a0 + a1 * tau)[:, None]
+                b[:, rows] = (b0 + b1 * tau)[:, None]
+            with np.errstate(divide="ignore", invalid="ignore"):
+                x = (v.z[None, :] - a) / b
+            labels.append(v.grouped.group)
+        else:
+            a, b = v.a[None, :], v.b[None, :]
+            x = np.broadcast_to(v.x_est[None, :], (reps, n))
+            with np.errstate(invalid="ignore", divide="ignore"):
+                pi = (w * x).sum(axis=1) / w.sum(axis=1)
+            labels.append(np.ones(n, dtype=np.int64))
+        xs.append(x)
+        pis.append(pi)
+        if v.randomized:
+            lam = a + b * pi[:, None]
+            with np.errstate(invalid="ignore", divide="ignore"):
+                noise.append(np.broadcast_to(lam * (1 - lam) / b**2, (reps, n)))
+        else:
+            noise.append(None)
+    r = np.zeros((reps, m, m))
+    for i in range(m):
+        r[:, i, i] = 1.0
+        for k in range(i + 1, m):
+            num, den = np.zeros(reps), np.zeros(reps)
+            pairs = np.column_stack((labels[i], labels[k]))
+            for sub in np.unique(pairs, axis=0):
+                rows = np.all(pairs == sub, axis=1)
+                ws = w[:, rows]
+                n_s = ws.sum(axis=1)
+                xi, xk = xs[i][:, rows], xs[k][:, rows]
+                with np.errstate(invalid="ignore", divide="ignore"):
+                    mi, mk = (ws * xi).sum(axis=1) / n_s, (ws * xk).sum(axis=1) / n_s
+                    cov = (ws * xi * xk).sum(axis=1) / n_s - mi * mk
+                    vi = (ws * xi * xi).sum(axis=1) / n_s - mi**2
+                    vk = (ws * xk * xk).sum(axis=1) / n_s - mk**2
+                    observed = cov / np.sqrt(np.maximum(vi, 0) * np.maximum(vk, 0))
+                    inflation = []
+                    for j in (i, k):
+                        spread = noise[j]
+                        if spread is None:
+                            inflation.append(np.ones(reps))
+                        else:
+                            share = (ws * spread[:, rows]).sum(axis=1) / n_s
+                            inflation.append(share / (pis[j] * (1 - pis[j])))
+                    weight = n_s / (inflation[0] * inflation[1])
+                    num += weight * observed * np.sqrt(inflation[0] * inflation[1])
+                    den += weight
+            with np.errstate(invalid="ignore", divide="ignore"):
+                r[:, i, k] = r[:, k, i] = np.clip(num / den, -1.0, 1.0)
+    return r, np.column_stack(pis), taus, fallbacks
+
+
+def rrcor_groups(variables: Sequence[CorVariable], confidence: float = 0.95,
+                 replicates: int = BOOTSTRAP_REPLICATES, seed: int = BOOTSTRAP_SEED) -> CorFit:
+    """``rrcor`` with two-group variables (see the block comment above).
+
+    The bootstrap re-estimates each tau (and pi) in every replicate.
+    """
+    if len(variables) < 2:
+        raise ValueError("a correlation needs two or more variables")
+    n = len(variables[0].z)
+    if n < 3:
+        raise ValueError(f"only {n} complete rows: too few for a correlation")
+    for v in variables:
+        if v.grouped is None and np.any(np.abs(v.b) < 1e-12):
+            raise ValueError(f"{v.name}: the design's reports do not depend on the true answer")
+        if v.grouped is not None:
+            present = set(np.unique(v.grouped.group).tolist())
+            if present != {1, 2}:
+                raise ValueError(f"{v.name}: every respondent is in one group; the two groups "
+                                 "together estimate its second parameter")
+    r, pis, taus, fell = _grouped_pieces(variables, np.ones((1, n)))
+    r = r[0]
+    messages: list[str] = []
+    prevalence: dict[str, float] = {}
+    for i, v in enumerate(variables):
+        if v.randomized:
+            prevalence[v.name] = float(pis[0, i])
+            if not 0 < pis[0, i] < 1:
+                messages.append(f"{v.name}: the estimate of the prevalence is {pis[0, i]:.4g}, "
+                                "outside (0, 1): its correlations are undefined")
+    if fell:
+        messages.append("a two-group variable's moment estimates fall outside (0, 1): its pi "
+                        "and tau are the maximum-likelihood estimates (as RRuni)")
+    near = {name: float(t[0]) for name, t in taus.items()}
+    rng = np.random.default_rng(seed)
+    samples, tau_samples = [], {name: [] for name in taus}  # type: ignore[var-annotated]
+    for start in range(0, replicates, _CHUNK):
+        size = min(_CHUNK, replicates - start)
+        w = rng.multinomial(n, np.full(n, 1.0 / n), size=size).astype(np.float64)
+        boot, _, boot_taus, _ = _grouped_pieces(variables, w, near)
+        samples.append(boot)
+        for name, t in boot_taus.items():
+            tau_samples[name].append(t)
+    boot = np.concatenate(samples)
+    alpha = 1 - confidence
+    with np.errstate(invalid="ignore"):
+        se = np.nanstd(boot, axis=0, ddof=1)
+        low = np.nanquantile(boot, alpha / 2, axis=0)
+        high = np.nanquantile(boot, 1 - alpha / 2, axis=0)
+    nuisance = {}
+    for v in variables:
+        if v.grouped is None:
+            continue
+        t = np.concatenate(tau_samples[v.name])
+        with np.errstate(invalid="ignore"):
+            nuisance[v.name] = {
+                "name": v.grouped.nuisance, "estimate": near[v.name],
+                "se": float(np.nanstd(t, ddof=1)),
+                "ci_low": float(np.nanquantile(t, alpha / 2)),
+                "ci_high": float(np.nanquantile(t, 1 - alpha / 2)),
+                "se_method": "nonparametric bootstrap (re-estimated in every replicate)",
+                "interval_method": "bootstrap percentile",
+            }
+    return CorFit([v.name for v in variables], r, se, low, high, n, confidence, replicates,
+                  prevalence, messages, nuisance=nuisance, interval_method="bootstrap percentile")

@@ -262,6 +262,9 @@ class JointFit:
     optimality_gap: float
     unbiased: np.ndarray | None = None
     messages: list[str] = field(default_factory=list)
+    #: Two-group questions' second parameters (``joint_groups.NuisanceEstimate``), estimated
+    #: with the table; empty when every matrix is known.
+    nuisance: list[Any] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready (docs/contracts.md, "analyze --joint")."""
@@ -277,6 +280,7 @@ class JointFit:
             "n": self.n,
             "optimality_gap": self.optimality_gap,
             "messages": self.messages,
+            "nuisance": [n.to_dict() for n in self.nuisance],
         }
 
 

@@ -288,6 +288,8 @@ class PredictorFit:
     #: Profile-likelihood interval ends per coefficient (nan where not computed: Wald used).
     profile_low: np.ndarray | None = None
     profile_high: np.ndarray | None = None
+    #: Two-group predictors' second parameters, estimated jointly (predictors_groups.py).
+    nuisance: list[Any] = field(default_factory=list)
 
     @property
     def ci_method(self) -> str:

@@ -175,7 +175,6 @@ def test_cli_json(export, capsys):
 @pytest.mark.parametrize("variables, message", [
     ("cheat,cheat", "cheat appears twice"),
     ("cheat,faculty", "'faculty' is a choice question"),
-    ("cheat,sld", "two-group design"),
     ("cheat", "two or more"),
 ])
 def test_bad_input_exits_2(export, capsys, variables, message):

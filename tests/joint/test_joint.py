@@ -282,7 +282,6 @@ def test_formats(export, capsys, fmt, marker):
 @pytest.mark.parametrize("questions, message", [
     ("cheat,cheat", "cheat appears twice"),
     ("cheat,note", "'note' is a text question"),
-    ("cheat,uqt", "two-group design"),
     ("cheat,nothing", "no question 'nothing'"),
     ("cheat", "two or more question ids"),
 ])

@@ -105,7 +105,6 @@ required: true
 
 @pytest.mark.parametrize("text, message", [
     ("doped ~ 1 + 2*hours", "must be a directly asked number or yes-no"),
-    ("hours ~ 1 + 2*competition[yes]", "one-group design"),
     ("hours ~ 1 + 2*doped[maybe]", "write doped[ANSWER]"),
     ("hours ~ 1; sd=-1", "sd must be above 0"),
     ("hours ~ 1", "name a randomized question's true answer"),
