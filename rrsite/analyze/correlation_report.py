@@ -68,8 +68,8 @@ def _check(catalog: Catalog, qid: str) -> None:
     for _, question in found:
         if question.sensitive:
             if question.type == "number":
-                design = question.number_design
-                if design is not None and design.name == "duchi":
+                number_design = question.number_design
+                if number_design is not None and number_design.name == "duchi":
                     raise CorrelationError(
                         f"--cor: {qid!r} uses duchi, whose two reports carry the mean of the "
                         "numbers but not their variance: its correlations cannot be estimated")
@@ -157,7 +157,7 @@ def _number_variable(catalog: Catalog, rows: Rows, qid: str, used: np.ndarray,
         x[here] = part.z
         assert part.second is not None
         second[here] = part.second
-    return CorVariable(qid, x, np.zeros(len(z)), np.ones(len(z)), True, second)
+    return CorVariable(qid, x, np.zeros(len(z)), np.ones(len(z)), True, second=second)
 
 
 def _missing(catalog: Catalog, rows: Rows, qid: str) -> np.ndarray:

@@ -72,12 +72,12 @@ class CorVariable:
     a: np.ndarray
     b: np.ndarray
     randomized: bool
-    #: A randomized number: per row an unbiased estimate of X^2 (None for yes-no and direct).
-    second: np.ndarray | None = None
-    #: A two-group design: each row's group (1 or 2), for the stratified bootstrap.
-    groups: np.ndarray | None = None
     #: A two-group design (its a and b depend on the estimated tau; ``a``, ``b`` unused).
     grouped: GroupedDesign | None = None
+    #: A randomized number: per row an unbiased estimate of X^2 (None for yes-no and direct).
+    second: np.ndarray | None = None
+    #: A mixture-unknown number: each row's group (1 or 2), for the stratified bootstrap.
+    groups: np.ndarray | None = None
 
     @property
     def x_est(self) -> np.ndarray:
@@ -287,7 +287,8 @@ def number_variable(name: str, design: Any, z: np.ndarray,
         if np.any(share <= 0) or np.any((g != 1) & (g != 2)):
             raise ValueError(f"{name}: mixture-unknown needs rows in both groups")
         factor = c / share
-        return CorVariable(name, z * factor, np.zeros(n), np.ones(n), True, z * z * factor, g)
+        return CorVariable(name, z * factor, np.zeros(n), np.ones(n), True,
+                           second=z * z * factor, groups=g)
     intercept, slope = design.linear()
     v0, v1, v2 = design.variance_coefficients()
     w0, w1, w2 = v0 / slope ** 2, v1 / slope ** 2, v2 / slope ** 2
@@ -296,7 +297,8 @@ def number_variable(name: str, design: Any, z: np.ndarray,
                          "number, so its reports carry no estimate of the numbers' variance")
     r = (z - intercept) / slope
     # E[r^2 | y] = (1 + w2) y^2 + w1 y + w0, so this is unbiased for y^2
-    return CorVariable(name, r, np.zeros(n), np.ones(n), True, (r * r - w1 * r - w0) / (1 + w2))
+    return CorVariable(name, r, np.zeros(n), np.ones(n), True,
+                       second=(r * r - w1 * r - w0) / (1 + w2))
 
 
 # -------------------------------------------------------------------------- two-group designs
