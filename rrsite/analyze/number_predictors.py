@@ -36,7 +36,7 @@ import numpy as np
 from ..estimate.formula import Covariate, Formula, FormulaError, design_matrix
 from ..estimate.numbers import NumberEstimateError, conditional_variance, debias
 from .catalog import Catalog
-from .regression_numbers import LinearFit, NumberModel, NumberRegressionError
+from .regression_numbers import LinearFit, NumberModel, NumberRegressionError, check_columns
 
 METHOD = ("least squares with the scrambling removed by moments (the de-biased reports' "
           "noise variance subtracted from the randomized predictors' squares: "
@@ -57,12 +57,7 @@ def fit_corrected(X: np.ndarray, y: np.ndarray, noise: np.ndarray, names: list[s
     ``noise`` (n x k): each row's unbiased estimate of its columns' noise variance (0 where a
     column is measured exactly).
     """
-    n, k = X.shape
-    if n <= k:
-        raise NumberRegressionError(f"{n} rows for {k} coefficients: too few to fit")
-    if np.linalg.matrix_rank(X) < k:
-        raise NumberRegressionError("the columns are collinear (a level never or always seen, "
-                                    "or a covariate repeated): the model is not identified")
+    n, k = check_columns(X)
     corrected = X.T @ X - np.diag(noise.sum(axis=0))
     eigenvalues = np.linalg.eigvalsh(corrected)
     if eigenvalues.min() <= 1e-9 * max(eigenvalues.max(), 1.0):

@@ -60,15 +60,21 @@ class LinearFit:
         return out
 
 
-def fit_linear(X: np.ndarray, r: np.ndarray, names: Sequence[str],
-               confidence: float = 0.95) -> LinearFit:
-    """Least squares of ``r`` on ``X`` with the HC1 sandwich covariance."""
+def check_columns(X: np.ndarray) -> tuple[int, int]:
+    """(n, k) of a model matrix with more rows than columns and full column rank; else raises."""
     n, k = X.shape
     if n <= k:
         raise NumberRegressionError(f"{n} rows for {k} coefficients: too few to fit")
     if np.linalg.matrix_rank(X) < k:
         raise NumberRegressionError("the columns are collinear (a level never or always seen, "
                                     "or a covariate repeated): the model is not identified")
+    return n, k
+
+
+def fit_linear(X: np.ndarray, r: np.ndarray, names: Sequence[str],
+               confidence: float = 0.95) -> LinearFit:
+    """Least squares of ``r`` on ``X`` with the HC1 sandwich covariance."""
+    n, k = check_columns(X)
     bread = np.linalg.inv(X.T @ X)
     beta = bread @ (X.T @ r)
     residual = r - X @ beta

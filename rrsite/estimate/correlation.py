@@ -289,16 +289,16 @@ def number_variable(name: str, design: Any, z: np.ndarray,
         factor = c / share
         return CorVariable(name, z * factor, np.zeros(n), np.ones(n), True,
                            second=z * z * factor, groups=g)
-    intercept, slope = design.linear()
-    v0, v1, v2 = design.variance_coefficients()
-    w0, w1, w2 = v0 / slope ** 2, v1 / slope ** 2, v2 / slope ** 2
-    if 1.0 + w2 <= 1e-12:
+    from .numbers import NumberEstimateError, debias, square_estimate
+
+    r = debias(design, z)
+    try:
+        second = square_estimate(design, r)
+    except NumberEstimateError:
         raise ValueError(f"{name}: design {design.name} sends one of two values whatever the "
-                         "number, so its reports carry no estimate of the numbers' variance")
-    r = (z - intercept) / slope
-    # E[r^2 | y] = (1 + w2) y^2 + w1 y + w0, so this is unbiased for y^2
-    return CorVariable(name, r, np.zeros(n), np.ones(n), True,
-                       second=(r * r - w1 * r - w0) / (1 + w2))
+                         "number, so its reports carry no estimate of the numbers' "
+                         "variance") from None
+    return CorVariable(name, r, np.zeros(n), np.ones(n), True, second=second)
 
 
 # -------------------------------------------------------------------------- two-group designs

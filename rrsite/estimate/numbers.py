@@ -58,6 +58,25 @@ def debias(design: NumberDesign, reports: np.ndarray) -> np.ndarray:
     return debiased
 
 
+def _noise_coefficients(design: NumberDesign) -> tuple[float, float, float]:
+    """(w0, w1, w2): Var(r | y) = w0 + w1 y + w2 y^2 in de-biased units; raises for duchi."""
+    _, slope = design.linear()
+    v0, v1, v2 = design.variance_coefficients()
+    w0, w1, w2 = v0 / slope ** 2, v1 / slope ** 2, v2 / slope ** 2
+    if 1.0 + w2 <= 1e-12:
+        raise NumberEstimateError(f"design {design.name}: Var(r | y) has no unbiased "
+                                  "per-respondent estimate (r^2 does not depend on y)")
+    return w0, w1, w2
+
+
+def square_estimate(design: NumberDesign, debiased: np.ndarray) -> np.ndarray:
+    """An unbiased estimate of y_i^2 from r_i alone: E[r^2 | y] = (1 + w2) y^2 + w1 y + w0."""
+    w0, w1, w2 = _noise_coefficients(design)
+    r = np.asarray(debiased, dtype=np.float64)
+    square: np.ndarray = (r * r - w1 * r - w0) / (1.0 + w2)
+    return square
+
+
 def conditional_variance(design: NumberDesign, debiased: np.ndarray) -> np.ndarray:
     """An unbiased estimate of Var(r_i | y_i) from r_i alone.
 
@@ -67,15 +86,9 @@ def conditional_variance(design: NumberDesign, debiased: np.ndarray) -> np.ndarr
     takes two values, so r^2 is the same whatever y: no per-respondent estimate exists (its
     variance lies between (width/2)^2 (C^2 - 1) and (width/2)^2 C^2); this raises for it.
     """
-    _, slope = design.linear()
-    v0, v1, v2 = design.variance_coefficients()
-    w0, w1, w2 = v0 / slope ** 2, v1 / slope ** 2, v2 / slope ** 2
-    if 1.0 + w2 <= 1e-12:
-        raise NumberEstimateError(f"design {design.name}: Var(r | y) has no unbiased "
-                                  "per-respondent estimate (r^2 does not depend on y)")
+    w0, w1, w2 = _noise_coefficients(design)
     r = np.asarray(debiased, dtype=np.float64)
-    square = (r * r - w1 * r - w0) / (1.0 + w2)
-    estimate: np.ndarray = w0 + w1 * r + w2 * square
+    estimate: np.ndarray = w0 + w1 * r + w2 * square_estimate(design, r)
     return estimate
 
 
