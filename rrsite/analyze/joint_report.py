@@ -94,6 +94,29 @@ def question_matrix(question: QuestionSpec) -> np.ndarray:
     return question.matrix
 
 
+def grouped_part(ids: Sequence[str], specs: Sequence[QuestionSpec], combo: Sequence[int],
+                 index: Mapping[str, int], counts: np.ndarray) -> GroupedPart:
+    """The respondents in one combination of groups, as a part of the grouped likelihood.
+
+    Each two-group question gets its group's matrix B_g + tau S_g (tau at ``index[qid]``), the
+    others their known matrices.
+    """
+    base: list[np.ndarray] = []
+    slope: list[np.ndarray | None] = []
+    nuisance: list[int | None] = []
+    for qid, q, g in zip(ids, specs, combo, strict=True):
+        if q.two_group:
+            b, s, _ = group_matrices(q, int(g))
+            base.append(b)
+            slope.append(s)
+            nuisance.append(index[qid])
+        else:
+            base.append(question_matrix(q))
+            slope.append(None)
+            nuisance.append(None)
+    return GroupedPart(tuple(base), tuple(slope), tuple(nuisance), counts)
+
+
 def group_matrices(question: QuestionSpec, group: int) -> tuple[np.ndarray, np.ndarray, str]:
     """A two-group yes-no question's matrix in ``group`` at tau = 0, its slope in tau, tau's name.
 
@@ -240,20 +263,7 @@ def estimate_joint(catalog: Catalog, rows: Rows, ids: Sequence[str],
             if not grouped:
                 parts.append(JointPart(tuple(question_matrix(q) for q in specs), counts))
                 continue
-            base: list[np.ndarray] = []
-            slope: list[np.ndarray | None] = []
-            nuisance: list[int | None] = []
-            for qid, q, g in zip(ids, specs, combo, strict=True):
-                if q.two_group:
-                    b, s, _ = group_matrices(q, int(g))
-                    base.append(b)
-                    slope.append(s)
-                    nuisance.append(index[qid])
-                else:
-                    base.append(question_matrix(q))
-                    slope.append(None)
-                    nuisance.append(None)
-            grouped_parts.append(GroupedPart(tuple(base), tuple(slope), tuple(nuisance), counts))
+            grouped_parts.append(grouped_part(ids, specs, combo, index, counts))
         designs.append({"version": catalog.versions[m].version, "n": int(len(in_m)),
                         "questions": {qid: (q.design_spec or {}).get("name", "direct")
                                       if q.sensitive else "direct"

@@ -35,7 +35,7 @@ from ..estimate.predictors import PredictorFit, fit_predictors, latent_classes
 from ..estimate.predictors_groups import GroupedRows, fit_predictors_groups
 from ..estimate.regression import NUISANCE_MEANING, NUISANCE_OF_MODEL, RegressionError
 from .catalog import Catalog
-from .joint_report import JointError, _privacy, check_question, group_matrices, question_matrix
+from .joint_report import JointError, _privacy, check_question, grouped_part, question_matrix
 from .regression_report import COVARIATE_TYPES, Rows, _num
 from .rejections import Rejections
 from .rrreg_fit import model_of
@@ -339,21 +339,7 @@ def fit_predictor_model(catalog: Catalog, rows: Rows, formula: Formula, confiden
             here = np.all(key == np.array(combo), axis=1)
             counts = np.bincount(cell[here], minlength=math.prod(sizes)).astype(np.float64)
             if grouped:
-                base: list[np.ndarray] = []
-                slope: list[np.ndarray | None] = []
-                nuisance: list[int | None] = []
-                for qid, q, g in zip(randomized, specs, combo, strict=True):
-                    if q.two_group:
-                        b, d, _ = group_matrices(q, int(g))
-                        base.append(b)
-                        slope.append(d)
-                        nuisance.append(tau_index[qid])
-                    else:
-                        base.append(question_matrix(q))
-                        slope.append(None)
-                        nuisance.append(None)
-                grouped_parts.append(GroupedPart(tuple(base), tuple(slope), tuple(nuisance),
-                                                 counts))
+                grouped_parts.append(grouped_part(randomized, specs, combo, tau_index, counts))
             else:
                 parts.append(JointPart(tuple(question_matrix(q) for q in specs), counts))
             cells.append(cell[here])
