@@ -37,6 +37,7 @@ from ..estimate.correlation import (
 )
 from ..estimate.regression import NUISANCE_OF_MODEL
 from .catalog import Catalog, build_catalog
+from .joint_report import question_ids
 from .readers import parse_mapping
 from .regression_report import Rows, _outcome_design, _read_rows
 from .rejections import Rejections
@@ -49,15 +50,7 @@ class CorrelationError(UsageError):
 
 def parse_variables(text: str | Sequence[str]) -> list[str]:
     """``q1,q2[,x]`` -> ids; two or more, each once."""
-    ids = [t.strip() for t in (text.split(",") if isinstance(text, str) else text)]
-    ids = [t for t in ids if t]
-    if len(ids) < 2:
-        raise CorrelationError(f"--cor needs two or more question ids separated by commas, "
-                               f"got {text!r}")
-    repeated = sorted({q for q in ids if ids.count(q) > 1})
-    if repeated:
-        raise CorrelationError(f"--cor {','.join(ids)}: {', '.join(repeated)} appears twice")
-    return ids
+    return question_ids(text, "--cor", CorrelationError)
 
 
 def _check(catalog: Catalog, qid: str) -> None:

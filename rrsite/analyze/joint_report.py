@@ -48,18 +48,23 @@ class JointError(UsageError):
     """A joint table that cannot be estimated (bad question list, unsupported design)."""
 
 
-def parse_questions(text: str | Sequence[str]) -> list[str]:
-    """``q1,q2[,q3]`` (or a list) -> ids; a question twice is refused."""
+def question_ids(text: str | Sequence[str], flag: str, error: type[UsageError],
+                 twice: str = "") -> list[str]:
+    """``q1,q2[,...]`` (or a list) -> ids for ``flag``: two or more, each once (else ``error``)."""
     ids = [t.strip() for t in (text.split(",") if isinstance(text, str) else text)]
     ids = [t for t in ids if t]
     if len(ids) < 2:
-        raise JointError(f"--joint needs two or more question ids separated by commas, got "
-                         f"{text!r}")
+        raise error(f"{flag} needs two or more question ids separated by commas, got {text!r}")
     repeated = sorted({q for q in ids if ids.count(q) > 1})
     if repeated:
-        raise JointError(f"--joint {','.join(ids)}: {', '.join(repeated)} appears twice; a joint "
-                         "table is over different questions")
+        raise error(f"{flag} {','.join(ids)}: {', '.join(repeated)} appears twice{twice}")
     return ids
+
+
+def parse_questions(text: str | Sequence[str]) -> list[str]:
+    """``q1,q2[,q3]`` (or a list) -> ids; a question twice is refused."""
+    return question_ids(text, "--joint", JointError,
+                        "; a joint table is over different questions")
 
 
 def check_question(catalog: Catalog, qid: str, what: str = "--joint") -> list[
