@@ -34,7 +34,7 @@ from typing import Any
 import numpy as np
 
 from ..estimate.formula import Covariate, Formula, FormulaError, design_matrix
-from ..estimate.numbers import NumberEstimateError, conditional_variance, debias
+from ..estimate.numbers import conditional_variance, debias
 from .catalog import Catalog
 from .regression_numbers import LinearFit, NumberModel, NumberRegressionError, check_columns
 
@@ -127,7 +127,8 @@ def fit_number_predictor_model(catalog: Catalog, rows: Any, formula: Formula,
         else:
             spec = _covariate_spec(catalog, name)
             covariates[name] = Covariate(spec.type, spec.values, rows.answers[name])
-    outcome_designs = _designs(catalog, rows, qid, "the outcome")
+    designs = {qid: _designs(catalog, rows, qid, "the outcome"),
+               **{name: _designs(catalog, rows, name, "a predictor") for name in numbers}}
     raw = rows.answers[qid]
     values = _values(raw)
     missing = np.isnan(values)
@@ -135,34 +136,29 @@ def fit_number_predictor_model(catalog: Catalog, rows: Any, formula: Formula,
     used = matrix.used
     version = rows.version[used]
     y = values[used]
-    for m, design in outcome_designs.items():
+    for m, design in designs[qid].items():
         if design is not None:
             y[version == m] = debias(design, y[version == m])
     X = matrix.X.copy()
     noise = np.zeros_like(X)
     for name in numbers:
         j = matrix.names.index(name)
-        for m, design in _designs(catalog, rows, name, "a predictor").items():
-            here = version == m
+        for m, design in designs[name].items():
             if design is None:
                 continue
+            here = version == m
             X[here, j] = debias(design, X[here, j])
-            try:
-                noise[here, j] = conditional_variance(design, X[here, j])
-            except NumberEstimateError as error:  # pragma: no cover - duchi is refused above
-                raise NumberRegressionError(str(error)) from error
+            noise[here, j] = conditional_variance(design, X[here, j])  # duchi refused above
     result = fit_corrected(X, y, noise, matrix.names, confidence)
     described = []
     privacy = []
-    for name in [qid, *numbers]:
-        for m, design in _designs(catalog, rows, name, "").items():
+    for name, by_version in designs.items():
+        for m, design in by_version.items():
             if design is not None:
                 described.append({"question": name, "version": catalog.versions[m].version,
                                   **design.spec()})
                 privacy.append(f"{name}, version {catalog.versions[m].version}: "
                                f"{design.privacy().describe()}")
-    model = NumberModel(formula, result, matrix, int(np.count_nonzero(missing)), described,
-                        "; ".join(privacy) or "not randomized", len(raw))
-    model.method = METHOD
-    model.randomized_predictors = list(numbers)
-    return model
+    return NumberModel(formula, result, matrix, int(np.count_nonzero(missing)), described,
+                       "; ".join(privacy) or "not randomized", len(raw), method=METHOD,
+                       randomized_predictors=list(numbers))
