@@ -124,15 +124,19 @@ def _moments(x: np.ndarray, w: np.ndarray,
     return cov, sd
 
 
-def _weighted_pieces(x: np.ndarray, w: np.ndarray, var: Sequence[CorVariable]) -> np.ndarray:
-    """Correlation matrices for weight rows w (replicates x rows): RRcor on each replicate."""
-    cov, sd = _moments(x, w, var)
+def _ratios(cov: np.ndarray, sd: np.ndarray) -> np.ndarray:
+    """Correlations cov_ik / (s_i s_k) per replicate, clipped to [-1, 1], 1 on the diagonal."""
     with np.errstate(invalid="ignore", divide="ignore"):
         r = cov / (sd[:, :, None] * sd[:, None, :])
     r = np.clip(r, -1.0, 1.0)
-    idx = np.arange(x.shape[1])
+    idx = np.arange(cov.shape[1])
     r[:, idx, idx] = 1.0
     return np.asarray(r)
+
+
+def _weighted_pieces(x: np.ndarray, w: np.ndarray, var: Sequence[CorVariable]) -> np.ndarray:
+    """Correlation matrices for weight rows w (replicates x rows): RRcor on each replicate."""
+    return _ratios(*_moments(x, w, var))
 
 
 def _fieller(cov: np.ndarray, sd: np.ndarray, boot_cov: np.ndarray, boot_sd: np.ndarray,
@@ -217,7 +221,8 @@ def rrcor(variables: Sequence[CorVariable], confidence: float = 0.95,
     for v in variables:
         if np.any(np.abs(v.b) < 1e-12):
             raise ValueError(f"{v.name}: the design's reports do not depend on the true answer")
-    r = _weighted_pieces(x, np.ones((1, n)), variables)[0]
+    cov, sd = _moments(x, np.ones((1, n)), variables)
+    r = _ratios(cov, sd)[0]
     messages = []
     prevalence = {}
     means = {}
@@ -246,12 +251,8 @@ def rrcor(variables: Sequence[CorVariable], confidence: float = 0.95,
         covs.append(cov_b)
         sds.append(sd_b)
     boot_cov, boot_sd = np.concatenate(covs), np.concatenate(sds)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        boot = np.clip(boot_cov / (boot_sd[:, :, None] * boot_sd[:, None, :]), -1.0, 1.0)
-        se = np.nanstd(boot, axis=0, ddof=1)
-    idx = np.arange(len(variables))
-    se[idx, idx] = 0.0
-    cov, sd = _moments(x, np.ones((1, n)), variables)
+    with np.errstate(invalid="ignore"):
+        se = np.nanstd(_ratios(boot_cov, boot_sd), axis=0, ddof=1)
     low, high = _fieller(cov[0], sd[0], boot_cov, boot_sd, confidence)
     return CorFit([v.name for v in variables], r, se, low, high, n, confidence, replicates,
                   prevalence, messages, means=means)
