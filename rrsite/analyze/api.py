@@ -564,7 +564,7 @@ def _small_groups_caution(estimate: NumberEstimate) -> str | None:
         return None
     return (f"heavy-tailed reports (the interval's Satterthwaite df is {estimate.df:.1f}) and a "
             f"mixture-unknown group of {min(sizes)}: with fewer than {SMALL_GROUP} reports per "
-            "group over a skewed number this interval can cover less than 95% (measured: 92% "
+            "group over a skewed number this interval can cover less than 95% (measured: 94.5% "
             "at 50 per group over log-normal incomes); more respondents, or a design with more "
             "noise, make it reliable")
 

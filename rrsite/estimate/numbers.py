@@ -17,8 +17,15 @@ skewness, with Satterthwaite's degrees of freedom for the variance estimate: its
 estimated from the reports' fourth cumulant, Var(s^2) = k4 / n + 2 k2^2 / (n - 1), and the df are
 2 V^2 / Var(V) (at most n - 1, or n - 2 for mixture-unknown). Heavy-tailed reports (skewed
 incomes at 100 respondents) have a variance estimate far less precise than a normal sample's,
-and so get fewer df and a wider interval; benchmarks/coverage_numbers.py measures the coverage
-over skewed truths.
+and so get fewer df and a wider interval.
+
+A sample of a few dozen incomes often misses the top of the distribution, and then shows neither
+the skewness nor the spread that Hall's correction and the df need. Where the estimate's variance
+comes mostly from the true numbers themselves (the randomization's known noise at most half of
+it, or mixture-unknown) and the number has a minimum, the interval is joined with the t interval
+for log(mean - minimum) (:func:`log_interval`), which assumes the spread grows with the level as
+incomes' does and so reaches higher; benchmarks/coverage_numbers.py measures the coverage over
+skewed truths.
 
 Deconvolution (:func:`deconvolve`): the distribution of the true numbers on a grid by EM, for
 designs whose report density given the truth is known.
@@ -230,6 +237,8 @@ class NumberEstimate:
     population: float | None = None
     #: The estimate's skewness (third cumulant / se^3), which the interval corrects for.
     skewness: float = 0.0
+    #: Whether the log-scale interval (:func:`log_interval`) was joined in.
+    log_scale: bool = False
 
     @property
     def total(self) -> float | None:
@@ -241,7 +250,8 @@ class NumberEstimate:
         out: dict[str, Any] = {
             "n": self.n, "estimate": _json(self.mean), "se": _json(self.se),
             "ci": [_json(self.ci_low), _json(self.ci_high)],
-            "ci_method": f"t ({self.df:.1f} df, Satterthwaite), skewness-corrected (Hall 1992)",
+            "ci_method": f"t ({self.df:.1f} df, Satterthwaite), skewness-corrected (Hall 1992)"
+                         + (", joined with the log-scale interval" if self.log_scale else ""),
             "df": self.df,
             "skewness": self.skewness, "confidence": self.confidence,
             "se_noise": _json(self.se_noise),
@@ -282,8 +292,47 @@ def combine(parts: Sequence[PartFit], confidence: float = 0.95,
     df = satterthwaite_df(se * se, vv, most)
     kappa3 = math.fsum((part.n / n) ** 3 * part.kappa3 for part in parts)
     low, high = skew_corrected_interval(mean, se, kappa3, df, confidence)
+    joined = False
+    minimum = parts[0].design.minimum
+    if minimum is not None and _level_driven(parts, se, noise):
+        bounds = log_interval(mean, se, df, confidence, minimum, parts[0].design.maximum)
+        if bounds is not None:
+            low, high, joined = min(low, bounds[0]), max(high, bounds[1]), True
     return NumberEstimate(n, mean, se, low, high, confidence, df, list(parts), noise, population,
-                          kappa3 / se ** 3 if se > 0 else 0.0)
+                          kappa3 / se ** 3 if se > 0 else 0.0, joined)
+
+
+def _level_driven(parts: Sequence[PartFit], se: float, noise: float | None) -> bool:
+    """Whether the estimate's variance comes mostly from the true numbers' own spread.
+
+    True for mixture-unknown (its innocuous answers are part of what is sampled) and where the
+    randomization's known noise is at most half the variance; False where the noise is unknown
+    (duchi) or the parts' designs have different minimums.
+    """
+    minimums = {part.design.minimum for part in parts}
+    if len(minimums) != 1 or None in minimums:
+        return False
+    if all(isinstance(part.design, MixtureUnknown) for part in parts):
+        return True
+    return noise is not None and noise * noise <= se * se / 2
+
+
+def log_interval(mean: float, se: float, df: float, confidence: float, minimum: float,
+                 maximum: float | None) -> tuple[float, float] | None:
+    """The t interval for log(mu - minimum) by the delta method, mapped back.
+
+    ``minimum + d exp(-/+ q se / d)`` with d = mean - minimum: right when the estimate's spread is
+    proportional to its distance from the minimum (a scale family, as incomes are), where it
+    reaches higher than any interval symmetric in se. The upper end is at most ``maximum``. None
+    when the estimate is not above the minimum.
+    """
+    d = mean - minimum
+    if not (d > 0 and math.isfinite(d) and math.isfinite(se)):
+        return None
+    q = float(stats.t.ppf(0.5 + confidence / 2, df))
+    spread = q * se / d
+    high = minimum + d * math.exp(min(spread, 700.0))
+    return minimum + d * math.exp(-spread), high if maximum is None else min(high, maximum)
 
 
 def skew_corrected_interval(mean: float, se: float, kappa3: float, df: float,
