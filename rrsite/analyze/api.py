@@ -553,7 +553,7 @@ def _number_results(catalog: Catalog, tally: Tally, confidence: float, by: str |
 
 
 #: mixture-unknown over a heavy-tailed number: below this many reports in a group the interval
-#: was measured to cover less than 94% (92.0% at 50 per group over log-normal incomes).
+#: was measured to cover less than 95% (94.3-94.5% at 50 per group over log-normal incomes).
 SMALL_GROUP = 250
 
 
