@@ -23,7 +23,7 @@ constrained maximum by the same EM + Newton with the cell held at v.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import reduce
 from typing import Any
@@ -239,12 +239,21 @@ def _profile_interval(data: _Stacked, cell: int, pi_hat: np.ndarray, ll_max: flo
             return IMPOSSIBLE
         return min((2 * (ll_max - profile) - critical) / 2, IMPOSSIBLE)
 
+    return profile_ends(excess, estimate)
+
+
+def profile_ends(excess: Callable[[float], float], estimate: float, low: float = 0.0,
+                 high: float = 1.0, xtol: float = 1e-10) -> tuple[float, float]:
+    """Where ``excess`` (negative inside the interval) crosses 0 on each side of ``estimate``.
+
+    A side whose bound is still inside (or is the estimate itself) ends at the bound.
+    """
     ends = []
-    for bound in (0.0, 1.0):
+    for bound in (low, high):
         if abs(bound - estimate) < 1e-12 or excess(bound) <= 0:
             ends.append(bound)
         else:
-            ends.append(float(optimize.brentq(excess, estimate, bound, xtol=1e-10)))
+            ends.append(float(optimize.brentq(excess, estimate, bound, xtol=xtol)))
     return ends[0], ends[1]
 
 

@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import itertools
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -43,6 +43,7 @@ from .joint import (
     _Stacked,
     kron_all,
     optimality_gap,
+    profile_ends,
 )
 
 #: Starting grid of each tau for the outer maximisation (the best point is refined).
@@ -149,42 +150,64 @@ class _Profile:
 
         ``held`` (with ``free`` False there) gives the values of the taus not maximised over.
         """
-        k = len(starts[0])
-        free = np.ones(k, dtype=bool) if free is None else free
-        base = np.asarray(starts[0], dtype=float) if held is None else held
 
-        def full(x: np.ndarray) -> np.ndarray:
-            tau = base.copy()
-            tau[free] = np.clip(x, 0.0, 1.0)
-            return tau
+        def warm_start(tau: np.ndarray) -> None:
+            self.start = self(tau)[0]
 
-        scored = []
-        for s in starts:
-            tau = full(np.asarray(s, dtype=float)[free])
-            pi, value = self(tau)
-            scored.append((value, tau, pi))
-        value, tau, pi = max(scored, key=lambda item: item[0])
-        if not np.any(free) or not math.isfinite(value):
-            return tau, pi, value
-        scale = float(sum(np.sum(p.counts) for p in self.parts))
-        self.start = pi
-
-        def objective(x: np.ndarray) -> tuple[float, np.ndarray]:
-            t = full(x)
-            p, v = self(t)
-            if not math.isfinite(v):
-                return 1e10, np.zeros(int(free.sum()))
-            g = gradient_tau(self.parts, p, t)[free]
-            return -v / scale, -g / scale
-
-        found = optimize.minimize(objective, tau[free], jac=True, method="L-BFGS-B",
-                                  bounds=[(0.0, 1.0)] * int(free.sum()),
-                                  options={"ftol": 1e-15, "gtol": 1e-11, "maxiter": 500})
-        best = full(found.x)
-        pi_best, value_best = self(best)
-        if value_best >= value:
-            return best, pi_best, value_best
+        tau, _ = maximise_taus(lambda t: self(t)[1],
+                               lambda t: gradient_tau(self.parts, self(t)[0], t), starts, free,
+                               held, float(sum(np.sum(p.counts) for p in self.parts)),
+                               gtol=1e-11, maxiter=500, chosen=warm_start)
+        pi, value = self(tau)
         return tau, pi, value
+
+
+def maximise_taus(value: Callable[[np.ndarray], float],
+                  gradient: Callable[[np.ndarray], np.ndarray], starts: Sequence[np.ndarray],
+                  free: np.ndarray | None, held: np.ndarray | None, scale: float, gtol: float,
+                  maxiter: int, chosen: Callable[[np.ndarray], None] | None = None,
+                  ) -> tuple[np.ndarray, float]:
+    """The best (tau, value) over [0, 1]^k: the best start, refined by L-BFGS-B.
+
+    ``value(tau)`` is the profile log-likelihood (-inf where it cannot be had) and
+    ``gradient(tau)`` its gradient in every tau (called only where the value is finite); the
+    objective is divided by ``scale``. Only the ``free`` taus move; the others keep ``held``'s
+    values (or the first start's). ``chosen(tau)`` sees the best start before it is refined; the
+    refined point is kept only when its value is no lower. No free tau, or no finite value at
+    any start: the best start as it is.
+    """
+    k = len(starts[0])
+    free = np.ones(k, dtype=bool) if free is None else free
+    base = np.asarray(starts[0], dtype=float) if held is None else held
+
+    def full(x: np.ndarray) -> np.ndarray:
+        tau = base.copy()
+        tau[free] = np.clip(x, 0.0, 1.0)
+        return tau
+
+    scored = []
+    for s in starts:
+        tau = full(np.asarray(s, dtype=float)[free])
+        scored.append((value(tau), tau))
+    best, tau = max(scored, key=lambda item: item[0])
+    if not np.any(free) or not math.isfinite(best):
+        return tau, best
+    if chosen is not None:
+        chosen(tau)
+
+    def objective(x: np.ndarray) -> tuple[float, np.ndarray]:
+        t = full(x)
+        v = value(t)
+        if not math.isfinite(v):
+            return 1e10, np.zeros(int(free.sum()))
+        return -v / scale, -gradient(t)[free] / scale
+
+    found = optimize.minimize(objective, tau[free], jac=True, method="L-BFGS-B",
+                              bounds=[(0.0, 1.0)] * int(free.sum()),
+                              options={"ftol": 1e-15, "gtol": gtol, "maxiter": maxiter})
+    refined = full(found.x)
+    refined_value = value(refined)
+    return (refined, refined_value) if refined_value >= best else (tau, best)
 
 
 def _grid(k: int) -> list[np.ndarray]:
@@ -211,16 +234,6 @@ def _hessian(parts: Sequence[GroupedPart], tau: np.ndarray) -> np.ndarray:
         g_down = gradient_tau(parts, profile(down)[0], down)
         h[:, j] = (g_up - g_down) / (up[j] - down[j])
     return (h + h.T) / 2
-
-
-def _interval(excess: Any, estimate: float, low: float, high: float) -> tuple[float, float]:
-    ends = []
-    for bound in (low, high):
-        if abs(bound - estimate) < 1e-12 or excess(bound) <= 0:
-            ends.append(bound)
-        else:
-            ends.append(float(optimize.brentq(excess, estimate, bound, xtol=1e-9)))
-    return ends[0], ends[1]
 
 
 @dataclass
@@ -302,7 +315,7 @@ def fit_joint_groups(parts: Sequence[GroupedPart], values: Sequence[Sequence[str
                 return IMPOSSIBLE
             return min((2 * (ll_max - profile) - critical) / 2, IMPOSSIBLE)
 
-        low, high = _interval(excess_tau, float(tau[j]), 0.0, 1.0)
+        low, high = profile_ends(excess_tau, float(tau[j]), xtol=1e-9)
         if not math.isfinite(float(se[j])):
             messages.append(f"{question}: the information about {name} is singular at the "
                             "estimate; its SE is not given (the interval is the profile "
@@ -321,7 +334,7 @@ def fit_joint_groups(parts: Sequence[GroupedPart], values: Sequence[Sequence[str
                 return IMPOSSIBLE
             return min((2 * (ll_max - best) - critical) / 2, IMPOSSIBLE)
 
-        low_cells[cell], high_cells[cell] = _interval(excess, float(pi[cell]), 0.0, 1.0)
+        low_cells[cell], high_cells[cell] = profile_ends(excess, float(pi[cell]), xtol=1e-9)
     result = JointFit(labels, pi, low_cells, high_cells, ll_max, int(data.total), confidence,
                       max(gap, tau_gap), None, messages)
     result.nuisance = estimates

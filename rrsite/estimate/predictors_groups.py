@@ -26,9 +26,9 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-from scipy import optimize, special, stats
+from scipy import special, stats
 
-from .joint_groups import BOUNDARY, GroupedPart, NuisanceEstimate, _grid
+from .joint_groups import BOUNDARY, GroupedPart, NuisanceEstimate, _grid, maximise_taus
 from .predictors import (
     ClassShare,
     LatentClasses,
@@ -131,40 +131,17 @@ class _Profile:
     def maximise(self, starts: Sequence[np.ndarray], free: np.ndarray | None = None,
                  held: np.ndarray | None = None) -> tuple[np.ndarray, _Optimum]:
         """The best (tau, optimum) from the starts, refined by L-BFGS-B over the free taus."""
-        k = self.rows.k
-        free = np.ones(k, dtype=bool) if free is None else free
-        base = np.asarray(starts[0], dtype=float) if held is None else held
 
-        def full(x: np.ndarray) -> np.ndarray:
-            tau = base.copy()
-            tau[free] = np.clip(x, 0.0, 1.0)
-            return tau
+        def gradient(tau: np.ndarray) -> np.ndarray:
+            found = self(tau)
+            assert found is not None  # called only where the value is finite
+            return _tau_gradient(self.rows, found.model, found.theta, tau)
 
-        scored = []
-        for s in starts:
-            tau = full(np.asarray(s, dtype=float)[free])
-            scored.append((self.value(tau), tau))
-        value, tau = max(scored, key=lambda item: item[0])
+        tau, value = maximise_taus(self.value, gradient, starts, free, held, float(len(self.y)),
+                                   gtol=1e-10, maxiter=300)
         if not math.isfinite(value):
             raise RegressionError("the model cannot be fitted at any starting value of the "
                                   "two-group parameters")
-        if np.any(free):
-            scale = float(len(self.y))
-
-            def objective(x: np.ndarray) -> tuple[float, np.ndarray]:
-                t = full(x)
-                found = self(t)
-                if found is None or not math.isfinite(found.loglik):
-                    return 1e10, np.zeros(int(free.sum()))
-                g = _tau_gradient(self.rows, found.model, found.theta, t)[free]
-                return -found.loglik / scale, -g / scale
-
-            result = optimize.minimize(objective, tau[free], jac=True, method="L-BFGS-B",
-                                       bounds=[(0.0, 1.0)] * int(free.sum()),
-                                       options={"ftol": 1e-15, "gtol": 1e-10, "maxiter": 300})
-            best = full(result.x)
-            if self.value(best) >= value:
-                tau = best
         found = self(tau)
         assert found is not None
         return tau, found
