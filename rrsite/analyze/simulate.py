@@ -59,6 +59,35 @@ def parse_truths(items: Sequence[str], version: VersionSpec) -> dict[str, np.nda
     return truths
 
 
+def parse_question_numbers(text: str, option: str, version: VersionSpec, types: Sequence[str],
+                           usage: str, what: str) -> tuple[tuple[str, ...], list[QuestionSpec],
+                                                           list[float]]:
+    """``q1,q2,...=x,y,...`` (--joint, --cor) -> (ids, their questions, the numbers).
+
+    Two or more different ids of questions whose type is one of ``types``; ``usage`` is said
+    when there is no "=", ``what`` names the numbers when one is not a number.
+    """
+    where = f"{option} {text!r}"
+    if "=" not in text:
+        raise UsageError(f"{where}: {usage}")
+    names, _, values = text.partition("=")
+    ids = tuple(q.strip() for q in names.split(",") if q.strip())
+    if len(ids) < 2 or len(set(ids)) != len(ids):
+        raise UsageError(f"{where}: give two or more different question ids")
+    questions = []
+    for qid in ids:
+        question = version.question(qid)
+        if question is None or question.type not in types:
+            raise UsageError(f"{where}: {qid!r} is not a {' or '.join(types)} question of the "
+                             "survey")
+        questions.append(question)
+    try:
+        numbers = [float(v) for v in values.split(",")]
+    except ValueError:
+        raise UsageError(f"{where}: the {what} must be numbers") from None
+    return ids, questions, numbers
+
+
 def _probability(item: str, text: str) -> float:
     try:
         value = float(text)

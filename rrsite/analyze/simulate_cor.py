@@ -28,7 +28,7 @@ from ..core.designs import TwoGroupDesign
 from ..errors import UsageError
 from ..estimate.numbers import simulate_reports
 from .catalog import VersionSpec
-from .simulate import GROUP_SUFFIX, randomize, randomize_in_groups
+from .simulate import GROUP_SUFFIX, parse_question_numbers, randomize, randomize_in_groups
 
 
 @dataclass
@@ -55,20 +55,9 @@ class CorTruth:
 def parse_cor(text: str, version: VersionSpec) -> CorTruth:
     """``q1,q2,x=0.5`` or ``q1,q2,x=0.5,0.2,0.1`` -> CorTruth, checked against the survey."""
     where = f"--cor {text!r}"
-    if "=" not in text:
-        raise UsageError(f"{where}: write Q1,Q2[,...]=R (every pair) or =R12,R13,R23 (each pair)")
-    names, _, values = text.partition("=")
-    ids = tuple(q.strip() for q in names.split(",") if q.strip())
-    if len(ids) < 2 or len(set(ids)) != len(ids):
-        raise UsageError(f"{where}: give two or more different question ids")
-    for qid in ids:
-        question = version.question(qid)
-        if question is None or question.type not in ("yes-no", "number"):
-            raise UsageError(f"{where}: {qid!r} is not a yes-no or number question of the survey")
-    try:
-        given = [float(v) for v in values.split(",")]
-    except ValueError:
-        raise UsageError(f"{where}: the correlations must be numbers") from None
+    ids, _, given = parse_question_numbers(
+        text, "--cor", version, ("yes-no", "number"),
+        "write Q1,Q2[,...]=R (every pair) or =R12,R13,R23 (each pair)", "correlations")
     k = len(ids)
     pairs = k * (k - 1) // 2
     if len(given) not in (1, pairs):

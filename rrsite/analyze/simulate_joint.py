@@ -19,7 +19,7 @@ import numpy as np
 from ..core.designs import TwoGroupDesign
 from ..errors import UsageError
 from .catalog import VersionSpec
-from .simulate import GROUP_SUFFIX, randomize, randomize_in_groups
+from .simulate import GROUP_SUFFIX, parse_question_numbers, randomize, randomize_in_groups
 
 
 @dataclass(frozen=True)
@@ -33,22 +33,11 @@ class JointTruth:
 def parse_joint(text: str, version: VersionSpec) -> JointTruth:
     """``q1,q2=0.5,0.1,0.3,0.1`` -> JointTruth, checked against the survey."""
     where = f"--joint {text!r}"
-    if "=" not in text:
-        raise UsageError(f"{where}: write Q1,Q2=SHARE,SHARE,... (one share per combination)")
-    names, _, shares = text.partition("=")
-    ids = tuple(q.strip() for q in names.split(",") if q.strip())
-    if len(ids) < 2 or len(set(ids)) != len(ids):
-        raise UsageError(f"{where}: give two or more different question ids")
-    sizes = []
-    for qid in ids:
-        question = version.question(qid)
-        if question is None or question.type not in ("yes-no", "choice"):
-            raise UsageError(f"{where}: {qid!r} is not a yes-no or choice question of the survey")
-        sizes.append(len(question.values))
-    try:
-        table = np.array([float(v) for v in shares.split(",")])
-    except ValueError:
-        raise UsageError(f"{where}: the shares must be numbers") from None
+    ids, questions, shares = parse_question_numbers(
+        text, "--joint", version, ("yes-no", "choice"),
+        "write Q1,Q2=SHARE,SHARE,... (one share per combination)", "shares")
+    sizes = [len(question.values) for question in questions]
+    table = np.array(shares)
     if len(table) != math.prod(sizes):
         raise UsageError(f"{where}: need {math.prod(sizes)} shares (one per combination of "
                          f"answers), got {len(table)}")
