@@ -122,6 +122,50 @@ def grouped_part(ids: Sequence[str], specs: Sequence[QuestionSpec], combo: Seque
     return GroupedPart(tuple(base), tuple(slope), tuple(nuisance), counts)
 
 
+def combinations(rows: Rows, ids: Sequence[str], specs: Sequence[QuestionSpec],
+                 in_m: np.ndarray, option: str) -> tuple[np.ndarray, list[tuple[
+                     tuple[int, ...], np.ndarray, np.ndarray]]]:
+    """Each row's cell, and the rows by their groups, for rows ``in_m`` of one version.
+
+    The cell is the row's combination of the questions' reports. The rows are split by the
+    combination of their two-group questions' groups (the other questions count as group 0):
+    (groups, which rows, counts of the cells), sorted by groups.
+    """
+    sizes = [len(q.answers) for q in specs]
+    cell = np.zeros(len(in_m), dtype=np.int64)
+    for qid, q, size in zip(ids, specs, sizes, strict=True):
+        position = {label: i for i, label in enumerate(q.answers)}
+        codes = []
+        for i in in_m.tolist():
+            value = str(rows.answers[qid][i])
+            if value not in position:
+                raise JointError(f"{qid!r}: answer {value!r} is none of {list(q.answers)}")
+            codes.append(position[value])
+        cell = cell * size + np.array(codes, dtype=np.int64)
+    key = np.zeros((len(in_m), len(ids)), dtype=np.int64)
+    for c, (qid, q) in enumerate(zip(ids, specs, strict=True)):
+        if q.two_group:
+            codes_q = rows.groups.get(qid, np.zeros(len(rows.version), dtype=np.int8))[in_m]
+            if np.any((codes_q != 1) & (codes_q != 2)):
+                raise JointError(f"{option}: {qid!r} is a two-group question but some rows "
+                                 f"have no group 1 or 2 in {qid}.group")
+            key[:, c] = codes_q
+    found = []
+    for combo in sorted({tuple(r) for r in key.tolist()}):
+        here = np.all(key == np.array(combo), axis=1)
+        counts = np.bincount(cell[here], minlength=math.prod(sizes)).astype(np.float64)
+        found.append((combo, here, counts))
+    return cell, found
+
+
+def version_design(catalog: Catalog, m: int, n: int, ids: Sequence[str],
+                   specs: Sequence[QuestionSpec]) -> dict[str, Any]:
+    """One version's entry of ``designs``: its name, respondents, each question's design."""
+    return {"version": catalog.versions[m].version, "n": n,
+            "questions": {qid: (q.design_spec or {}).get("name", "direct")
+                          if q.sensitive else "direct" for qid, q in zip(ids, specs, strict=True)}}
+
+
 def group_matrices(question: QuestionSpec, group: int) -> tuple[np.ndarray, np.ndarray, str]:
     """A two-group yes-no question's matrix in ``group`` at tau = 0, its slope in tau, tau's name.
 
@@ -241,38 +285,14 @@ def estimate_joint(catalog: Catalog, rows: Rows, ids: Sequence[str],
     designs = []
     for m in sorted(set(rows.version[used].tolist())):
         specs = [found[qid][m] for qid in ids]
-        answers = [q.answers for q in specs]
-        sizes = [len(a) for a in answers]
         in_m = used[rows.version[used] == m]
-        cell = np.zeros(len(in_m), dtype=np.int64)
-        for qid, labels, size in zip(ids, answers, sizes, strict=True):
-            position = {str(label): i for i, label in enumerate(labels)}
-            codes = []
-            for i in in_m.tolist():
-                value = str(rows.answers[qid][i])
-                if value not in position:
-                    raise JointError(f"{qid!r}: answer {value!r} is none of {list(labels)}")
-                codes.append(position[value])
-            cell = cell * size + np.array(codes, dtype=np.int64)
-        key = np.zeros((len(in_m), len(ids)), dtype=np.int64)
-        for c, (qid, q) in enumerate(zip(ids, specs, strict=True)):
-            if q.two_group:
-                codes_q = rows.groups.get(qid, np.zeros(len(rows.version), dtype=np.int8))[in_m]
-                if np.any((codes_q != 1) & (codes_q != 2)):
-                    raise JointError(f"--joint: {qid!r} is a two-group question but some rows "
-                                     f"have no group 1 or 2 in {qid}.group")
-                key[:, c] = codes_q
-        for combo in sorted({tuple(r) for r in key.tolist()}):
-            rows_here = np.all(key == np.array(combo), axis=1)
-            counts = np.bincount(cell[rows_here], minlength=math.prod(sizes)).astype(np.float64)
+        _, found_here = combinations(rows, ids, specs, in_m, "--joint")
+        for combo, _, counts in found_here:
             if not grouped:
                 parts.append(JointPart(tuple(question_matrix(q) for q in specs), counts))
                 continue
             grouped_parts.append(grouped_part(ids, specs, combo, index, counts))
-        designs.append({"version": catalog.versions[m].version, "n": int(len(in_m)),
-                        "questions": {qid: (q.design_spec or {}).get("name", "direct")
-                                      if q.sensitive else "direct"
-                                      for qid, q in zip(ids, specs, strict=True)}})
+        designs.append(version_design(catalog, m, int(len(in_m)), ids, specs))
     try:
         if grouped:
             nuisance_names = [(qid, names[qid], NUISANCE_MEANING.get(names[qid], names[qid]))

@@ -35,7 +35,15 @@ from ..estimate.predictors import PredictorFit, fit_predictors, latent_classes
 from ..estimate.predictors_groups import GroupedRows, fit_predictors_groups
 from ..estimate.regression import NUISANCE_MEANING, NUISANCE_OF_MODEL, RegressionError
 from .catalog import Catalog
-from .joint_report import JointError, _privacy, check_question, grouped_part, question_matrix
+from .joint_report import (
+    JointError,
+    _privacy,
+    check_question,
+    combinations,
+    grouped_part,
+    question_matrix,
+    version_design,
+)
 from .regression_report import COVARIATE_TYPES, Rows, _num
 from .rejections import Rejections
 from .rrreg_fit import model_of
@@ -315,39 +323,15 @@ def fit_predictor_model(catalog: Catalog, rows: Rows, formula: Formula, confiden
     for m in sorted(set(rows.version[used].tolist())):
         specs = [found[qid][m] for qid in randomized]
         in_m = used[rows.version[used] == m]
-        cell = np.zeros(len(in_m), dtype=np.int64)
-        sizes = []
-        for qid, spec in zip(randomized, specs, strict=True):
-            labels = [str(a) for a in spec.answers]
-            sizes.append(len(labels))
-            codes = []
-            for i in in_m.tolist():
-                value = str(rows.answers[qid][i])
-                if value not in labels:
-                    raise JointError(f"{qid!r}: answer {value!r} is none of {labels}")
-                codes.append(labels.index(value))
-            cell = cell * len(labels) + np.array(codes, dtype=np.int64)
-        key = np.ones((len(in_m), len(randomized)), dtype=np.int64)
-        for c, (qid, q) in enumerate(zip(randomized, specs, strict=True)):
-            if q.two_group:
-                codes_q = rows.groups.get(qid, np.zeros(len(rows.version), dtype=np.int8))[in_m]
-                if np.any((codes_q != 1) & (codes_q != 2)):
-                    raise JointError(f"--model: {qid!r} is a two-group question but some rows "
-                                     f"have no group 1 or 2 in {qid}.group")
-                key[:, c] = codes_q
-        for combo in sorted({tuple(r) for r in key.tolist()}):
-            here = np.all(key == np.array(combo), axis=1)
-            counts = np.bincount(cell[here], minlength=math.prod(sizes)).astype(np.float64)
+        cell, found_here = combinations(rows, randomized, specs, in_m, "--model")
+        for combo, here, counts in found_here:
             if grouped:
                 grouped_parts.append(grouped_part(randomized, specs, combo, tau_index, counts))
             else:
                 parts.append(JointPart(tuple(question_matrix(q) for q in specs), counts))
             cells.append(cell[here])
             order.extend(position_in_used[int(i)] for i in in_m[here].tolist())
-        designs.append({"version": catalog.versions[m].version, "n": int(len(in_m)),
-                        "questions": {qid: (q.design_spec or {}).get("name", "direct")
-                                      if q.sensitive else "direct"
-                                      for qid, q in zip(randomized, specs, strict=True)}})
+        designs.append(version_design(catalog, m, int(len(in_m)), randomized, specs))
     matrices = [p.matrix for p in parts] or [p.at(np.full(len(grouped), 0.5)).matrix
                                              for p in grouped_parts]
     full = np.hstack(matrices)
