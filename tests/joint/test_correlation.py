@@ -149,14 +149,9 @@ accept_no_epsilon: true
 
 
 @pytest.fixture(scope="module")
-def export(tmp_path_factory):
-    root = tmp_path_factory.mktemp("cor")
-    survey = root / "s.md"
-    survey.write_text(SURVEY, encoding="utf-8")
-    out = root / "out.csv"
-    assert main(["simulate", str(survey), "--respondents", "800", "--seed", "8",
-                 "-o", str(out)]) == 0
-    return survey, out
+def export(tmp_path_factory, simulate_export):
+    return simulate_export(tmp_path_factory.mktemp("cor"), SURVEY, "--respondents", "800",
+                           "--seed", "8")
 
 
 def test_cli_json(export, capsys):

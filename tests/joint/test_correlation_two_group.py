@@ -173,14 +173,9 @@ accept_no_epsilon: true
 
 
 @pytest.fixture(scope="module")
-def export(tmp_path_factory):
-    root = tmp_path_factory.mktemp("cor2")
-    survey = root / "s.md"
-    survey.write_text(SURVEY, encoding="utf-8")
-    out = root / "out.csv"
-    assert main(["simulate", str(survey), "--respondents", "2000", "--seed", "8",
-                 "--truth", "sld=0.3", "--truth", "cdm=0.4", "-o", str(out)]) == 0
-    return survey, out
+def export(tmp_path_factory, simulate_export):
+    return simulate_export(tmp_path_factory.mktemp("cor2"), SURVEY, "--respondents", "2000",
+                           "--seed", "8", "--truth", "sld=0.3", "--truth", "cdm=0.4")
 
 
 def test_cli_json_has_each_nuisance(export, capsys):

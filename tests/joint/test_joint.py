@@ -224,14 +224,9 @@ type: text
 
 
 @pytest.fixture(scope="module")
-def export(tmp_path_factory):
-    root = tmp_path_factory.mktemp("joint")
-    survey = root / "s.md"
-    survey.write_text(SURVEY, encoding="utf-8")
-    out = root / "out.csv"
-    assert main(["simulate", str(survey), "--respondents", "3000", "--truth", "cheat=0.3",
-                 "--truth", "drugs=0.2", "--seed", "8", "-o", str(out)]) == 0
-    return survey, out
+def export(tmp_path_factory, simulate_export):
+    return simulate_export(tmp_path_factory.mktemp("joint"), SURVEY, "--respondents", "3000",
+                           "--truth", "cheat=0.3", "--truth", "drugs=0.2", "--seed", "8")
 
 
 def test_cli_table_equals_an_independent_fit_of_the_rows(export, capsys):

@@ -305,14 +305,11 @@ type: yes-no
 
 
 @pytest.fixture(scope="module")
-def export(tmp_path_factory):
-    root = tmp_path_factory.mktemp("twogroup")
-    survey = root / "s.md"
-    survey.write_text(SURVEY, encoding="utf-8")
-    out = root / "out.csv"
-    assert main(["simulate", str(survey), "--respondents", "3000", "--truth", "drugs=0.3",
-                 "--truth", "uqt=0.25", "--truth", "sld=0.35", "--truth", "cdm=0.3",
-                 "--seed", "8", "-o", str(out)]) == 0
+def export(tmp_path_factory, simulate_export):
+    survey, out = simulate_export(
+        tmp_path_factory.mktemp("twogroup"), SURVEY, "--respondents", "3000", "--truth",
+        "drugs=0.3", "--truth", "uqt=0.25", "--truth", "sld=0.35", "--truth", "cdm=0.3",
+        "--seed", "8")
     with open(out, newline="", encoding="utf-8") as handle:
         rows = list(csv.DictReader(handle))
     return survey, out, rows
