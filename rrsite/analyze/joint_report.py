@@ -158,6 +158,24 @@ def combinations(rows: Rows, ids: Sequence[str], specs: Sequence[QuestionSpec],
     return cell, found
 
 
+def second_parameters(found: Mapping[str, Mapping[int, QuestionSpec]], grouped: Sequence[str],
+                   option: str) -> dict[str, str]:
+    """Each two-group question's second parameter (``t``, ``gamma``, ...): one in every version.
+
+    ``found`` maps each question to its specs by version.
+    """
+    names: dict[str, str] = {}
+    for qid in grouped:
+        kinds = {NUISANCE_OF_MODEL[d.model] for q in found[qid].values() if q.two_group
+                 for d in [model_of(q)] if d is not None}
+        if len(kinds) > 1:
+            raise JointError(f"{option}: {qid!r} uses two-group designs with different second "
+                             f"parameters in different versions ({', '.join(sorted(kinds))}); "
+                             "analyse the versions apart")
+        names[qid] = kinds.pop()
+    return names
+
+
 def version_design(catalog: Catalog, m: int, n: int, ids: Sequence[str],
                    specs: Sequence[QuestionSpec]) -> dict[str, Any]:
     """One version's entry of ``designs``: its name, respondents, each question's design."""
@@ -271,15 +289,7 @@ def estimate_joint(catalog: Catalog, rows: Rows, ids: Sequence[str],
     values = [next(iter(found[qid].values())).values for qid in ids]
     grouped = [qid for qid in ids if any(q.two_group for q in found[qid].values())]
     index = {qid: j for j, qid in enumerate(grouped)}
-    names: dict[str, str] = {}
-    for qid in grouped:
-        kinds = {NUISANCE_OF_MODEL[d.model] for q in found[qid].values() if q.two_group
-                 for d in [model_of(q)] if d is not None}
-        if len(kinds) > 1:
-            raise JointError(f"--joint: {qid!r} uses two-group designs with different second "
-                             f"parameters in different versions ({', '.join(sorted(kinds))}); "
-                             "analyse the versions apart")
-        names[qid] = kinds.pop()
+    names = second_parameters(found, grouped, "--joint")
     parts: list[JointPart] = []
     grouped_parts: list[GroupedPart] = []
     designs = []

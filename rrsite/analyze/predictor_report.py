@@ -33,20 +33,19 @@ from ..estimate.joint import JointPart
 from ..estimate.joint_groups import GroupedPart
 from ..estimate.predictors import PredictorFit, fit_predictors, latent_classes
 from ..estimate.predictors_groups import GroupedRows, fit_predictors_groups
-from ..estimate.regression import NUISANCE_MEANING, NUISANCE_OF_MODEL, RegressionError
+from ..estimate.regression import NUISANCE_MEANING, RegressionError
 from .catalog import Catalog
 from .joint_report import (
-    JointError,
     _privacy,
     check_question,
     combinations,
     grouped_part,
     question_matrix,
+    second_parameters,
     version_design,
 )
 from .regression_report import COVARIATE_TYPES, Rows, _num
 from .rejections import Rejections
-from .rrreg_fit import model_of
 
 
 def randomized_in(catalog: Catalog, formula: Formula) -> list[str]:
@@ -259,15 +258,7 @@ def fit_predictor_model(catalog: Catalog, rows: Rows, formula: Formula, confiden
         refs[factor.name] = factor.ref
     found = {qid: dict(check_question(catalog, qid, "--model")) for qid in randomized}
     grouped = [qid for qid in randomized if any(q.two_group for q in found[qid].values())]
-    tau_names: dict[str, str] = {}
-    for qid in grouped:
-        kinds = {NUISANCE_OF_MODEL[d.model] for q in found[qid].values() if q.two_group
-                 for d in [model_of(q)] if d is not None}
-        if len(kinds) > 1:
-            raise JointError(f"--model: {qid!r} uses two-group designs with different second "
-                             f"parameters in different versions ({', '.join(sorted(kinds))}); "
-                             "analyse the versions apart")
-        tau_names[qid] = kinds.pop()
+    tau_names = second_parameters(found, grouped, "--model")
     for name in {f.name for t in direct_terms for f in t.factors}:
         for _, spec in catalog.questions_named(name):
             if spec.type not in COVARIATE_TYPES:
