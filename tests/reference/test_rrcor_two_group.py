@@ -14,7 +14,6 @@ correlation matrices to twogroup_cor.json. Here the same responses go through a 
 
 from __future__ import annotations
 
-import csv
 import json
 from pathlib import Path
 
@@ -76,27 +75,12 @@ innocuous_rate: 0.35
 
 
 @pytest.fixture(scope="module")
-def export(tmp_path_factory) -> tuple[Path, Path]:
-    root = tmp_path_factory.mktemp("rrcor2")
-    survey = root / "survey.md"
-    survey.write_text(SURVEY, encoding="utf-8")
-    with (HERE / "twogroup_cor.csv").open(encoding="utf-8") as handle:
-        data = list(csv.DictReader(handle))
-    template = root / "template.csv"
-    assert main(["simulate", str(survey), "--respondents", str(len(data)), "--seed", "1",
-                 "-o", str(template)]) == 0
-    with template.open(encoding="utf-8") as handle:
-        rows = list(csv.DictReader(handle))
+def export(tmp_path_factory, reference_export) -> tuple[Path, Path]:
     yes_no = {"0": "no", "1": "yes"}
-    for row, r in zip(rows, data, strict=True):
-        row.update({"w": yes_no[r["w"]], "hours": r["hours"], "s": yes_no[r["s"]],
-                    "s.group": r["s_group"], "u": yes_no[r["u"]], "u.group": r["u_group"]})
-    out = root / "data.csv"
-    with out.open("w", newline="", encoding="utf-8") as handle:
-        writer = csv.DictWriter(handle, fieldnames=list(rows[0]))
-        writer.writeheader()
-        writer.writerows(rows)
-    return survey, out
+    return reference_export(
+        tmp_path_factory.mktemp("rrcor2"), SURVEY, HERE / "twogroup_cor.csv",
+        lambda r: {"w": yes_no[r["w"]], "hours": r["hours"], "s": yes_no[r["s"]],
+                   "s.group": r["s_group"], "u": yes_no[r["u"]], "u.group": r["u_group"]})
 
 
 def cor(export, capsys, variables: list[str]) -> dict:

@@ -34,31 +34,17 @@ REF = json.loads((HERE / "rrreg.json").read_text(encoding="utf-8"))
 
 
 @pytest.fixture(scope="module")
-def export(tmp_path_factory) -> tuple[Path, Path]:
+def export(tmp_path_factory, reference_export) -> tuple[Path, Path]:
     """The R data as an rrsite export of survey.md (layout and version from `simulate`)."""
-    root = tmp_path_factory.mktemp("heldout")
-    survey = root / "survey.md"
-    survey.write_text((HERE / "survey.md").read_text(encoding="utf-8"), encoding="utf-8")
-    template = root / "template.csv"
-    with (HERE / "data.csv").open(encoding="utf-8") as handle:
-        data = list(csv.DictReader(handle))
-    assert main(["simulate", str(survey), "--respondents", str(len(data)), "--seed", "1",
-                 "-o", str(template)]) == 0
-    with template.open(encoding="utf-8") as handle:
-        rows = list(csv.DictReader(handle))
     yes_no = {"0": "no", "1": "yes"}
-    for row, r in zip(rows, data, strict=True):
-        row.update({"inc_unknown": r["inc_unknown"], "inc_unknown.group": r["inc_group"],
-                    "inc_norm": r["inc_norm"], "inc_exp": r["inc_exp"],
-                    "uq": yes_no[r["uq"]], "uq.group": r["uq_group"],
-                    "w": yes_no[r["w"]], "f": yes_no[r["f"]], "cheat": yes_no[r["cheat"]],
-                    "hours": r["hours"], "x": r["x"], "school": r["school"]})
-    out = root / "data.csv"
-    with out.open("w", newline="", encoding="utf-8") as handle:
-        writer = csv.DictWriter(handle, fieldnames=list(rows[0]))
-        writer.writeheader()
-        writer.writerows(rows)
-    return survey, out
+    return reference_export(
+        tmp_path_factory.mktemp("heldout"), (HERE / "survey.md").read_text(encoding="utf-8"),
+        HERE / "data.csv",
+        lambda r: {"inc_unknown": r["inc_unknown"], "inc_unknown.group": r["inc_group"],
+                   "inc_norm": r["inc_norm"], "inc_exp": r["inc_exp"],
+                   "uq": yes_no[r["uq"]], "uq.group": r["uq_group"],
+                   "w": yes_no[r["w"]], "f": yes_no[r["f"]], "cheat": yes_no[r["cheat"]],
+                   "hours": r["hours"], "x": r["x"], "school": r["school"]})
 
 
 def analyze_json(export: tuple[Path, Path], capsys, *flags: str) -> dict:
