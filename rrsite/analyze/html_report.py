@@ -242,40 +242,41 @@ def render_html(analysis: Analysis) -> str:
                     + "</table>")
     if analysis.numbers:
         body.extend(_numbers_html(analysis))
-    methods = sorted({q.estimate.ci_method for q in analysis.questions})
-    body.append(f"<h2>Estimates</h2><p>{level} intervals: "
-                + e("; ".join(CI_METHOD_NAMES.get(m, m) for m in methods))
-                + f". Standard errors under {e(VARIANCE_CONVENTION)}.</p>")
-    rows = []
     plot_rows: list[PlotRow] = []
     bar_pairs: list[tuple[str, float, float]] = []
-    for question in analysis.questions:
-        if question.kind == "categorical":
-            plot_rows.append(PlotRow(question.id, math.nan, math.nan, math.nan, heading=True))
-        for r in estimate_rows(question, question.estimate):
-            rows.append(_cells([f"<code>{e(question.id)}</code>", e(r[0]), f"{r[1]:,}",
-                                fmt(r[2]), fmt(r[3]) + e(r[9]), fmt(r[4]), fmt(r[5]),
-                                interval_text(r[6], r[7]), fmt(r[8]),
-                                e(question.estimate.ci_method)], {2, 3, 4, 5, 6, 8}))
-            name = question.id if question.kind == "binary" else f"  {r[0]}"
-            plot_rows.append(PlotRow(name, r[3], r[6], r[7], r[2]))
-            bar_pairs.append((f"{question.id}: {r[0]}", r[2], r[3]))
-    headers = ["question", "answer", "n", "reported", "estimate", "unbiased", "se",
-               f"{level} interval", "Chebyshev ±", "method"]
-    body.append("<table>" + _cells(headers, {2, 3, 4, 5, 6, 8}, True)
-                + "".join(rows) + "</table>")
-    notes = []
-    for question in analysis.questions:
-        notes.append(f"<li><code>{e(question.id)}</code>: {e(question.text)} — design "
-                     f"{e(design_text(question))}"
-                     + "".join(f"; {e(n)}" for n in question.estimate.notes)
-                     + "".join(f"; {e(n)}" for n in uninformative(question)) + "</li>")
-    marks = marks_in(r for q in analysis.questions for r in estimate_rows(q, q.estimate))
-    notes += [f"<li>{e(note)}</li>" for note in footnotes(marks)]
-    body.append("<ul class=note>" + "".join(notes) + "</ul>")
-    body.append("<dl class=note>" + "".join(
-        f"<dt>{e(column)}</dt><dd>{e(meaning)}</dd>"
-        for column, meaning in column_meanings(level, methods, headers)) + "</dl>")
+    if analysis.questions or not analysis.numbers:
+        methods = sorted({q.estimate.ci_method for q in analysis.questions})
+        body.append(f"<h2>Estimates</h2><p>{level} intervals: "
+                    + e("; ".join(CI_METHOD_NAMES.get(m, m) for m in methods))
+                    + f". Standard errors under {e(VARIANCE_CONVENTION)}.</p>")
+        rows = []
+        for question in analysis.questions:
+            if question.kind == "categorical":
+                plot_rows.append(PlotRow(question.id, math.nan, math.nan, math.nan, heading=True))
+            for r in estimate_rows(question, question.estimate):
+                rows.append(_cells([f"<code>{e(question.id)}</code>", e(r[0]), f"{r[1]:,}",
+                                    fmt(r[2]), fmt(r[3]) + e(r[9]), fmt(r[4]), fmt(r[5]),
+                                    interval_text(r[6], r[7]), fmt(r[8]),
+                                    e(question.estimate.ci_method)], {2, 3, 4, 5, 6, 8}))
+                name = question.id if question.kind == "binary" else f"  {r[0]}"
+                plot_rows.append(PlotRow(name, r[3], r[6], r[7], r[2]))
+                bar_pairs.append((f"{question.id}: {r[0]}", r[2], r[3]))
+        headers = ["question", "answer", "n", "reported", "estimate", "unbiased", "se",
+                   f"{level} interval", "Chebyshev ±", "method"]
+        body.append("<table>" + _cells(headers, {2, 3, 4, 5, 6, 8}, True)
+                    + "".join(rows) + "</table>")
+        notes = []
+        for question in analysis.questions:
+            notes.append(f"<li><code>{e(question.id)}</code>: {e(question.text)} — design "
+                         f"{e(design_text(question))}"
+                         + "".join(f"; {e(n)}" for n in question.estimate.notes)
+                         + "".join(f"; {e(n)}" for n in uninformative(question)) + "</li>")
+        marks = marks_in(r for q in analysis.questions for r in estimate_rows(q, q.estimate))
+        notes += [f"<li>{e(note)}</li>" for note in footnotes(marks)]
+        body.append("<ul class=note>" + "".join(notes) + "</ul>")
+        body.append("<dl class=note>" + "".join(
+            f"<dt>{e(column)}</dt><dd>{e(meaning)}</dd>"
+            for column, meaning in column_meanings(level, methods, headers)) + "</dl>")
     if analysis.sample_design is not None:
         body.append("<h2>Design-based estimates</h2><p>" + e(design_summary(analysis))
                     + f"</p><p>Weighted (Hajek) means and Horvitz-Thompson totals, {level} t "
@@ -306,7 +307,7 @@ def render_html(analysis: Analysis) -> str:
         body.append("<figure>" + bars_svg(bar_pairs, "Reported vs de-biased rates")
                     + "<figcaption>Reported (randomized) rate, red, against the de-biased "
                       "estimate, blue.</figcaption></figure>")
-    if analysis.by is not None:
+    if analysis.by is not None and analysis.questions:
         body.append(f"<h2>Subgroups by <code>{e(analysis.by)}</code></h2>")
         for question in analysis.questions:
             group_rows: list[PlotRow] = []

@@ -246,21 +246,35 @@ def design_notes(analysis: Analysis) -> list[tuple[str, str]]:
 
 def design_rows(analysis: Analysis) -> list[list[str]]:
     """One row per question and estimated answer of the design-based estimates."""
+    numbers = {result.id for result in analysis.numbers}
     rows = []
     for qid, based in design_entries(analysis):
         for i, (label, f) in enumerate(based["values"].items()):
             df = f["df"]
+            if qid in numbers:  # a mean in the number's units: rounded to its se
+                places, total_places = decimals_for(f["se"]), decimals_for(f["total"]["se"])
+                se_places = None if places is None else places + 1
+                shown = [amount(f["estimate"], places), amount(f["se"], se_places),
+                         amount_range(f["ci"][0], f["ci"][1], places)]
+                srs_se = amount(f["srs_se"], se_places)
+                total = [amount(f["total"]["estimate"], total_places),
+                         amount(f["total"]["se"], None if total_places is None
+                                else total_places + 1)]
+            else:
+                shown = [fmt(f["estimate"]), fmt(f["se"]), interval_text(*f["ci"])]
+                srs_se = fmt(f["srs_se"])
+                total = [fmt(f["total"]["estimate"], 1), fmt(f["total"]["se"], 1)]
             rows.append([
-                qid if i == 0 else "", label, f"{based['n']:,}", fmt(f["estimate"]),
-                fmt(f["se"]), interval_text(*f["ci"]), "∞" if df is None else f"{df:g}",
-                fmt(f["srs_se"]), fmt(f["deff"], 2), fmt(_nan(f["n_eff"]), 0),
-                fmt(f["total"]["estimate"], 1), fmt(f["total"]["se"], 1),
+                qid if i == 0 else "", label, f"{based['n']:,}", *shown,
+                "∞" if df is None else f"{df:g}", srs_se, fmt(f["deff"], 2),
+                fmt(_nan(f["n_eff"]), 0), *total,
             ])
     return rows
 
 
 def design_by_rows(analysis: Analysis) -> list[list[str]]:
     """Design-based subgroups (``--by``): question, group, answer, n, estimate, se, interval."""
+    numbers = {result.id for result in analysis.numbers}
     rows = []
     for qid, based in design_entries(analysis):
         if "by" not in based:
@@ -268,9 +282,15 @@ def design_by_rows(analysis: Analysis) -> list[list[str]]:
         first = True
         for group, entry in based["by"].items():
             for i, (label, f) in enumerate(entry["values"].items()):
+                if qid in numbers:
+                    places = decimals_for(f["se"])
+                    shown = [amount(f["estimate"], places),
+                             amount(f["se"], None if places is None else places + 1),
+                             amount_range(f["ci"][0], f["ci"][1], places)]
+                else:
+                    shown = [fmt(f["estimate"]), fmt(f["se"]), interval_text(*f["ci"])]
                 rows.append([qid if first else "", group if i == 0 else "", label,
-                             f"{entry['n']:,}", fmt(f["estimate"]), fmt(f["se"]),
-                             interval_text(*f["ci"]), fmt(f["deff"], 2)])
+                             f"{entry['n']:,}", *shown, fmt(f["deff"], 2)])
                 first = False
     return rows
 
@@ -279,19 +299,102 @@ NUMBER_HEADERS = ["question", "unit", "subgroup", "n", "mean", "se", "interval",
                   "total interval", "design"]
 
 
+def decimals_for(se: float | None) -> int | None:
+    """Decimal places that show a figure to two significant digits of its standard error.
+
+    Negative: rounded to tens, hundreds, ... An estimate of 50,171.3 with se 652 is shown as
+    50,170; one of 14.403 with se 0.407 as 14.40. None when the se is zero or undefined.
+    """
+    if se is None or not (math.isfinite(se) and se > 0):
+        return None
+    return min(1 - math.floor(math.log10(se)), 12)
+
+
+def amount(value: float | None, decimals: int | None) -> str:
+    """A figure for people: thousands separated, rounded to ``decimals`` places.
+
+    Negative ``decimals`` round to tens, hundreds, ...; None shows the value as given
+    (:func:`plain`); undefined is an en dash.
+    """
+    if value is None or not math.isfinite(value):
+        return "–"
+    if decimals is None:
+        return plain(value)
+    rounded = round(value, decimals) + 0.0  # + 0.0: no "-0"
+    text = f"{rounded:,.{max(decimals, 0)}f}"
+    return text[1:] if text.startswith("-") and not any(c in "123456789" for c in text) else text
+
+
+def plain(value: float) -> str:
+    """A parameter as written: whole numbers thousands-separated, others to six digits.
+
+    2000 -> 2,000; 0.5 -> 0.5.
+    """
+    if float(value).is_integer() and abs(value) < 1e15:
+        return f"{int(value):,}"
+    return f"{value:,.6g}"
+
+
+def amount_range(low: float | None, high: float | None, decimals: int | None) -> str:
+    """``low to high``: the numbers carry thousands commas, so no comma separates the ends."""
+    return f"{amount(low, decimals)} to {amount(high, decimals)}"
+
+
+def _mask_text(spec: Mapping[str, Any], integer: bool = False) -> str:
+    """A mask or scrambling distribution in words, its numbers thousands-separated."""
+    kind, params = next(iter(spec.items()))
+    if kind == "normal":
+        return f"normal (mean {plain(params['mean'])}, sd {plain(params['sd'])})"
+    if kind == "exponential":
+        return f"exponential (mean {plain(params['mean'])})"
+    if kind == "uniform":
+        whole = "whole numbers " if integer else ""
+        return f"uniform over {whole}{plain(params['min'])} to {plain(params['max'])}"
+    values = ", ".join(plain(v) for v in params)
+    chances = spec.get("probabilities") or []
+    if len(set(chances)) > 1:
+        values = ", ".join(f"{plain(v)} ({q:.3g})" for v, q in zip(params, chances,
+                                                                         strict=True))
+    return f"one of {values}"
+
+
+def number_design_words(spec: Mapping[str, Any]) -> str:
+    """A number design's spec (``NumberDesign.spec()``) in a few words.
+
+    For example ``mixture: the answer with chance 0.5, else uniform over whole numbers 0 to 30``.
+    """
+    name, integer = spec["name"], bool(spec.get("integer"))
+    if name == "mixture":
+        return (f"mixture: the answer with chance {spec['p']:.4g}, else "
+                f"{_mask_text(spec['mask'], integer)}")
+    if name == "mixture-unknown":
+        p1, p2 = spec["p"]
+        return (f"mixture-unknown: the answer with chance {p1:.4g} (group 1, chance "
+                f"{spec['probability']:.4g}) or {p2:.4g} (group 2), else the innocuous answer")
+    if name == "additive":
+        return f"additive: answer + {_mask_text(spec['scramble'], integer)}"
+    if name == "multiplicative":
+        scaled = f"answer × {_mask_text(spec['scramble'])}"
+        p = spec.get("p") or 0.0
+        return f"multiplicative: {scaled}" if p == 0 else (
+            f"multiplicative: the answer with chance {p:.4g}, else {scaled}")
+    if "epsilon" in spec:
+        return (f"{name}: epsilon {spec['epsilon']:.4g} over {plain(spec['min'])} to "
+                f"{plain(spec['max'])}")
+    return str(name)
+
+
 def number_design_text(result: NumberResult) -> str:
-    """The number design(s) in a few words."""
-    texts = []
-    for part in result.parts:
-        spec = part.design.spec()
-        params = ", ".join(f"{k}={_short(v)}" for k, v in spec.items()
-                           if k not in ("name", "min", "max", "integer"))
-        texts.append(f"{spec['name']}({params})")
-    return " + ".join(texts)
+    """The number design(s) in a few words; pooled versions joined with `` + ``."""
+    return " + ".join(number_design_words(part.design.spec()) for part in result.parts)
 
 
 def number_rows(analysis: Analysis) -> list[list[str]]:
-    """One row per randomized number question and subgroup (``--by``)."""
+    """One row per randomized number question and subgroup (``--by``).
+
+    Figures are rounded to about two significant digits of their standard error and carry
+    thousands separators (the JSON report has them in full).
+    """
     rows = []
     for result in analysis.numbers:
         estimates = [("all", result.estimate), *result.groups.items()]
@@ -300,15 +403,17 @@ def number_rows(analysis: Analysis) -> list[list[str]]:
                 rows.append([result.id, result.unit or "", group, "–", "–", "–", "–", "–", "–",
                              number_design_text(result)])
                 continue
-            total = estimate.total
+            places = decimals_for(estimate.se)
+            population = estimate.population
+            total_places = None if population is None else decimals_for(population * estimate.se)
             rows.append([
                 result.id if i == 0 else "", (result.unit or "") if i == 0 else "", group,
-                f"{estimate.n:,}", f"{estimate.mean:.4g}", f"{estimate.se:.3g}",
-                f"[{estimate.ci_low:.4g}, {estimate.ci_high:.4g}]",
-                "–" if total is None else f"{total:.4g}",
-                "–" if estimate.population is None else
-                f"[{estimate.population * estimate.ci_low:.4g}, "
-                f"{estimate.population * estimate.ci_high:.4g}]",
+                f"{estimate.n:,}", amount(estimate.mean, places),
+                amount(estimate.se, None if places is None else places + 1),
+                amount_range(estimate.ci_low, estimate.ci_high, places),
+                "–" if population is None else amount(estimate.total, total_places),
+                "–" if population is None else amount_range(
+                    population * estimate.ci_low, population * estimate.ci_high, total_places),
                 number_design_text(result) if i == 0 else "",
             ])
     return rows
@@ -316,8 +421,16 @@ def number_rows(analysis: Analysis) -> list[list[str]]:
 
 def number_notes(analysis: Analysis) -> list[str]:
     """The interval, SE convention and RRreg's figures, in sentences."""
-    notes = [f"{analysis.confidence:.0%} intervals: Student's t; SE: sd of the de-biased reports "
-             "(n - 1) / sqrt(n), as RRreg; se_noise (JSON) is the randomization's part alone."]
+    notes = [f"{analysis.confidence:.0%} intervals: Student's t with Satterthwaite's degrees of "
+             "freedom, corrected for the estimate's skewness (Hall 1992); SE: sd of the de-biased "
+             "reports (n - 1) / sqrt(n), as RRreg; se_noise (JSON) is the randomization's part "
+             "alone."]
+    joined = [result.id for result in analysis.numbers
+              if result.estimate is not None and result.estimate.log_scale]
+    if joined:
+        notes.append(f"{', '.join(joined)}: the interval also spans the t interval for "
+                     "log(mean - min) (the hull of both), which reaches higher where the sample "
+                     "may have missed the top of a skewed distribution.")
     for result in analysis.numbers:
         fits = result.estimate.parts if result.estimate is not None else []
         if len(fits) == 1 and fits[0].rrreg is not None:
