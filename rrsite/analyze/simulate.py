@@ -24,6 +24,7 @@ from ..errors import UsageError
 from ..estimate.numbers import simulate_reports
 from .catalog import CHOICE_TYPES, QuestionSpec, VersionSpec, version_from_manifest
 from .simulate_logit import LogitModel
+from .simulate_numbers import NumberTruth
 
 CHUNK = 200_000
 #: The export column of a two-group question's group follows its own (docs/contracts.md).
@@ -52,7 +53,7 @@ def parse_truths(items: Sequence[str], version: VersionSpec) -> dict[str, np.nda
             raise UsageError(f"--truth {item!r}: no question {qid!r} (questions: {known})")
         if question.type not in CHOICE_TYPES:
             raise UsageError(f"--truth {item!r}: {qid} is a {question.type} question; truths are "
-                             "for yes-no and choice questions")
+                             "for yes-no, choice and number questions")
         if qid in truths:
             raise UsageError(f"--truth: {qid} is given twice")
         truths[qid] = _shares(item, text, question)
@@ -183,12 +184,14 @@ def _direct_shares(rng: np.random.Generator, question: QuestionSpec) -> np.ndarr
 
 
 def _answers(
-    rng: np.random.Generator, question: QuestionSpec, shares: np.ndarray | None, count: int
+    rng: np.random.Generator, question: QuestionSpec, shares: np.ndarray | None, count: int,
+    number: NumberTruth | None = None,
 ) -> tuple[list[Any], list[int] | None]:
     """Answers (reported values) of one question for ``count`` respondents; None = unanswered.
 
     The second item is the group of each respondent for a two-group design (None elsewhere;
-    an unanswered question has no group).
+    an unanswered question has no group). A number question's true values come from
+    ``number`` (``--truth``), else uniformly from its range.
     """
     groups: list[Any] | None = None
     if question.type in CHOICE_TYPES:
@@ -201,12 +204,16 @@ def _answers(
     elif question.type == "number":
         low = question.minimum if question.minimum is not None else 0.0
         high = question.maximum if question.maximum is not None else max(low + 100.0, 100.0)
-        if question.integer:
+        if number is not None:
+            drawn_truth = number.draw(rng, count)
+            answers = drawn_truth.astype(int).tolist() if question.integer else \
+                drawn_truth.tolist()
+        elif question.integer:
             numbers = rng.integers(math.ceil(low), math.floor(high) + 1, count)
             answers = numbers.tolist()
         else:
             answers = np.round(rng.uniform(low, high, count), 1).clip(low, high).tolist()
-        if question.number_design is not None:  # issue 21: true numbers uniform on the range
+        if question.number_design is not None:  # issue 21: randomized on the device
             other = rng.uniform(low, high, count)
             reports, drawn = simulate_reports(rng, question.number_design,
                                               np.asarray(answers, dtype=np.float64), other)
@@ -235,6 +242,7 @@ def simulate_rows(
     manifest: Mapping[str, Any], respondents: int, truths: Mapping[str, np.ndarray],
     seed: int | None = None, chunk: int = CHUNK, logits: Sequence[LogitModel] = (),
     joints: Sequence[Any] = (), predictors: Sequence[Any] = (), cors: Sequence[Any] = (),
+    numbers: Mapping[str, NumberTruth] | None = None,
 ) -> Iterator[tuple[list[str], dict[str, list[Any]]]]:
     """Chunks of simulated submissions.
 
@@ -243,6 +251,7 @@ def simulate_rows(
     """
     version = version_from_manifest(manifest, "survey")
     rng = np.random.default_rng(seed)
+    numbers = numbers or {}
     shares = {
         q.id: truths[q.id] if q.id in truths else _direct_shares(rng, q) if not q.sensitive
         else np.full(len(q.values), 1.0 / len(q.values))
@@ -257,7 +266,8 @@ def simulate_rows(
             "submitted_at": _times(rng, offset, count, respondents),
         }
         for question in version.questions:
-            answers, groups = _answers(rng, question, shares.get(question.id), count)
+            answers, groups = _answers(rng, question, shares.get(question.id), count,
+                                       numbers.get(question.id))
             columns[question.id] = answers
             if groups is not None:
                 columns[question.id + GROUP_SUFFIX] = groups
@@ -270,12 +280,14 @@ def simulate_rows(
         for cor in cors:            # issue 23: true values correlated through a Gaussian copula
             from .simulate_cor import cor_answers
 
-            cor_answers(rng, version, cor, columns, shares, count)
+            cor_answers(rng, version, cor, columns, shares, count, numbers)
         for predictor in predictors:   # issue 23: a direct outcome on randomized true answers
             from .simulate_predictor import predictor_answers
 
             predictor.clipped += predictor_answers(rng, version, predictor, columns, shares,
                                                    count)
+        for qid, number in numbers.items():  # the true numbers of those who answered
+            number.record(np.array([v is not None for v in columns[qid]], dtype=bool))
         yield columns["respondent"], columns
 
 
@@ -302,6 +314,7 @@ def write_export(
     truths: Mapping[str, np.ndarray], seed: int | None = None, chunk: int = CHUNK,
     logits: Sequence[LogitModel] = (), joints: Sequence[Any] = (),
     predictors: Sequence[Any] = (), cors: Sequence[Any] = (),
+    numbers: Mapping[str, NumberTruth] | None = None,
 ) -> int:
     """Write a simulated export (CSV, or JSONL for .jsonl); returns the number of rows."""
     path = Path(path)
@@ -317,7 +330,7 @@ def write_export(
         if not jsonl:
             writer.writerow(["survey", "version", "respondent", "submitted_at", *columns_out])
         for _, columns in simulate_rows(manifest, respondents, truths, seed, chunk, logits,
-                                        joints, predictors, cors):
+                                        joints, predictors, cors, numbers):
             count = len(columns["respondent"])
             rows += count
             if jsonl:

@@ -15,6 +15,7 @@ import argparse
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 from ..errors import RRSiteError, UsageError
 
@@ -26,9 +27,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="number of submissions (required without --frame)")
     parser.add_argument("--truth", action="append", default=[], metavar="QID=RATE",
                         help="true rate of a question: QID=0.2 (yes-no) or "
-                        "QID=opt1:0.2,opt2:0.8 (choice); repeatable. Sensitive questions "
-                        "without one get equal shares; randomized numbers are uniform over "
-                        "their range")
+                        "QID=opt1:0.2,opt2:0.8 (choice); for a number question its true values' "
+                        "distribution: QID=lognormal:MU,SIGMA, normal:MEAN,SD, exponential:MEAN, "
+                        "uniform:MIN,MAX or poisson:MEAN, optionally followed by ,zeros:SHARE "
+                        "(e.g. days=poisson:8,zeros:0.7), clipped to the question's range; "
+                        "repeatable. Sensitive questions without one get equal shares, numbers "
+                        "without one are uniform over their range")
     parser.add_argument("--logit", action="append", default=[], metavar='"QID ~ B0 + B1*COL"',
                         help="true answers of yes-no QID from a logistic model on the direct "
                         "answers' columns, e.g. 'violated ~ -1.2 + 0.6*year[Second] + "
@@ -70,6 +74,7 @@ def run(args: argparse.Namespace) -> int:
     """Write the simulated export."""
     from .catalog import load_manifest_file, manifest_from_survey_file, version_from_manifest
     from .simulate import parse_truths, write_export
+    from .simulate_numbers import split_number_truths
 
     if args.frame is None and args.respondents is None:
         raise UsageError("give --respondents N (or --frame FRAME.csv)")
@@ -88,7 +93,8 @@ def run(args: argparse.Namespace) -> int:
     else:
         manifest = manifest_from_survey_file(args.survey)
     version = version_from_manifest(manifest, args.survey)
-    truths = parse_truths(args.truth, version)
+    choice_truths, numbers = split_number_truths(args.truth, version)
+    truths = parse_truths(choice_truths, version)
     from .simulate_logit import parse_logit
 
     logits = [parse_logit(text, version) for text in args.logit]
@@ -100,7 +106,7 @@ def run(args: argparse.Namespace) -> int:
 
     predictors = [parse_predictor(text, version) for text in args.predictor]
     check_predictors(predictors, [*(m.outcome for m in logits),
-                                  *(q for j in joints for q in j.questions)])
+                                  *(q for j in joints for q in j.questions), *numbers])
     from .simulate_cor import check_cor, parse_cor
 
     cors = [parse_cor(text, version) for text in args.cor]
@@ -111,11 +117,12 @@ def run(args: argparse.Namespace) -> int:
              and q.id not in {m.outcome for m in logits}
              and q.id not in {item.partition("=")[0] for item in args.frame_truth}
              and q.id not in jointly and not q.numeric]
-    numeric = [q.id for q in version.questions if q.numeric]
+    numeric = [q.id for q in version.questions if q.numeric and q.id not in numbers]
     if numeric:
         print(f"note: randomized numbers {', '.join(numeric)}: true numbers uniform over "
-              "[min, max] (0 to 100 without a range), reported through their designs",
-              file=sys.stderr)
+              "[min, max] (0 to 100 without a range), reported through their designs; "
+              "--truth QID=lognormal:MU,SIGMA (or normal, exponential, uniform, poisson, with "
+              ",zeros:SHARE) draws them from a distribution", file=sys.stderr)
     if unset:
         print(f"note: no --truth for {', '.join(unset)}: equal shares of every answer",
               file=sys.stderr)
@@ -130,18 +137,22 @@ def run(args: argparse.Namespace) -> int:
             rows = write_frame_export(output, manifest, args.frame, truths, strata=args.strata,
                                       cluster=args.cluster,
                                       sample_clusters=args.sample_clusters,
-                                      frame_truth=args.frame_truth, seed=args.seed)
+                                      frame_truth=args.frame_truth, seed=args.seed,
+                                      numbers=numbers)
         except OSError as error:
             raise RRSiteError(f"{args.output}: cannot write: {error.strerror or error}"
                               ) from error
+        _number_notes(numbers)
         print(f"wrote {rows:,} simulated submissions of {version.survey} drawn from "
               f"{args.frame} to {output}", file=sys.stderr)
         return 0
     try:
         rows = write_export(output, manifest, args.respondents, truths, seed=args.seed,
-                            logits=logits, joints=joints, predictors=predictors, cors=cors)
+                            logits=logits, joints=joints, predictors=predictors, cors=cors,
+                            numbers=numbers)
     except OSError as error:
         raise RRSiteError(f"{args.output}: cannot write: {error.strerror or error}") from error
+    _number_notes(numbers)
     for model in predictors:
         if model.clipped:
             print(f"note: --predictor {model.outcome}: {model.clipped:,} values fell outside the "
@@ -158,3 +169,13 @@ def run(args: argparse.Namespace) -> int:
           f"{version.version}) to {output} in {time.perf_counter() - started:.1f} s",
           file=sys.stderr)
     return 0
+
+
+def _number_notes(numbers: Any) -> None:
+    """What the number questions' true values were: the distribution, the mean drawn, clipping."""
+    for truth in numbers.values():
+        if not truth.count:
+            continue
+        clipped = (f"; {truth.clipped:,} clipped to the range" if truth.clipped else "")
+        print(f"note: {truth.qid}: true numbers {truth.describe()}: mean of the {truth.count:,} "
+              f"drawn {truth.total / truth.count:,.6g}{clipped}", file=sys.stderr)

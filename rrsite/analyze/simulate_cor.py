@@ -29,6 +29,7 @@ from ..errors import UsageError
 from ..estimate.numbers import simulate_reports
 from .catalog import VersionSpec
 from .simulate import GROUP_SUFFIX, parse_question_numbers, randomize, randomize_in_groups
+from .simulate_numbers import NumberTruth
 
 
 @dataclass
@@ -94,8 +95,11 @@ def _range(question: Any) -> tuple[float, float]:
 
 def cor_answers(rng: np.random.Generator, version: VersionSpec, truth: CorTruth,
                 columns: dict[str, list[Any]], shares: Mapping[str, np.ndarray],
-                count: int) -> None:
-    """Overwrite the questions' columns with reports of copula-correlated true values."""
+                count: int, numbers: Mapping[str, NumberTruth] | None = None) -> None:
+    """Overwrite the questions' columns with reports of copula-correlated true values.
+
+    A number with a ``--truth`` distribution (``numbers``) takes it as its margin.
+    """
     normals = rng.standard_normal((count, len(truth.questions))) @ np.linalg.cholesky(
         truth.matrix).T
     uniform = special.ndtr(normals)
@@ -119,16 +123,20 @@ def cor_answers(rng: np.random.Generator, version: VersionSpec, truth: CorTruth,
             reported: list[Any] = np.array(question.answers, dtype=object)[index].tolist()
         else:
             low, high = _range(question)
-            if question.integer:
-                numbers = np.minimum(np.floor(math.ceil(low) + uniform[:, j] * (
+            margin = (numbers or {}).get(qid)
+            if margin is not None:
+                true_numbers = margin.quantile(uniform[:, j])
+            elif question.integer:
+                true_numbers = np.minimum(np.floor(math.ceil(low) + uniform[:, j] * (
                     math.floor(high) - math.ceil(low) + 1)), math.floor(high))
             else:
-                numbers = np.round(low + uniform[:, j] * (high - low), 1).clip(low, high)
-            values[:, j] = numbers
-            reported = numbers.astype(int).tolist() if question.integer else numbers.tolist()
+                true_numbers = np.round(low + uniform[:, j] * (high - low), 1).clip(low, high)
+            values[:, j] = true_numbers
+            reported = true_numbers.astype(int).tolist() if question.integer else \
+                true_numbers.tolist()
             if question.number_design is not None:
                 design = question.number_design
-                reports, drawn = simulate_reports(rng, design, numbers,
+                reports, drawn = simulate_reports(rng, design, true_numbers,
                                                   rng.uniform(low, high, count))
                 reported = [float(v) for v in reports.tolist()]
                 if question.integer and design.name in ("mixture", "mixture-unknown"):

@@ -24,6 +24,7 @@ import numpy as np
 from ..errors import RRSiteError, UsageError
 from .catalog import version_from_manifest
 from .simulate import GROUP_SUFFIX, _cell, _sensitive_reports, simulate_rows
+from .simulate_numbers import NumberTruth
 
 #: Columns a sampled export adds.
 WEIGHT, FPC = "weight", "fpc"
@@ -77,7 +78,7 @@ def write_frame_export(
     path: str | Path, manifest: Mapping[str, Any], frame: str, truths: Mapping[str, np.ndarray],
     *, strata: str | None = None, cluster: str | None = None,
     sample_clusters: int | None = None, frame_truth: Sequence[str] = (),
-    seed: int | None = None,
+    seed: int | None = None, numbers: Mapping[str, NumberTruth] | None = None,
 ) -> int:
     """Write the export of a sample drawn from ``frame``; returns the number of rows."""
     path = Path(path)
@@ -109,7 +110,8 @@ def write_frame_export(
     else:
         chosen, weights, fpc = list(range(len(rows))), [], []
     count = len(chosen)
-    columns = next(iter(simulate_rows(manifest, count, truths, seed=seed, chunk=max(count, 1))))[1]
+    columns = next(iter(simulate_rows(manifest, count, truths, seed=seed, chunk=max(count, 1),
+                                      numbers=numbers)))[1]
     for qid, name in truth_columns.items():
         question = version.question(qid)
         assert question is not None
