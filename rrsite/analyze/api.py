@@ -23,6 +23,7 @@ import numpy as np
 
 from ..core import Privacy, compose
 from ..errors import RRSiteError, UsageError
+from ..estimate.deconvolution import Deconvolution, DeconvolutionError, deconvolve
 from ..estimate.estimators import (
     KIND_BINARY,
     KIND_CATEGORICAL,
@@ -35,12 +36,10 @@ from ..estimate.estimators import (
 )
 from ..estimate.intervals import METHODS
 from ..estimate.numbers import (
-    Deconvolution,
     NumberEstimate,
     NumberEstimateError,
     PartFit,
     combine,
-    deconvolve,
     fit_part,
 )
 from ..estimate.univariate import UniFit
@@ -257,19 +256,23 @@ class NumberResult:
     #: With a sample design: the design-based estimates (rrsite.analyze.sample_design), JSON.
     design_based: dict[str, Any] | None = None
 
-    def deconvolution(self, replicates: int = 30, limit: int = 20_000) -> Deconvolution | None:
-        """The estimated distribution of the true numbers (the largest design's reports)."""
-        usable = [p for p in self.parts if p.design.name != "mixture-unknown" and len(p.reports)]
+    def deconvolution(self, confidence: float = 0.95) -> Deconvolution | str:
+        """The estimated distribution of the true numbers, or why there is none.
+
+        Every version's reports together (rrsite.estimate.deconvolution); mixture-unknown's
+        innocuous answers have an unknown law, and duchi's two reports cannot tell the true
+        numbers apart beyond their mean.
+        """
+        usable = [(p.design, p.reports) for p in self.parts if len(p.reports)]
+        if any(design.name == "mixture-unknown" for design, _ in usable):
+            return ("not estimated: mixture-unknown's innocuous answers follow a law nobody "
+                    "knows, so the reports cannot be unmixed")
         if not usable:
-            return None
-        part = max(usable, key=lambda p: len(p.reports))
-        reports = part.reports
-        if len(reports) > limit:  # a fixed, reproducible subsample keeps the EM quick
-            reports = np.random.default_rng(0).choice(reports, limit, replace=False)
+            return "not estimated: no reports"
         try:
-            return deconvolve(part.design, reports, replicates=replicates)
-        except NumberEstimateError:
-            return None
+            return deconvolve(usable, confidence)
+        except DeconvolutionError as error:
+            return f"not estimated: {error}"
 
     def to_dict(self) -> dict[str, Any]:
         """The ``numbers`` entry of ``--format json`` (docs/contracts.md)."""

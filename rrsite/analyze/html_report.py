@@ -11,6 +11,9 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+import numpy as np
+
+from ..estimate.deconvolution import Deconvolution
 from .api import CI_METHOD_NAMES, VARIANCE_CONVENTION, Analysis
 from .report_rows import (
     DESIGN_HEADERS,
@@ -161,44 +164,109 @@ def _cells(cells: Sequence[str], numeric: set[int] | None = None, header: bool =
     ) + "</tr>"
 
 
-def distribution_svg(grid: Sequence[float], probabilities: Sequence[float],
-                     low: Sequence[float], high: Sequence[float], title: str,
-                     unit: str | None) -> str:
-    """Bars of the estimated distribution of the true numbers with bootstrap whiskers."""
+def _tick(value: float) -> str:
+    """An axis label: three significant digits, thousands separated, never an exponent."""
+    if value == 0 or not math.isfinite(value):
+        return f"{value:g}"
+    digits = 2 - math.floor(math.log10(abs(value)))
+    text = f"{round(value, digits):,.{max(digits, 0)}f}"
+    return text.rstrip("0").rstrip(".") if "." in text else text
+
+
+def _axes(width: int, height: int, title: str, top_label: str, base: float, top: float,
+          left: float) -> list[str]:
+    return [f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
+            f'viewBox="0 0 {width} {height}" role="img" aria-label="{html.escape(title)}">',
+            f"<title>{html.escape(title)}</title>",
+            f'<line x1="{left}" y1="{base}" x2="{width - MARGIN}" y2="{base}" '
+            f'stroke="{COLOURS["grid"]}"/>',
+            f'<text x="{left - 4}" y="{top + 4}" text-anchor="end">{top_label}</text>',
+            f'<text x="{left - 4}" y="{base}" text-anchor="end">0</text>']
+
+
+def distribution_svg(found: Deconvolution, title: str, unit: str | None) -> str:
+    """Bars of the estimated shares of the true numbers per cell.
+
+    With whiskers where the design gives exact intervals (a mixture's).
+    """
+    assert found.probabilities is not None
     width, height = LABEL_WIDTH + PLOT_WIDTH + 2 * MARGIN, 220
-    base, top = height - 40, 16
-    k = len(grid)
-    top_value = max(max(high, default=0.0), max(probabilities, default=0.0), 1e-12)
-    slot = (width - 2 * MARGIN - 40) / max(k, 1)
+    base, top, left = height - 40, 16, MARGIN + 40
+    k = len(found.probabilities)
+    highs = found.ci_high if found.ci_high is not None else found.probabilities
+    top_value = max(max(highs, default=0.0), max(found.probabilities, default=0.0), 1e-12)
+    slot = (width - MARGIN - left) / max(k, 1)
 
     def y_of(value: float) -> float:
         return base - (base - top) * value / top_value
 
-    parts = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
-             f'viewBox="0 0 {width} {height}" role="img" aria-label="{html.escape(title)}">',
-             f"<title>{html.escape(title)}</title>",
-             f'<line x1="{MARGIN + 40}" y1="{base}" x2="{width - MARGIN}" y2="{base}" '
-             f'stroke="{COLOURS["grid"]}"/>',
-             f'<text x="{MARGIN + 36}" y="{top + 4}" text-anchor="end">{top_value:.2g}</text>',
-             f'<text x="{MARGIN + 36}" y="{base}" text-anchor="end">0</text>']
+    parts = _axes(width, height, title, f"{top_value:.2g}", base, top, left)
     labels = max(1, k // 8)
-    for i, (value, p, lo, hi) in enumerate(zip(grid, probabilities, low, high, strict=True)):
-        x = MARGIN + 40 + i * slot
+    for i, p in enumerate(found.probabilities):
+        x = left + i * slot
+        tip = f"{found.label(i)}: {p:.3f}"
+        whisker = ""
+        if found.ci_low is not None and found.ci_high is not None:
+            lo, hi = found.ci_low[i], found.ci_high[i]
+            tip += f" [{lo:.3f}, {hi:.3f}]"
+            whisker = (f'<line x1="{x + slot / 2:.1f}" y1="{y_of(lo):.1f}" '
+                       f'x2="{x + slot / 2:.1f}" y2="{y_of(hi):.1f}" '
+                       f'stroke="{COLOURS["reported"]}"/>')
         parts.append(f'<rect x="{x + 1:.1f}" y="{y_of(p):.1f}" width="{max(slot - 2, 1):.1f}" '
                      f'height="{base - y_of(p):.1f}" fill="{COLOURS["estimate"]}">'
-                     f"<title>{value:g}: {p:.3f} [{lo:.3f}, {hi:.3f}]</title></rect>"
-                     f'<line x1="{x + slot / 2:.1f}" y1="{y_of(lo):.1f}" x2="{x + slot / 2:.1f}" '
-                     f'y2="{y_of(hi):.1f}" stroke="{COLOURS["reported"]}"/>')
+                     f"<title>{html.escape(tip)}</title></rect>{whisker}")
         if i % labels == 0:
             parts.append(f'<text x="{x + slot / 2:.1f}" y="{base + 14}" text-anchor="middle" '
-                         f'font-size="10">{value:g}</text>')
+                         f'font-size="10">{_tick(found.centres[i])}</text>')
     parts.append(f'<text x="{width / 2:.1f}" y="{height - 6}" text-anchor="middle">'
                  f"{html.escape(unit or 'true number')}</text></svg>")
     return "".join(parts)
 
 
+def cumulative_svg(found: Deconvolution, title: str, unit: str | None) -> str:
+    """The cumulative shares: the band as a shaded area, the estimate as a line."""
+    width, height = LABEL_WIDTH + PLOT_WIDTH + 2 * MARGIN, 220
+    base, top, left = height - 40, 16, MARGIN + 40
+    xs = np.array(found.highs, dtype=np.float64)
+    span = float(xs[-1] - found.lows[0]) or 1.0
+
+    def x_of(value: float) -> float:
+        return left + (width - MARGIN - left) * (value - found.lows[0]) / span
+
+    def y_of(value: float) -> float:
+        return base - (base - top) * value
+
+    parts = _axes(width, height, title, "1", base, top, left)
+    upper = " ".join(f"{x_of(x):.1f},{y_of(v):.1f}" for x, v in zip(xs, found.cumulative_high,
+                                                                   strict=True))
+    lower = " ".join(f"{x_of(x):.1f},{y_of(v):.1f}" for x, v in
+                     zip(xs[::-1], found.cumulative_low[::-1], strict=True))
+    parts.append(f'<polygon points="{upper} {lower}" fill="{COLOURS["reported"]}" '
+                 'fill-opacity="0.25" stroke="none"/>')
+    if found.cumulative is not None:
+        line = " ".join(f"{x_of(x):.1f},{y_of(v):.1f}" for x, v in zip(xs, found.cumulative,
+                                                                      strict=True))
+        parts.append(f'<polyline points="{line}" fill="none" stroke="{COLOURS["estimate"]}" '
+                     'stroke-width="2"/>')
+    for i in range(len(xs)):
+        tip = f"at most {xs[i]:,.6g}: "
+        if found.cumulative is not None:
+            tip += f"{found.cumulative[i]:.3f} "
+        tip += f"[{found.cumulative_low[i]:.3f}, {found.cumulative_high[i]:.3f}]"
+        middle = (found.cumulative_low[i] + found.cumulative_high[i]) / 2
+        parts.append(f'<circle cx="{x_of(xs[i]):.1f}" cy="{y_of(middle):.1f}" r="5" '
+                     f'fill-opacity="0"><title>{html.escape(tip)}</title></circle>')
+    for value in np.linspace(found.lows[0], xs[-1], 5):
+        parts.append(f'<text x="{x_of(value):.1f}" y="{base + 14}" text-anchor="middle" '
+                     f'font-size="10">{_tick(value)}</text>')
+    parts.append(f'<text x="{width / 2:.1f}" y="{height - 6}" text-anchor="middle">'
+                 f"{html.escape(unit or 'true number')}: share at most this</text></svg>")
+    return "".join(parts)
+
+
 def _numbers_html(analysis: Analysis) -> list[str]:
     e = html.escape
+    level = f"{analysis.confidence:.0%}"
     body = ["<h2>Means of randomized numbers</h2><table>"
             + _cells(NUMBER_HEADERS, {3, 4, 5, 7}, True)
             + "".join(_cells([f"<code>{e(r[0])}</code>" if r[0] else "", *(e(c) for c in r[1:])],
@@ -206,16 +274,35 @@ def _numbers_html(analysis: Analysis) -> list[str]:
             "<ul class=note>" + "".join(f"<li>{e(n)}</li>" for n in number_notes(analysis))
             + "</ul>"]
     for result in analysis.numbers:
-        found = result.deconvolution()
-        if found is None:
+        found = result.deconvolution(analysis.confidence)
+        qid = f"<code>{e(result.id)}</code>"
+        if isinstance(found, str):
+            body.append(f"<p class=note>{qid}: the distribution of the true numbers is "
+                        f"{e(found)}.</p>")
             continue
-        body.append("<figure>" + distribution_svg(
-            found.grid, found.probabilities, found.low, found.high,
-            f"{result.id}: estimated distribution of the true numbers", result.unit)
-            + f"<figcaption><code>{e(result.id)}</code>: the estimated distribution of the true "
-              "numbers (EM on a grid: the nonparametric maximum-likelihood estimate), bars; "
-              f"95% percentile-bootstrap bands over {found.replicates} resamples of the "
-              "respondents, red.</figcaption></figure>")
+        whole = all(a == b for a, b in zip(found.lows, found.highs, strict=True))
+        cells = "each whole number" if whole else (
+            f"{len(found.lows)} cells ({e(found.label(0))}; {e(found.label(1))}; ...; "
+            f"{e(found.label(len(found.lows) - 1))})")
+        notes = "".join(f" {e(m[0].upper() + m[1:])}." for m in found.messages)
+        if found.probabilities is not None:
+            whiskers = (f"; red: {level} exact interval of each share (Clopper-Pearson for the "
+                        "reports in the cell, mapped through the mixture; each holds its own "
+                        "share)" if found.ci_low is not None else
+                        "; this design blurs the numbers, so a single share has no honest "
+                        "interval: the cumulative shares below carry one")
+            body.append("<figure>" + distribution_svg(
+                found, f"{result.id}: estimated distribution of the true numbers", result.unit)
+                + f"<figcaption>{qid}: the estimated share of true numbers in {cells}, "
+                  f"bars (maximum likelihood, {found.n:,} reports){whiskers}.</figcaption>"
+                  "</figure>")
+        body.append("<figure>" + cumulative_svg(
+            found, f"{result.id}: share of true numbers at most each value", result.unit)
+            + f"<figcaption>{qid}: the share of true numbers at most each value"
+            + (", blue line (maximum likelihood)" if found.cumulative is not None else "")
+            + f"; red band: {level} simultaneous bounds, which hold at every value at once "
+              "whatever the distribution (the reports' Dvoretzky-Kiefer-Wolfowitz band carried "
+              "through the design's law of the report)." + notes + "</figcaption></figure>")
     return body
 
 

@@ -18,12 +18,12 @@ from rrsite.core.numbers import (
     Multiplicative,
     Piecewise,
 )
+from rrsite.estimate.deconvolution import deconvolve
 from rrsite.estimate.numbers import (
     NumberEstimateError,
     combine,
     conditional_variance,
     debias,
-    deconvolve,
     estimate_mean,
     fit_part,
     respondents_for_margin,
@@ -253,13 +253,16 @@ def test_deconvolution_recovers_a_zero_inflated_distribution() -> None:
     design = DESIGNS[1]
     n = 8000
     y = np.where(rng.random(n) < 0.6, 0, rng.integers(1, 31, n)).astype(float)
-    result = deconvolve(design, _sample(design, y, rng), replicates=10)
+    result = deconvolve([(design, _sample(design, y, rng))])
+    assert result.probabilities is not None and result.ci_low is not None
+    assert result.ci_high is not None and result.cumulative is not None
     probabilities = np.array(result.probabilities)
-    assert result.grid[0] == 0 and len(result.grid) == 31
+    assert result.lows[0] == 0 and len(result.lows) == 31
     assert probabilities.sum() == pytest.approx(1.0)
     assert probabilities[0] == pytest.approx(0.6, abs=0.03)
     assert probabilities[1:].sum() == pytest.approx(0.4, abs=0.03)
-    assert result.low[0] <= probabilities[0] <= result.high[0]
+    assert result.ci_low[0] <= 0.6 <= result.ci_high[0]
+    assert result.cumulative_low[0] <= 0.6 <= result.cumulative_high[0]
 
 
 def test_respondents_for_margin_closed_form() -> None:
