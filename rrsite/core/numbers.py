@@ -308,6 +308,35 @@ def gaussian_delta(sensitivity: float, sd: float, epsilon: float) -> float:
 
 
 # --------------------------------------------------------------------------------------------
+# Short exact reports: the page shows the arithmetic as it was done
+
+
+def decimals(value: float) -> int:
+    """Decimal places of the shortest form of ``value`` (0 for a whole number)."""
+    text = repr(float(value)).lower()
+    mantissa, _, exponent = text.partition("e")
+    places = len(mantissa.partition(".")[2].rstrip("0"))
+    return max(0, places - int(exponent or 0))
+
+
+def snap(value: float, step: float, rng: random.Random) -> float:
+    """``value`` rounded at random to a multiple of ``step``, without bias.
+
+    Up with the chance that keeps the mean; a multiple already is kept. The result is a function
+    of the multiple only: a short decimal with no low bits left over from the value.
+    """
+    places = decimals(step)
+    position = value / step
+    nearest = round(position)
+    if abs(position - nearest) < 1e-6:
+        return round(nearest * step, places)
+    base = math.floor(position)
+    if rng.random() < position - base:
+        base += 1
+    return round(base * step, places)
+
+
+# --------------------------------------------------------------------------------------------
 # Designs
 
 
@@ -327,9 +356,13 @@ class NumberOutcome:
     group: int = 0
     #: The value the mechanism used after clipping to [min, max] (LDP designs), else the truth.
     used: float | None = None
+    #: The answer rounded to the report grid, when it was not on it (the page shows the step).
+    rounded: float | None = None
+    #: Multiplicative: the exact product, when it was rounded to the report grid.
+    product: float | None = None
 
     def to_dict(self) -> dict[str, Any]:
-        """JSON-ready, without the truth."""
+        """JSON-ready, without the truth (``rounded`` and ``product`` are for the page only)."""
         result: dict[str, Any] = {
             "report": self.report,
             "drawn": self.drawn,
@@ -338,6 +371,10 @@ class NumberOutcome:
         }
         if self.group:
             result["group"] = self.group
+        if self.rounded is not None:
+            result["rounded"] = self.rounded
+        if self.product is not None:
+            result["product"] = self.product
         return result
 
 
@@ -429,6 +466,30 @@ class NumberDesign:
             return None
         return [float(v) for v in range(int(self.minimum), int(self.maximum) + 1)]
 
+    @property
+    def report_step(self) -> float:
+        """The grid of reports of mixture, additive and multiplicative.
+
+        1 for whole numbers, else the largest power of ten at most (max - min) / 100,000 and at
+        most 1 (0.01 without a range). Continuous draws are rounded to it at random (unbiased),
+        so every report is a short decimal whose arithmetic the page can show exactly.
+        """
+        if self.integer:
+            return 1.0
+        if self.minimum is None or self.maximum is None:
+            return 0.01
+        return min(1.0, 10.0 ** math.floor(math.log10((self.maximum - self.minimum) / 1e5)))
+
+    def on_grid(self, y: float, rng: random.Random) -> float:
+        """The answer on the report grid: kept when on it, else rounded at random (unbiased).
+
+        Never beyond [min, max].
+        """
+        rounded = snap(y, self.report_step, rng)
+        if self.minimum is not None:
+            rounded = max(rounded, self.minimum)
+        return rounded if self.maximum is None else min(rounded, self.maximum)
+
     def debias(self, report: float) -> float:
         """R = (report - intercept) / slope, with E[r | y] = y."""
         intercept, slope = self.linear()
@@ -477,11 +538,16 @@ class Mixture(NumberDesign):
         """Coin: truth or mask; if mask, the draw is sent."""
         y = self.check_truth(truth)
         rng = rng or secure_random()
+        sent = self.on_grid(y, rng)
+        rounded = sent if sent != y else None
         branch, step = draw(("truth", "mask"), (self.p, 1.0 - self.p), rng)
         if branch == 0:
-            return NumberOutcome(y, None, "truth", (step,), used=y)
+            return NumberOutcome(sent, None, "truth", (step,), used=sent, rounded=rounded)
         value, more = self.mask.sample(rng)
-        return NumberOutcome(value, value, "mask", (step, more), used=y)
+        if not self.mask.discrete:
+            value = snap(value, self.report_step, rng)
+            more = Step("draw", repr(value), more.action)
+        return NumberOutcome(value, value, "mask", (step, more), used=sent, rounded=rounded)
 
     def linear(self) -> tuple[float, float]:
         """((1 - p) m, p)."""
@@ -498,8 +564,9 @@ class Mixture(NumberDesign):
         if not self.mask.discrete:
             return Privacy(math.inf, self.p, (
                 f"the mask ({self.mask.describe()}) is continuous: the exact true number is "
-                f"sent with chance {self.p:g} and a mask draw never lands exactly on it, so a "
-                "report equal to an answer singles that answer out",))
+                f"sent with chance {self.p:g} and a mask draw (rounded to the report grid) "
+                "lands on any one answer only rarely, so a report equal to an answer all but "
+                "singles that answer out",))
         if grid is None:
             why = ("the question takes any number, not whole numbers" if not self.integer
                    else "the question has no bounded range [min, max]")
@@ -523,12 +590,13 @@ class Mixture(NumberDesign):
             return why
         if _in_range(report, self) and (not self.integer or report == int(report)):
             return None
+        slack = self.report_step  # a draw rounded to the report grid
         mask = self.mask
         if mask.discrete:
             if report in mask.pmf():
                 return None
             return f"{report:g} is neither a possible answer nor a value of the mask"
-        if mask.lowest <= report <= mask.highest:
+        if mask.lowest - slack <= report <= mask.highest + slack:
             return None
         return f"{report:g} is neither a possible answer nor a possible mask draw"
 
@@ -642,8 +710,15 @@ class Additive(NumberDesign):
     def randomize(self, truth: float, rng: random.Random | None = None) -> NumberOutcome:
         """Draw S, send y + S."""
         y = self.check_truth(truth)
-        value, step = self.scramble.sample(rng or secure_random())
-        return NumberOutcome(y + value, value, "add", (step,), used=y)
+        rng = rng or secure_random()
+        sent = self.on_grid(y, rng)
+        value, step = self.scramble.sample(rng)
+        if not self.scramble.discrete:
+            value = snap(value, self.report_step, rng)
+            step = Step("draw", repr(value), step.action)
+        report = float(Fraction(repr(sent)) + Fraction(repr(value)))
+        return NumberOutcome(report, value, "add", (step,), used=sent,
+                             rounded=sent if sent != y else None)
 
     def linear(self) -> tuple[float, float]:
         """(E[S], 1)."""
@@ -699,7 +774,8 @@ class Additive(NumberDesign):
             return why
         low = (-math.inf if self.minimum is None else self.minimum) + self.scramble.lowest
         high = (math.inf if self.maximum is None else self.maximum) + self.scramble.highest
-        if low <= report <= high:
+        slack = self.report_step  # the draw rounded to the report grid
+        if low - slack <= report <= high + slack:
             return None
         return f"{report:g} is outside [{low:g}, {high:g}], the range of answer + scramble"
 
@@ -744,14 +820,33 @@ class Multiplicative(NumberDesign):
         """(Truth with chance p, else) draw S and send y S."""
         y = self.check_truth(truth)
         rng = rng or secure_random()
+        sent = self.on_grid(y, rng)
+        rounded = sent if sent != y else None
         steps: tuple[Step, ...] = ()
         if self.p > 0:
             branch, step = draw(("truth", "multiply"), (self.p, 1.0 - self.p), rng)
             steps = (step,)
             if branch == 0:
-                return NumberOutcome(y, None, "truth", steps, used=y)
+                return NumberOutcome(sent, None, "truth", steps, used=sent, rounded=rounded)
         value, more = self.scramble.sample(rng)
-        return NumberOutcome(y * value, value, "multiply", steps + (more,), used=y)
+        value = snap(value, self.factor_step, rng)
+        product = float(Fraction(repr(sent)) * Fraction(repr(value)))
+        report = snap(product, self.report_step, rng)
+        return NumberOutcome(report, value, "multiply",
+                             steps + (Step("draw", repr(value), more.action),), used=sent,
+                             rounded=rounded, product=product if product != report else None)
+
+    @property
+    def factor_step(self) -> float:
+        """The grid of the factor, fine enough to say nothing of the answer.
+
+        Answer x factor then steps by at most a tenth of the report grid, so the report's grid
+        position does not depend on the answer.
+        """
+        largest = max(abs(self.minimum or 0.0), abs(self.maximum or 0.0), 1.0)
+        if self.maximum is None or self.minimum is None:
+            largest = max(largest, 1e5)
+        return 10.0 ** math.floor(math.log10(self.report_step / (10 * largest)))
 
     def linear(self) -> tuple[float, float]:
         """(0, p + (1 - p) E[S])."""
@@ -797,14 +892,15 @@ class Multiplicative(NumberDesign):
         hi = math.inf if self.maximum is None else self.maximum
         if self.p > 0 and lo <= report <= hi:
             return None
+        slack = self.report_step  # the product rounded to the report grid
         s_lo, s_hi = self.scramble.lowest, self.scramble.highest
         corners = [a * b for a in (lo, hi) for b in (s_lo, s_hi)
                    if not (math.isinf(a) and b == 0) and not (a == 0 and math.isinf(b))]
         low, high = min(corners), max(corners)
-        if low <= report <= high:
-            return None
         if lo >= 0 and report < 0:
             return f"{report:g} is negative, but answers and the factor are not"
+        if low - slack <= report <= high + slack:
+            return None
         return f"{report:g} is outside [{low:g}, {high:g}], the range of answer x scramble"
 
 
@@ -909,8 +1005,9 @@ class Laplace(_Bounded):
         noise = discrete_laplace(self.scale, rng)
         report = self.grid_point(base + noise)
         drawn = round(noise * self.step, self.decimals)
-        return NumberOutcome(report, drawn, "noise",
-                             (Step("draw", repr(drawn), "laplace"),), used=self.grid_point(base))
+        used = self.grid_point(base)
+        return NumberOutcome(report, drawn, "noise", (Step("draw", repr(drawn), "laplace"),),
+                             used=used, rounded=used if used != y else None)
 
     def linear(self) -> tuple[float, float]:
         """(0, 1): unbiased for y in [min, max]."""

@@ -1,7 +1,7 @@
 // rrsite respondent page: the designs and the devices' steps in words (the explanation under each
 // sensitive question, and the transcript of what the coins, dice and spinners did).
 
-import { mirroredText, optionLabel, percent, t } from "./shared.js";
+import { fixed, mirroredText, optionLabel, percent, t } from "./shared.js";
 
 /** Words for the designs of RRreg (docs/designs.md); the group is drawn on the device. */
 function explainNewDesign(q, design, yesLabel, noLabel) {
@@ -114,7 +114,7 @@ export function stepRule(step) {
   }
   const lo = chances.slice(0, index).reduce((a, [, p]) => a + p, 0);
   const hi = lo + chances[index][1];
-  return t("rule_spinner", { lo: lo.toFixed(4), hi: Math.min(hi, 1).toFixed(4), chance });
+  return t("rule_spinner", { lo: fixed(lo, 4), hi: fixed(Math.min(hi, 1), 4), chance });
 }
 
 export function describeStep(q, step, counters, result, item) {
@@ -122,7 +122,7 @@ export function describeStep(q, step, counters, result, item) {
   const n = counters[step.device];
   const what = step.device === "coin" ? t("step_coin", { n, side: t(step.outcome === "heads" ? "coin_heads" : "coin_tails") })
     : step.device === "die" ? t("step_die", { n, faces: step.faces, face: step.outcome })
-      : t("step_spinner", { n, value: step.outcome });
+      : t("step_spinner", { n, value: fixed(Number(step.outcome), 4) });
   const action = step.action;
   let meaning;
   if (action === "truth") meaning = t("action_truth");

@@ -2,7 +2,9 @@
 // answers, the error list, and clearing the form. The true answers of sensitive questions are
 // read here for the worker and never kept.
 
-import { $, form, optionInputs, questionElement, questionText, questions, isCombined, state, t } from "./shared.js";
+import {
+  $, form, formatNumber, optionInputs, questionElement, questionText, questions, isCombined, readNumber, state, t,
+} from "./shared.js";
 
 
 /** Unnamed radios are not grouped by the browser: give them the behaviour of one radio group. */
@@ -120,14 +122,17 @@ export function readForm() {
       value = checked.length ? checked : undefined;
     } else if (q.type === "number") {
       const input = $(`q-${q.id}-input`);
-      const raw = input.value.trim();
-      if (raw === "" && input.validity && input.validity.badInput) { error(t("error_number")); continue; }
-      if (raw !== "") {
-        const number = Number(raw);
-        if (!Number.isFinite(number)) { error(t("error_number")); continue; }
+      const read = readNumber(input.value); // as the page's language writes numbers (shared.js)
+      if (read.error === "ambiguous") {
+        error(t("number_error_ambiguous", { typed: input.value.trim(), first: formatNumber(read.readings[0]), second: formatNumber(read.readings[1]) }));
+        continue;
+      }
+      if (read.error) { error(t("error_number")); continue; }
+      if (read.value !== undefined) {
+        const number = read.value;
         if (q.integer && !Number.isInteger(number)) { error(t("error_integer")); continue; }
-        if (q.min !== undefined && q.min !== null && number < q.min) { error(t("error_min", { min: q.min })); continue; }
-        if (q.max !== undefined && q.max !== null && number > q.max) { error(t("error_max", { max: q.max })); continue; }
+        if (q.min !== undefined && q.min !== null && number < q.min) { error(t("error_min", { min: formatNumber(q.min) })); continue; }
+        if (q.max !== undefined && q.max !== null && number > q.max) { error(t("error_max", { max: formatNumber(q.max) })); continue; }
         value = number;
       }
     } else if (q.type === "text") {
@@ -159,7 +164,11 @@ export function resetTruths() {
 
 /** Put a direct answer back into its inputs. */
 export function setDirectAnswer(q, value) {
-  if (q.type === "number" || q.type === "text") {
+  if (q.type === "number") { // written as the page's language reads it back (1234,5 in German)
+    $(`q-${q.id}-input`).value = value === undefined ? "" : formatNumber(Number(value), { grouping: false });
+    return;
+  }
+  if (q.type === "text") {
     $(`q-${q.id}-input`).value = value === undefined ? "" : String(value);
     return;
   }

@@ -3,18 +3,23 @@
 // worker, coins from crypto.getRandomValues) and cleared. Only the report is sent or stored.
 // page.js calls the hooks below (window.rrsiteNumbers); this file is loaded before it.
 
+import { fixed, formatNumber, readNumber } from "./shared.js";
+
 const config = JSON.parse(document.getElementById("rr-config").textContent);
 const byId = new Map((config.questions || []).map((q) => [q.id, q]));
 
-let numberFormat = null;
-/** A number as the page's language writes it (grouping, up to 4 decimals). */
+/** A number as the page's language writes it, every digit it has (exactly what is sent). */
 function show(value, q) {
   if (value === null || value === undefined || value === "") return "";
   const number = Number(value);
   if (!Number.isFinite(number)) return String(value);
-  if (!numberFormat) numberFormat = new Intl.NumberFormat(document.documentElement.lang || "en", { maximumFractionDigits: 4 });
-  const text = numberFormat.format(number);
+  const text = formatNumber(number);
   return q && q.unit ? `${text} ${q.unit}` : text;
+}
+
+/** A rounded figure for the explanations (a spread, a ratio): at most `digits` decimals. */
+function approx(value, digits = 1) {
+  return new Intl.NumberFormat(document.documentElement.lang || "en", { maximumFractionDigits: digits }).format(value);
 }
 
 function percent(p) {
@@ -35,10 +40,13 @@ function innocuousOf(q) {
 
 /** One typed number, checked: {value} or {error}; {} when empty. */
 function parse(input, q, t, range) {
-  const raw = input.value.trim();
-  if (raw === "") return input.validity && input.validity.badInput ? { error: t("error_number") } : {};
-  const value = Number(raw);
-  if (!Number.isFinite(value)) return { error: t("error_number") };
+  const read = readNumber(input.value);
+  if (read.error === "ambiguous") {
+    return { error: t("number_error_ambiguous", { typed: input.value.trim(), first: show(read.readings[0]), second: show(read.readings[1]) }) };
+  }
+  if (read.error) return { error: t("error_number") };
+  if (read.value === undefined) return {};
+  const value = read.value;
   if (q.integer && !Number.isInteger(value)) return { error: t("error_integer") };
   if (range) {
     const low = q.min !== null && q.min !== undefined ? q.min : null;
@@ -49,7 +57,7 @@ function parse(input, q, t, range) {
       return { error: t("error_max", { max: show(high) }) };
     }
   }
-  return { value, text: raw };
+  return { value };
 }
 
 /** readForm's hook: {error} or {item} (for the worker) or {} (unanswered, not required). */
@@ -81,12 +89,14 @@ function reset() {
   }
 }
 
-function maskText(mask, q) {
+/** A mask or scramble in words; `unit` is the question's, or "" for a factor. */
+function maskText(mask, t, unit) {
+  const q = unit ? { unit } : null;
   if (!mask) return "";
-  if (mask.normal) return `normal(${show(mask.normal.mean)}, ${show(mask.normal.sd)})`;
-  if (mask.exponential) return `exponential(${show(mask.exponential.mean)})`;
+  if (mask.normal) return t("number_mask_normal", { mean: show(mask.normal.mean), spread: show(2 * mask.normal.sd, q) });
+  if (mask.exponential) return t("number_mask_exponential", { mean: show(mask.exponential.mean, q) });
   if (mask.uniform) return `${show(mask.uniform.min)} – ${show(mask.uniform.max, q)}`;
-  if (mask.values) return mask.values.map((v) => show(v)).join(", ");
+  if (mask.values) return mask.values.map((v) => show(v)).join(", ") + (unit ? ` ${unit}` : "");
   return "";
 }
 
@@ -96,13 +106,13 @@ function explain(q, t) {
   const vars = { min: show(q.min), max: show(q.max, q) };
   switch (d.name) {
     case "mixture":
-      return t("explain_number_mixture", { ...vars, truth: percent(d.p), mask: maskText(d.mask, q) });
+      return t("explain_number_mixture", { ...vars, truth: percent(d.p), mask: maskText(d.mask, t, q.unit) });
     case "mixture-unknown":
       return t("explain_number_mixture-unknown", { truth1: percent(d.p[0]), truth2: percent(d.p[1]) });
     case "additive":
-      return t("explain_number_additive", { scramble: maskText(d.scramble, q) });
+      return t("explain_number_additive", { scramble: maskText(d.scramble, t, q.unit) });
     case "multiplicative":
-      return t("explain_number_multiplicative", { scramble: maskText(d.scramble, q) })
+      return t("explain_number_multiplicative", { scramble: maskText(d.scramble, t, "") })
         + (d.p > 0 ? ` ${t("explain_number_sometimes_truth", { truth: percent(d.p) })}` : "");
     case "laplace":
     case "duchi":
@@ -113,13 +123,35 @@ function explain(q, t) {
   }
 }
 
+/**
+ * How well the design hides the answer, for a lay respondent: the epsilon as a ratio of
+ * chances, or "no epsilon" and why in plain words (the manifest's epsilon and design).
+ */
+function privacy(q, t) {
+  if (q.epsilon !== null && q.epsilon !== undefined) {
+    return t("number_privacy_epsilon", { ratio: approx(Math.exp(q.epsilon)), epsilon: approx(q.epsilon, 2) });
+  }
+  const d = q.design || {};
+  const reasons = [t("number_privacy_none")];
+  const truth = d.name === "mixture-unknown" ? Math.max(...d.p) : d.name === "additive" ? 0 : d.p || 0;
+  if (truth > 0) reasons.push(t("number_privacy_reason_truth", { truth: percent(truth) }));
+  if (d.name === "additive") reasons.push(t("number_privacy_reason_add"));
+  if (d.name === "multiplicative") {
+    reasons.push(t("number_privacy_reason_multiply"));
+    const low = q.min ?? -Infinity;
+    const high = q.max ?? Infinity;
+    if (low <= 0 && 0 <= high) reasons.push(t("number_privacy_reason_zero"));
+  }
+  return reasons.join(" ");
+}
+
 function stepText(step, t, counters) {
   counters[step.device] = (counters[step.device] || 0) + 1;
   const n = counters[step.device];
   if (step.device === "coin") return t("step_coin", { n, side: t(step.outcome === "heads" ? "coin_heads" : "coin_tails") });
   if (step.device === "die") return t("step_die", { n, faces: step.faces, face: step.outcome });
   if (step.device === "draw") return t("number_step_draw", { value: show(step.outcome) });
-  return t("step_spinner", { n, value: step.outcome });
+  return t("step_spinner", { n, value: fixed(Number(step.outcome), 4) });
 }
 
 function actionText(step, t) {
@@ -144,13 +176,28 @@ function transcript(q, result, item, t, rule = () => "") {
     const why = step.device === "draw" ? "" : rule(step);
     lines.push({ step, text: `${stepText(step, t, counters)}${meaning ? ` → ${meaning}` : ""}${why ? ` ${why}` : ""}` });
   }
-  const vars = { answer: show(item && item.truth, q), drawn: show(result.drawn), report: show(result.report, q),
-    innocuous: show(item && item.innocuous, q) };
+  // An answer off the design's grid is rounded first (rrsite/core: unbiased); the arithmetic
+  // then starts from the rounded answer, so every figure shown is the one used and sent.
+  const rounded = result.rounded !== undefined && result.rounded !== null;
+  if (rounded) lines.push({ text: t("number_rounded", { answer: show(item && item.truth, q), rounded: show(result.rounded, q) }), rounding: true });
+  const vars = { answer: show(rounded ? result.rounded : item && item.truth, q), drawn: show(result.drawn),
+    report: show(result.report, q), product: show(result.product, q), innocuous: show(item && item.innocuous, q) };
+  const product = result.product !== undefined && result.product !== null;
   const key = { truth: "number_sent_truth", mask: "number_sent_mask", add: "number_sent_add",
-    multiply: "number_sent_multiply", noise: "number_sent_noise", duchi: "number_sent_duchi",
-    piecewise: "number_sent_piecewise", innocuous: "number_sent_innocuous" }[result.operation];
+    multiply: product ? "number_sent_multiply_rounded" : "number_sent_multiply", noise: "number_sent_noise",
+    duchi: "number_sent_duchi", piecewise: "number_sent_piecewise", innocuous: "number_sent_innocuous" }[result.operation];
   if (key) lines.push({ text: t(key, vars), arithmetic: true });
   return { lines, report: show(result.report, q) };
 }
 
-window.rrsiteNumbers = { isNumber, read, reset, explain, transcript, show };
+/** Under the input: the range in the page's language, and how well the design hides the answer. */
+function describe(q, t) {
+  const range = document.getElementById(`q-${q.id}-range`);
+  if (range && q.min !== null && q.min !== undefined && q.max !== null && q.max !== undefined) {
+    range.textContent = t("number_range", { min: show(q.min), max: show(q.max, q) });
+  }
+  const note = document.getElementById(`q-${q.id}-privacy`);
+  if (note) note.textContent = privacy(q, t);
+}
+
+window.rrsiteNumbers = { isNumber, read, reset, explain, describe, transcript, show };

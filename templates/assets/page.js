@@ -249,7 +249,10 @@ function writeExplanations() {
     const explain = $(`q-${q.id}-explain`);
     // One explanation per question: the author's help text replaces the generated one.
     const generated = $(`q-${q.id}-help`) ? "" : explainDesign(q);
-    if (explain) explain.textContent = `${generated} ${t(isCombined(q) ? "combined_private" : "sensitive_private")}`.trim();
+    const number = q.type === "number" && window.rrsiteNumbers; // issue 21: numbers.js
+    const kept = isCombined(q) ? "combined_private" : number ? "number_private" : "sensitive_private";
+    if (explain) explain.textContent = `${generated} ${t(kept)}`.trim();
+    if (number) window.rrsiteNumbers.describe(q, t); // its range and how well it hides the answer
   }
 }
 

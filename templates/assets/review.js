@@ -98,6 +98,7 @@ export function renderTranscript(results, items) {
         const li = document.createElement("li");
         if (line.step) li.append(deviceIcon(line.step));
         if (line.arithmetic) li.className = "rr-arithmetic";
+        if (line.rounding) li.className = "rr-rounding";
         li.append(document.createTextNode(line.text));
         list.append(li);
       }
@@ -143,12 +144,15 @@ export function renderChosen(items) {
     term.textContent = questionText(q);
     const value = document.createElement("dd");
     value.dataset.chosenFor = q.id;
-    value.textContent = optionLabel(q, String(item.truth));
+    const number = q.type === "number" && window.rrsiteNumbers; // issue 21: in the page's language
+    value.textContent = number ? window.rrsiteNumbers.show(item.truth, q) : optionLabel(q, String(item.truth));
     list.append(term, value);
     if (item.innocuous !== undefined) {
       const innocuous = document.createElement("dd");
       innocuous.className = "rr-answer-kind";
-      innocuous.textContent = t("chosen_innocuous", { label: optionLabel(q, String(item.innocuous)) });
+      innocuous.textContent = t("chosen_innocuous", {
+        label: number ? window.rrsiteNumbers.show(item.innocuous) : optionLabel(q, String(item.innocuous)),
+      });
       list.append(innocuous);
     }
   }

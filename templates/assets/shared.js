@@ -62,6 +62,85 @@ export function formatDate(iso) {
   return dateFormat.format(new Date(iso));
 }
 
+// ---- numbers as the page's language writes them ------------------------------------------------
+
+let separators = null;
+/** The page language's decimal and thousands separators ("," and "." in German). */
+function numberSeparators() {
+  if (!separators) {
+    const parts = new Intl.NumberFormat(lang).formatToParts(12345.6);
+    const part = (type, fallback) => (parts.find((p) => p.type === type) || { value: fallback }).value;
+    separators = { decimal: part("decimal", "."), group: part("group", ",") };
+  }
+  return separators;
+}
+
+const SPACES = "\\s\u00a0\u202f\u2009\u2007'\u2019"; // spaces (and apostrophes) only ever group digits
+const GROUPED = (mark) => new RegExp(`^\\d{1,3}([${mark}]\\d{3})+$`);
+
+/**
+ * A number as a person typed it, read the way the page's language writes numbers: {value}, {}
+ * when empty, {error: "number"}, or {error: "ambiguous", readings: [a, b]}. "1.200,50" (de),
+ * "1 200,5" (fr) and "1,200.50" (en) are understood; a lone separator that cannot group
+ * thousands is a decimal point ("1200.5" on a German page, "1200,5" on an English one); a lone
+ * separator before three digits that is neither of the page's own ("1.200" on a French page)
+ * could be 1200 or 1.2, and is refused with both readings rather than guessed.
+ */
+export function readNumber(text) {
+  let raw = String(text).trim();
+  if (raw === "") return {};
+  let sign = "";
+  if (/^[-+\u2212]/.test(raw)) {
+    sign = raw[0] === "+" ? "" : "-";
+    raw = raw.slice(1).trim();
+  }
+  if (!new RegExp(`^[0-9.,${SPACES}]+$`).test(raw) || !/[0-9]/.test(raw)) return { error: "number" };
+  const { decimal, group } = numberSeparators();
+  const marks = raw.replace(new RegExp(`[0-9${SPACES}]`, "g"), "");
+  let point = null; // the decimal separator typed, if any
+  if (marks.includes(".") && marks.includes(",")) {
+    point = marks[marks.length - 1];
+    if (marks.indexOf(point) !== marks.length - 1) return { error: "number" };
+  } else if (marks.length === 1) {
+    const after = raw.slice(raw.indexOf(marks) + 1);
+    if (marks === decimal || !/^\d{3}$/.test(after)) point = marks;
+    else if (marks !== group) {
+      const whole = readNumber(`${sign}${raw.replace(marks, "")}`).value;
+      const part = Number(`${sign}${raw.replace(marks, ".").replace(new RegExp(`[${SPACES}]`, "g"), "")}`);
+      return { error: "ambiguous", readings: [whole, part] };
+    }
+  }
+  const [whole, fraction = ""] = point === null ? [raw] : [raw.slice(0, raw.lastIndexOf(point)), raw.slice(raw.lastIndexOf(point) + 1)];
+  if (!/^\d*$/.test(fraction)) return { error: "number" };
+  const bare = whole.replace(new RegExp(`[${SPACES}.,]`, "g"), "");
+  if (bare !== whole && !GROUPED(`${SPACES}.,`).test(whole.replace(new RegExp(`[${SPACES}]+`, "g"), " "))) {
+    return { error: "number" }; // thousands separators must group threes: "12.34.5" is no number
+  }
+  if (bare === "" && fraction === "") return { error: "number" };
+  return { value: Number(`${sign}${bare || "0"}.${fraction || "0"}`) };
+}
+
+/** Decimal places of a number's shortest form (1e-7 has 7). */
+function places(number) {
+  const [mantissa, exponent = "0"] = String(number).toLowerCase().split("e");
+  const digits = (mantissa.split(".")[1] || "").length;
+  return Math.max(0, digits - Number(exponent));
+}
+
+/**
+ * A number in the page's language with every digit it has (a report is shown exactly as it is
+ * sent: 1,413.25 in English, 1.413,25 in German, 1 413,25 in French).
+ */
+export function formatNumber(number, { grouping = true } = {}) {
+  return new Intl.NumberFormat(lang, { maximumFractionDigits: Math.min(20, places(number)), useGrouping: grouping })
+    .format(number);
+}
+
+/** A number with exactly `digits` decimals in the page's language (a spinner's 0,7168 in German). */
+export function fixed(number, digits) {
+  return new Intl.NumberFormat(lang, { minimumFractionDigits: digits, maximumFractionDigits: digits }).format(number);
+}
+
 /** The line under the submit button: "what the coins did" only where coins are drawn. */
 export function submitNote() {
   return t(hasCoins ? "submit_note" : "submit_note_plain");

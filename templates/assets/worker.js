@@ -17,6 +17,7 @@
 //               {type: "ready", ms}  |  {type: "failed", reason, message}  (reason: "blocked",
 //               "integrity" when the core's hash is not core_hash, "error")
 //               {type: "result", id, results: [{id, report, steps}]}  |  {type: "result", id, error}
+//               (a number's result adds drawn, operation, and rounded or product when core gave them)
 //               {type: "result", id, results: {key_id, msg, blinded_msg, inv} | {msg, sig}}
 
 let respondJson = null;
@@ -88,10 +89,13 @@ function respondAll(items) {
   return items.map(({ question, truth, innocuous }) => {
     const args = [JSON.stringify(question), truth];
     if (innocuous !== undefined && innocuous !== null) args.push(innocuous);
-    const { report, steps, group, drawn, operation } = JSON.parse(respondJson(...args));
+    const { report, steps, group, drawn, operation, rounded, product } = JSON.parse(respondJson(...args));
     const result = group === undefined ? { id: question.id, report, steps } : { id: question.id, report, steps, group };
     // issue 21: a number's report comes with the number drawn and the operation, for the review
+    // (and the answer rounded to the design's grid, or the product before its rounding, if any)
     if (operation !== undefined) Object.assign(result, { drawn, operation });
+    if (rounded !== undefined) result.rounded = rounded;
+    if (product !== undefined) result.product = product;
     return result;
   });
 }

@@ -3,7 +3,12 @@
 from __future__ import annotations
 
 import json
+import re
+import subprocess
+import sys
 import time
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -66,6 +71,38 @@ class Site:
         return self.url.rstrip("/")
 
 
+
+
+@contextmanager
+def serve_surveys(files: Sequence[Path], root: Path) -> Iterator[Site]:
+    """Build copies of ``files`` under ``root`` and serve them with `rrsite serve` (a free port)."""
+    sources = root / "surveys"
+    sources.mkdir()
+    ids = {}
+    for file in files:
+        copy = sources / file.name
+        copy.write_bytes(file.read_bytes())
+        ids[file.name] = front_matter_id(copy)
+    dist = root / "dist"
+    subprocess.run([sys.executable, "-m", "rrsite", "build", str(sources), "-o", str(dist)],
+                   check=True, cwd=ROOT, timeout=600, capture_output=True)
+    db = root / "collector.db"
+    process = subprocess.Popen(
+        [sys.executable, "-m", "rrsite", "serve", str(dist), "--port", "0", "--db", str(db)],
+        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, cwd=ROOT)
+    try:
+        assert process.stdout is not None
+        line = process.stdout.readline()
+        match = re.search(r"http://127\.0\.0\.1:\d+/", line)
+        assert match, f"rrsite serve did not start: {line!r}"
+        yield Site(dist, match.group(0), db, ids)
+    finally:
+        process.terminate()
+        try:
+            process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait(timeout=10)
 
 
 @dataclass

@@ -7,8 +7,6 @@ and its worker make, console errors, page errors and CSP violations (see browser
 
 from __future__ import annotations
 
-import re
-import subprocess
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -21,10 +19,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from browserkit import (  # noqa: E402
     CHROMIUM,
     CHROMIUM_ARGS,
-    ROOT,
     Site,
     Watch,
-    front_matter_id,
+    serve_surveys,
     survey_files,
     watch_context,
 )
@@ -33,34 +30,8 @@ from browserkit import (  # noqa: E402
 @pytest.fixture(scope="session")
 def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Site]:
     """Build every survey once and serve the site with `rrsite serve` on a free port."""
-    root = tmp_path_factory.mktemp("browser-site")
-    sources = root / "surveys"
-    sources.mkdir()
-    ids = {}
-    for file in survey_files():
-        copy = sources / file.name
-        copy.write_bytes(file.read_bytes())
-        ids[file.name] = front_matter_id(copy)
-    dist = root / "dist"
-    subprocess.run([sys.executable, "-m", "rrsite", "build", str(sources), "-o", str(dist)],
-                   check=True, cwd=ROOT, timeout=600, capture_output=True)
-    db = root / "collector.db"
-    process = subprocess.Popen(
-        [sys.executable, "-m", "rrsite", "serve", str(dist), "--port", "0", "--db", str(db)],
-        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, cwd=ROOT)
-    try:
-        assert process.stdout is not None
-        line = process.stdout.readline()
-        match = re.search(r"http://127\.0\.0\.1:\d+/", line)
-        assert match, f"rrsite serve did not start: {line!r}"
-        yield Site(dist, match.group(0), db, ids)
-    finally:
-        process.terminate()
-        try:
-            process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait(timeout=10)
+    with serve_surveys(survey_files(), tmp_path_factory.mktemp("browser-site")) as served:
+        yield served
 
 
 @pytest.fixture(scope="session")

@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import math
 from dataclasses import dataclass, field
+from fractions import Fraction
 from typing import Any
 from urllib.parse import parse_qsl
 
@@ -57,7 +58,8 @@ def number_truth(q: dict[str, Any], round_index: int) -> str:
     value = low + (high - low) * share
     if q.get("integer"):
         return str(int(round(value)))
-    return f"{value:.2f}"
+    # cents that a report would not carry by chance, so a leak of the number is found by text
+    return f"{value + 0.37 if value + 0.37 <= high else value:.2f}"
 
 
 @dataclass
@@ -314,20 +316,28 @@ def check_number_transcript(q: dict[str, Any], truth: float, innocuous: str | No
     """A number's report follows from the truth, the number drawn and the operation."""
     report, drawn, operation = result["report"], result.get("drawn"), result["operation"]
     design = q["design"]
-    tolerance = 1e-9 * max(1.0, abs(report))
+    # an answer off the design's report grid is rounded first (rrsite/core, unbiased)
+    sent = result.get("rounded", truth)
+    assert abs(sent - truth) < 1, result
     if operation == "truth":
-        assert report == truth, result
+        assert report == sent, result
     elif operation == "mask":
         assert report == drawn, result
-    elif operation == "add":
-        assert abs(report - (truth + drawn)) <= tolerance, result
-    elif operation == "multiply":
-        assert abs(report - truth * drawn) <= tolerance, result
+    elif operation == "add":  # exact in decimals: what the page shows
+        assert Fraction(repr(report)) == Fraction(repr(sent)) + Fraction(repr(drawn)), result
+    elif operation == "multiply":  # the product, exact, then rounded to the report grid
+        product = Fraction(repr(sent)) * Fraction(repr(drawn))
+        if "product" in result:
+            assert Fraction(repr(result["product"])) == product, result
+            assert abs(report - float(product)) <= 1, result
+        else:
+            assert Fraction(repr(report)) == product, result
     elif operation == "innocuous":
         assert innocuous is not None and report == float(innocuous), result
     elif operation == "noise":  # the truth rounded to the grid, then whole grid steps of noise
         step = 10.0 ** math.floor(math.log10((design["max"] - design["min"]) / 1000))
-        assert abs(report - (truth + drawn)) <= step * 1.000001, result
+        assert abs(sent - truth) <= step * 1.000001, result
+        assert Fraction(repr(report)) == Fraction(repr(sent)) + Fraction(repr(drawn)), result
     elif operation == "duchi":
         e = math.exp(design["epsilon"])
         c = (e + 1) / (e - 1)

@@ -25,7 +25,9 @@ RUN_AXE = """async () => {
 FOCUSED = """() => {
   const e = document.activeElement;
   const question = e && e.closest("[data-question]");
-  return { tag: e ? e.tagName.toLowerCase() : null, type: (e && e.type) || null,
+  // a number's input is a text input with a number keyboard (inputmode): reported as "number"
+  const number = e && e.classList && e.classList.contains("rr-number");
+  return { tag: e ? e.tagName.toLowerCase() : null, type: number ? "number" : (e && e.type) || null,
            id: (e && e.id) || null,
            question: question ? question.dataset.question : null,
            innocuous: Boolean(e && e.matches && e.matches("[data-innocuous]")),

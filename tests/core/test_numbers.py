@@ -377,3 +377,62 @@ def test_gaussian_delta_by_numerical_integration() -> None:
     assert gaussian_delta(sensitivity, sd, epsilon) == pytest.approx(total, rel=1e-5)
     design = Additive({"normal": {"mean": 0, "sd": 2}}, 0, 3)
     assert design.privacy().delta == pytest.approx(gaussian_delta(3, 2, 1.0))
+
+
+def _as_decimal(value: float) -> Fraction:
+    """The decimal a float's shortest form says (what the page shows and the body carries)."""
+    return Fraction(repr(value))
+
+
+@pytest.mark.parametrize("design", [
+    Additive({"normal": {"mean": 0, "sd": 2000}}, 0, 100000),
+    Additive({"exponential": {"mean": 50}}, 0, 40),
+    Additive({"uniform": {"min": -5000, "max": 5000}}, 0, 50000),
+    Multiplicative({"uniform": {"min": 0.5, "max": 1.5}}, 0.0, 0, 20000),
+    Multiplicative({"exponential": {"mean": 1}}, 0.3, 0, 40),
+    Mixture(0.5, {"normal": {"mean": 15, "sd": 5}}, 0, 30),
+    Mixture(0.5, {"uniform": {"min": 0, "max": 40}}, 0, 40),
+    Laplace(1.0, 0, 40),
+], ids=lambda d: f"{d.name}-{d.maximum:g}")
+def test_reports_are_short_decimals_whose_arithmetic_is_exact(design) -> None:
+    """The page shows "answer + drawn = report" (or x, or "rounded to"): the report is a short
+    decimal on the design's grid, the arithmetic holds exactly in decimals, and the collector
+    accepts it. Without the grid a normal draw gave 1200 + -2613.3338958086983 =
+    -1413.3338958086983 and a product 636.7786158028464, shown rounded to 4 places."""
+    rng = random.Random(5)
+    step = design.step if isinstance(design, Laplace) else design.report_step
+    for answer in (0.0, 3.0, 7.25, 12.0, 1200.0, 1234.56789):
+        if answer > design.maximum:
+            continue
+        for _ in range(300):
+            out = design.randomize(answer, rng)
+            report = _as_decimal(out.report)
+            assert (report / Fraction(repr(step))).denominator == 1, (answer, out)
+            sent = answer if out.rounded is None else out.rounded
+            assert (out.rounded is None) == ((Fraction(repr(answer)) / Fraction(repr(step))
+                                              ).denominator == 1), (answer, out)
+            if out.operation == "add":
+                assert report == _as_decimal(sent) + _as_decimal(out.drawn), out
+            elif out.operation == "noise":
+                assert report == _as_decimal(sent) + _as_decimal(out.drawn), out
+            elif out.operation == "multiply":
+                product = _as_decimal(sent) * _as_decimal(out.drawn)
+                assert (out.product is None) == (product == report), out
+                if out.product is not None:
+                    assert _as_decimal(out.product) == product
+                    assert abs(product - report) < Fraction(repr(step)), out
+            elif out.operation == "truth":
+                assert report == _as_decimal(sent)
+            else:
+                assert out.operation == "mask" and out.report == out.drawn
+            assert design.impossible(out.report) is None, out
+
+
+def test_an_answer_off_the_grid_is_rounded_without_bias() -> None:
+    """7.25 on a grid of whole numbers: 7 or 8, 8 a quarter of the time (the mean is kept)."""
+    rng = random.Random(2)
+    design = Additive({"values": [0]}, 0, 300000)  # a decimal question whose grid is 1
+    assert design.report_step == 1.0
+    reports = [design.randomize(7.25, rng).report for _ in range(DRAWS)]
+    assert set(reports) == {7.0, 8.0}
+    assert chi_square_p_value([reports.count(7.0), reports.count(8.0)], [0.75, 0.25]) > 1e-4

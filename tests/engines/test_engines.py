@@ -5,10 +5,13 @@ phone's 390x844 viewport: the randomizer starts; no sensitive input has a name a
 data holds no sensitive answer; after submitting, a reload shows the same report (no second
 randomization) and confirming sends it once, to the survey's target only, with exactly the
 contract's fields, the direct answers as typed and a report from the question's values; a true
-answer the coins replaced appears in no request the server saw (page and worker); localStorage
-holds the sent body; no console or page error, no CSP violation (reported to the proxy through
-``report-uri``). Screenshots of the form, the review and the thanks go to ``screenshots/<engine>/``
-and on each of them the document is no wider than the viewport.
+answer the coins replaced (a number also as JavaScript and Python write it) appears in no request
+the server saw (page and worker), in nothing the page keeps on the device (localStorage,
+sessionStorage, cookies, IndexedDB, Cache Storage) and in no console message; localStorage holds
+the sent body; no console or page error, no CSP violation (reported to the proxy through
+``report-uri``). Every number design is among the surveys answered (tests/browser/surveys/
+number-designs.md). Screenshots of the form, the review and the thanks go to
+``screenshots/<engine>/`` and on each of them the document is no wider than the viewport.
 
 The report returned by rrsite/core inside the worker and the coins' transcript are checked in
 Chromium by tests/browser (Playwright can read inside the worker); the statistical end-to-end test
@@ -27,7 +30,14 @@ from urllib.parse import urlsplit
 import pytest
 from conftest import SCREENSHOTS, EngineSite
 from drivers import PHONE, Driver
-from respondent import Plan, expected_direct, netlify_value, parse_body, plan_answers
+from respondent import (
+    NUMBER_DESIGNS,
+    Plan,
+    expected_direct,
+    netlify_value,
+    parse_body,
+    plan_answers,
+)
 
 from rrsite.core import number_design_from_spec
 
@@ -45,6 +55,33 @@ NAMED_TRUTH_INPUTS = """Array.from(document.querySelectorAll(
 FORM_DATA = """Array.from(document.forms).flatMap((form) =>
   Array.from(new FormData(form).entries()).map(([key, value]) => [key, String(value)]))"""
 VISIBLE = "(() => {{ const e = document.querySelector({0}); return !!e && !e.hidden; }})()"
+# Every console message the page writes from now on, kept for the audit (a true answer must not
+# be logged). Installed after load, before the respondent answers.
+RECORD_CONSOLE = """(() => {
+  window.__rrConsole = [];
+  for (const level of ["log", "info", "warn", "error", "debug", "trace", "dir", "table"]) {
+    const original = console[level].bind(console);
+    console[level] = (...args) => {
+      const text = (a) => { try { return typeof a === "string" ? a : JSON.stringify(a); }
+        catch { return String(a); } };
+      window.__rrConsole.push(args.map(text).join(" "));
+      return original(...args);
+    };
+  }
+  return true;
+})()"""
+# What the page keeps on the device: every key and value of localStorage and sessionStorage,
+# the cookies, the names of IndexedDB databases and Cache Storage caches.
+STORAGE_DUMP = """(async () => {
+  const dump = [];
+  for (const store of [localStorage, sessionStorage]) {
+    for (let i = 0; i < store.length; i++) dump.push(store.key(i), store.getItem(store.key(i)));
+  }
+  dump.push(document.cookie);
+  if (indexedDB.databases) dump.push(JSON.stringify(await indexedDB.databases()));
+  if (self.caches) dump.push(JSON.stringify(await caches.keys()));
+  return dump.join("\\n");
+})()"""
 WIDTHS = """[document.documentElement.scrollWidth, document.body.scrollWidth, window.innerWidth]"""
 FILL = """((plan) => {
   const one = (selector) => {
@@ -98,6 +135,15 @@ FILL = """((plan) => {
 })(%s)"""
 
 
+def truth_forms(q: dict[str, Any], typed: str) -> set[str]:
+    """A true answer as typed; a number also as JavaScript and Python write it."""
+    if q["type"] != "number":
+        return {typed}
+    value = float(typed)
+    forms = {typed, repr(value), json.dumps(value), f"{value:g}"}
+    return forms | ({str(int(value))} if value.is_integer() else set())
+
+
 def visible(selector: str) -> str:
     return VISIBLE.format(json.dumps(selector))
 
@@ -140,6 +186,7 @@ def test_answer_and_audit(file: str, engine: Driver, engine_site: EngineSite) ->
     assert engine.eval(NAMED_TRUTH_INPUTS) == 0, "a sensitive input has a name"
 
     plan = plan_answers(manifest, 0)
+    assert engine.eval(RECORD_CONSOLE) is True
     fill(engine, manifest, plan)
     for key, value in engine.eval(FORM_DATA):
         if key in plan.truths:
@@ -154,6 +201,7 @@ def test_answer_and_audit(file: str, engine: Driver, engine_site: EngineSite) ->
                             "'#rr-submit-note, [role=alert], .rr-error')).map((e) => e.innerText)")
         raise AssertionError(f"{error}; the page says: {notes}") from None
     shown = engine.eval("document.querySelector('#rr-body').textContent")
+    logged = "\n".join(engine.eval("window.__rrConsole"))
     shoot(engine, sid, "review")
 
     # A reload before confirming offers the same report: the coins are not flipped again.
@@ -202,12 +250,18 @@ def test_answer_and_audit(file: str, engine: Driver, engine_site: EngineSite) ->
     # worker; the browsers' own headers hold words such as "none").
     seen = "\n".join(f"{r.path}\n{r.body}" for r in recorder.since(start))
     legit = json.dumps(body, ensure_ascii=False) + manifest["id"] + page_url
+    # Nor in anything the page keeps on the device, nor in its console. A true number is
+    # looked for as typed and as JavaScript and Python write it ("18500.37", "18500.4" ...).
+    kept = engine.eval(STORAGE_DUMP)
     for q in sensitive:
         if q["id"] not in plan.truths:
             continue  # crosswise/triangular: no truth ever enters the page
-        truth = plan.truths[q["id"]]
-        if answers[q["id"]] != truth and truth not in legit and len(truth) >= 4:
+        for truth in truth_forms(q, plan.truths[q["id"]]):
+            if answers[q["id"]] == truth or truth in legit or len(truth) < 4:
+                continue  # the coins sent it as it is, or too short to look for by text
             assert truth not in seen, f"true answer of {q['id']} sent"
+            assert truth not in kept, f"true answer of {q['id']} kept on the device"
+            assert truth not in logged, f"true answer of {q['id']} in the console"
     for request in recorder.since(start):
         for truth in plan.truths.values():
             assert f"={truth}" not in urlsplit(request.path).query
@@ -248,3 +302,11 @@ def test_a_randomizer_that_cannot_start_says_so_and_sends_nothing(
     assert [r.path for r in recorder.since(start) if r.method not in ("GET", "HEAD")] == []
     key = f"rrsite:{manifest['id']}:{manifest['version']}"
     assert engine.eval(f"localStorage.getItem({json.dumps(key)})") is None
+
+
+def test_every_number_design_is_audited(engine_site: EngineSite) -> None:
+    """The surveys answered above hold every number design (and so are audited in each engine)."""
+    designs = {q["design"]["name"] for file in SURVEY_FILES
+               for q in engine_site.manifest(engine_site.ids[file])["questions"]
+               if q["sensitive"] and q["type"] == "number"}
+    assert designs == set(NUMBER_DESIGNS)
