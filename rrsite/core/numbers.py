@@ -222,6 +222,38 @@ class Mask:
             return self.b
         return max(v for v, q in zip(self.values, self.probabilities, strict=True) if q > 0)
 
+    def rounding_variance(self, step: float) -> float:
+        """What rounding a draw at random (unbiased) to a multiple of ``step`` adds to Var.
+
+        step^2 E[f (1 - f)], f the draw's fractional position on the grid; 0 for a list or
+        whole numbers (not rounded). Uniform: exact, from the integral of f (1 - f) over the
+        whole and partial grid cells. Normal and exponential: the Fourier series
+        f (1 - f) = 1/6 - sum_m cos(2 pi m f) / (pi m)^2 against the draw's characteristic
+        function at 2 pi m / step (1/6 when the draw spreads over many cells).
+        """
+        if self.discrete:
+            return 0.0
+        if self.kind == "uniform":
+            def integral(x: float) -> float:  # of f (1 - f) over (-inf, x], up to a constant
+                cells = math.floor(x / step)
+                f = x / step - cells
+                return step * (cells / 6.0 + f * f / 2.0 - f ** 3 / 3.0)
+
+            mean = (integral(self.b) - integral(self.a)) / (self.b - self.a)
+            return step * step * mean
+        total = 0.0
+        for m in range(1, 200_001):
+            t = 2.0 * math.pi * m / step
+            if self.kind == "normal":
+                real = math.cos(self.a * t) * math.exp(-0.5 * (self.b * t) ** 2)
+            else:  # exponential
+                real = 1.0 / (1.0 + (self.a * t) ** 2)
+            term = real / (math.pi * m) ** 2
+            total += term
+            if abs(term) < 1e-17 and m > 8:
+                break
+        return step * step * (1.0 / 6.0 - total)
+
     def describe(self) -> str:
         """A short phrase for people."""
         if self.kind == "normal":
@@ -554,8 +586,14 @@ class Mixture(NumberDesign):
         return (1.0 - self.p) * self.mask.mean, self.p
 
     def variance_coefficients(self) -> tuple[float, float, float]:
-        """From Var = p y^2 + (1 - p)(v + m^2) - (p y + (1 - p) m)^2."""
-        p, m, v = self.p, self.mask.mean, self.mask.variance
+        """From Var = p y^2 + (1 - p)(v + m^2) - (p y + (1 - p) m)^2.
+
+        v includes the rounding of a continuous mask draw to the report grid (exact); an answer
+        off the grid (a question of any number) is rounded too, which adds at most
+        p step^2 / 4, left out.
+        """
+        p, m = self.p, self.mask.mean
+        v = self.mask.variance + self.mask.rounding_variance(self.report_step)
         return (1 - p) * v + p * (1 - p) * m * m, -2 * p * (1 - p) * m, p * (1 - p)
 
     def privacy(self) -> Privacy:
@@ -725,8 +763,13 @@ class Additive(NumberDesign):
         return self.scramble.mean, 1.0
 
     def variance_coefficients(self) -> tuple[float, float, float]:
-        """(Var S, 0, 0)."""
-        return self.scramble.variance, 0.0, 0.0
+        """(Var S, 0, 0), S as sent: a continuous draw rounded to the report grid (exact).
+
+        An answer off the grid (a question of any number) is rounded too, which adds at most
+        step^2 / 4, left out.
+        """
+        s = self.scramble
+        return s.variance + s.rounding_variance(self.report_step), 0.0, 0.0
 
     def privacy(self) -> Privacy:
         """No pure epsilon: the reports' range moves with the truth (normal: tails)."""
@@ -853,9 +896,14 @@ class Multiplicative(NumberDesign):
         return 0.0, self.p + (1 - self.p) * self.scramble.mean
 
     def variance_coefficients(self) -> tuple[float, float, float]:
-        """(0, 0, p + (1 - p) E[S^2] - slope^2)."""
+        """(0, 0, p + (1 - p) E[S^2] - slope^2), S as sent (rounded to its fine grid: exact).
+
+        The product's rounding to the report grid adds at most (1 - p) step^2 / 4 (about a
+        sixth of step^2 where the products spread over many grid cells), left out, as is an
+        answer's rounding onto the grid.
+        """
         s = self.scramble
-        second = s.variance + s.mean ** 2
+        second = s.variance + s.rounding_variance(self.factor_step) + s.mean ** 2
         slope = self.linear()[1]
         return 0.0, 0.0, self.p + (1 - self.p) * second - slope ** 2
 

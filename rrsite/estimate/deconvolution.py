@@ -140,34 +140,95 @@ def mask_cdf(mask: Mask, x: np.ndarray) -> np.ndarray:
     if mask.kind == "uniform" and not mask.integer:
         return np.asarray(np.clip((x - mask.a) / (mask.b - mask.a), 0.0, 1.0), dtype=np.float64)
     out = np.zeros(np.shape(x))
+    slack = 1e-12 * np.maximum(1.0, np.abs(x))  # a report minus an answer: a few ulps off
     for value, chance in mask.pmf().items():
-        out = out + chance * (value <= x)
+        out = out + chance * (value <= x + slack)
     return out
 
 
+def _mask_integral(mask: Mask, x: np.ndarray) -> np.ndarray:
+    """The integral of a continuous mask's distribution function up to x (up to a constant)."""
+    if mask.kind == "normal":
+        w = (x - mask.a) / mask.b
+        return np.asarray((x - mask.a) * special.ndtr(w)
+                          + mask.b * np.exp(-0.5 * w * w) / math.sqrt(2 * math.pi),
+                          dtype=np.float64)
+    if mask.kind == "exponential":
+        above = np.maximum(x, 0.0)
+        return np.asarray(above + mask.a * np.expm1(-above / mask.a), dtype=np.float64)
+    width = mask.b - mask.a
+    inside = np.clip(x, mask.a, mask.b) - mask.a
+    return np.asarray(inside * inside / (2 * width) + np.maximum(x - mask.b, 0.0),
+                      dtype=np.float64)
+
+
+def sent_cdf(mask: Mask, x: np.ndarray, step: float) -> np.ndarray:
+    """P(draw as sent <= x).
+
+    A continuous draw is rounded at random (unbiased) to a multiple of ``step``, so
+    P(sent <= k step) is the mean of the draw's distribution function over
+    [k step, (k + 1) step] (integrated in closed form).
+    """
+    if mask.discrete:
+        return mask_cdf(mask, x)
+    k = _grid_floor(np.asarray(x, dtype=np.float64) / step)
+    upper = _mask_integral(mask, (k + 1) * step)
+    return np.asarray(np.clip((upper - _mask_integral(mask, k * step)) / step, 0.0, 1.0),
+                      dtype=np.float64)
+
+
+def _answers_sent(design: NumberDesign, y: np.ndarray) -> tuple[np.ndarray, np.ndarray,
+                                                                np.ndarray]:
+    """The answer on the report grid: (lower grid point, upper, chance of the upper)."""
+    step = design.report_step
+    position = np.asarray(y, dtype=np.float64) / step
+    base = _grid_floor(position)
+    fraction = np.where(position - base > 1e-9, position - base, 0.0)
+    low = -np.inf if design.minimum is None else design.minimum
+    high = np.inf if design.maximum is None else design.maximum
+    return np.clip(base * step, low, high), np.clip((base + 1) * step, low, high), fraction
+
+
+def _grid_floor(position: np.ndarray) -> np.ndarray:
+    """floor(position), a position a few ulps below a whole number counted as on it.
+
+    The tolerance is relative (1e-12) so that a point put just below a grid point on purpose
+    (1e-9 below, :func:`_band_points`) stays below it.
+    """
+    position = np.asarray(position, dtype=np.float64)
+    return np.asarray(np.floor(position + 1e-12 * np.maximum(1.0, np.abs(position))),
+                      dtype=np.float64)
+
+
 def _at_most(y: np.ndarray, z: np.ndarray) -> np.ndarray:
-    return np.asarray(y <= z, dtype=np.float64)
+    return np.asarray(y <= z + 1e-12 * np.maximum(1.0, np.abs(z)), dtype=np.float64)
 
 
 def report_cdf(design: NumberDesign, z: np.ndarray, y: np.ndarray) -> np.ndarray:
     """P(report <= z | true number y), broadcasting ``z`` against ``y``.
 
-    Exact for every design but piecewise, whose snapping of the report to 2^21 cells (a shift
-    of at most C / 2^21 on the [-1, 1] scale) is left out.
+    The reports as the device sends them: mixture, additive and multiplicative on the report
+    grid (the answer and a continuous draw rounded at random, a product rounded). Exact for
+    every design but two whose neglected part is far below a grid step: piecewise's snapping of
+    the report to 2^21 cells and multiplicative's rounding of the factor to its fine grid
+    (answer x factor moves by at most a tenth of the report grid).
     """
     z = np.asarray(z, dtype=np.float64)
     y = np.asarray(y, dtype=np.float64)
-    if isinstance(design, Mixture):
-        return design.p * _at_most(y, z) + (1 - design.p) * mask_cdf(design.mask, z + 0 * y)
-    if isinstance(design, Additive):
-        return mask_cdf(design.scramble, z - y)
-    if isinstance(design, Multiplicative):
-        with np.errstate(divide="ignore", invalid="ignore"):
-            ratio = np.where(y != 0, z / np.where(y != 0, y, 1.0), 0.0)
-            scaled = np.where(y > 0, mask_cdf(design.scramble, ratio),
-                              np.where(y < 0, 1 - mask_cdf(design.scramble, ratio),
-                                       _at_most(0 * y, z)))
-        return design.p * _at_most(y, z) + (1 - design.p) * scaled
+    if isinstance(design, Mixture | Additive | Multiplicative):
+        lower, upper, up = _answers_sent(design, y)
+
+        def over_answers(law: Any) -> np.ndarray:
+            return np.asarray((1 - up) * law(lower) + up * law(upper), dtype=np.float64)
+
+        step = design.report_step
+        if isinstance(design, Mixture):
+            return design.p * over_answers(lambda a: _at_most(a, z)) + (1 - design.p) * \
+                sent_cdf(design.mask, z + 0 * y, step)
+        if isinstance(design, Additive):
+            return over_answers(lambda a: sent_cdf(design.scramble, z - a, step))
+        return design.p * over_answers(lambda a: _at_most(a, z)) + (1 - design.p) * \
+            over_answers(lambda a: _product_cdf(design, a, z))
     if isinstance(design, Laplace):
         return _laplace_cdf(design, z, y)
     if isinstance(design, Duchi):
@@ -179,6 +240,27 @@ def report_cdf(design: NumberDesign, z: np.ndarray, y: np.ndarray) -> np.ndarray
     raise DeconvolutionError(f"design {design.name}: the law of its reports is not known")
 
 
+def _product_cdf(design: Multiplicative, answer: np.ndarray, z: np.ndarray) -> np.ndarray:
+    """P(answer x S rounded to the report grid <= z), S the scramble (its fine grid left out).
+
+    As for a mask draw, P(rounded <= k step) is the mean over [k step, (k + 1) step] of
+    P(answer x S <= x), whose integral is answer I_S(x / answer) for an answer above 0 and
+    x - answer I_S(x / answer) below 0; an answer of 0 sends 0.
+    """
+    step = design.report_step
+    a = np.broadcast_to(answer, np.broadcast(answer, z).shape)
+    k = _grid_floor(np.broadcast_to(z, a.shape) / step)
+    safe = np.where(a != 0, a, 1.0)
+
+    def integral(x: np.ndarray) -> np.ndarray:
+        scaled = safe * _mask_integral(design.scramble, x / safe)
+        return np.asarray(np.where(a > 0, scaled, x - scaled), dtype=np.float64)
+
+    rounded = (integral((k + 1) * step) - integral(k * step)) / step
+    return np.asarray(np.where(a == 0, _at_most(np.zeros(a.shape), np.broadcast_to(z, a.shape)),
+                               np.clip(rounded, 0.0, 1.0)), dtype=np.float64)
+
+
 def _laplace_cdf(design: Laplace, z: np.ndarray, y: np.ndarray) -> np.ndarray:
     """P(report <= z | y) of the Laplace mechanism on its grid.
 
@@ -188,9 +270,9 @@ def _laplace_cdf(design: Laplace, z: np.ndarray, y: np.ndarray) -> np.ndarray:
     """
     a = math.exp(-design.epsilon / design.steps_across)
     position = (np.clip(y, design.low, design.low + design.width) - design.low) / design.step
-    base = np.floor(position + 1e-9)
+    base = _grid_floor(position)
     fraction = np.where(position - base > 1e-9, position - base, 0.0)
-    top = np.floor((z - design.low) / design.step + 1e-9)  # the last grid point at most z
+    top = _grid_floor((z - design.low) / design.step)  # the last grid point at most z
 
     def k_cdf(k: np.ndarray) -> np.ndarray:
         return np.asarray(np.where(k < 0, np.power(a, -np.minimum(k, 0)) / (1 + a),
@@ -435,7 +517,8 @@ def _mixture_intervals(design: Mixture, reports: np.ndarray, lows: np.ndarray,
     tops = cell_tops(lows, highs)
     index = np.searchsorted(edges, tops, side="left")
     below = np.where(index > 0, edges[np.maximum(index - 1, 0)], -np.inf)
-    mask = mask_cdf(design.mask, tops) - mask_cdf(design.mask, below)
+    step = design.report_step
+    mask = sent_cdf(design.mask, tops, step) - sent_cdf(design.mask, below, step)
     rate_low, rate_high = clopper_pearson(counts[index], len(reports), confidence)
     offset = (1 - design.p) * mask
     low = np.clip((np.asarray(rate_low) - offset) / design.p, 0.0, 1.0)

@@ -49,6 +49,7 @@ from ..core.numbers import (
     Multiplicative,
     NumberDesign,
     Piecewise,
+    decimals,
 )
 from ..errors import RRSiteError
 
@@ -407,29 +408,64 @@ def _mask_draws(rng: np.random.Generator, mask: Any, count: int) -> np.ndarray:
     return rng.choice(np.asarray(mask.values), count, p=np.asarray(mask.probabilities))
 
 
+def _snap(rng: np.random.Generator, values: np.ndarray, step: float) -> np.ndarray:
+    """rrsite.core.numbers.snap for many values: rounded at random to multiples of ``step``."""
+    position = np.asarray(values, dtype=np.float64) / step
+    nearest = np.round(position)
+    base = np.floor(position)
+    up = rng.random(len(position)) < position - base
+    index = np.where(np.abs(position - nearest) < 1e-6, nearest, base + up)
+    snapped: np.ndarray = np.round(index * step, decimals(step))
+    return snapped
+
+
+def _on_grid(rng: np.random.Generator, design: NumberDesign, y: np.ndarray) -> np.ndarray:
+    """The answers as the device sends them: on the report grid (NumberDesign.on_grid)."""
+    sent = _snap(rng, y, design.report_step)
+    low = -np.inf if design.minimum is None else design.minimum
+    high = np.inf if design.maximum is None else design.maximum
+    clipped: np.ndarray = np.clip(sent, low, high)
+    return clipped
+
+
+def _drawn(rng: np.random.Generator, mask: Any, count: int, step: float) -> np.ndarray:
+    """A mask's or scramble's draws as the device sends them (continuous ones on the grid)."""
+    draws = _mask_draws(rng, mask, count)
+    return draws if mask.discrete else _snap(rng, draws, step)
+
+
 def simulate_reports(
     rng: np.random.Generator, design: NumberDesign, truth: np.ndarray,
     innocuous: np.ndarray | None = None,
 ) -> tuple[np.ndarray, np.ndarray | None]:
     """Reports of many respondents at once (numpy's generator: for simulations, not the page).
 
-    The same laws as rrsite.core.numbers' randomizers; returns (reports, groups or None).
+    The same laws as rrsite.core.numbers' randomizers, the reports of mixture, additive and
+    multiplicative on the report grid as the device puts them; returns (reports, groups or
+    None).
     """
     y = np.asarray(truth, dtype=np.float64)
     n = len(y)
     if isinstance(design, Mixture):
         keep = rng.random(n) < design.p
-        return np.where(keep, y, _mask_draws(rng, design.mask, n)), None
+        sent = _on_grid(rng, design, y)
+        return np.where(keep, sent, _drawn(rng, design.mask, n, design.report_step)), None
     if isinstance(design, MixtureUnknown):
         groups = np.where(rng.random(n) < design.probability, 1, 2)
         p = np.where(groups == 1, design.p[0], design.p[1])
         other = innocuous if innocuous is not None else rng.uniform(0, 1, n)
         return np.where(rng.random(n) < p, y, other), groups
     if isinstance(design, Additive):
-        return y + _mask_draws(rng, design.scramble, n), None
+        sent = _on_grid(rng, design, y)
+        total = sent + _drawn(rng, design.scramble, n, design.report_step)
+        # the device adds the two short decimals exactly: the float nearest that decimal
+        places = max([decimals(design.report_step), *map(decimals, design.scramble.values)])
+        return np.round(total, places), None
     if isinstance(design, Multiplicative):
-        product = y * _mask_draws(rng, design.scramble, n)
-        return np.where(rng.random(n) < design.p, y, product), None
+        sent = _on_grid(rng, design, y)
+        factor = _snap(rng, _mask_draws(rng, design.scramble, n), design.factor_step)
+        product = _snap(rng, sent * factor, design.report_step)
+        return np.where(rng.random(n) < design.p, sent, product), None
     if isinstance(design, Laplace):
         position = (np.clip(y, design.low, design.low + design.width) - design.low) / design.step
         base = np.floor(position)

@@ -48,6 +48,11 @@ DISCRETE = [
     {"name": "additive", "scramble": {"values": [-5, 0, 5, 10]}},
     {"name": "laplace", "epsilon": 2},
     {"name": "duchi", "epsilon": 1},
+    # continuous draws sent rounded to whole numbers
+    {"name": "additive", "scramble": {"normal": {"mean": 0.3, "sd": 1.5}}},
+    {"name": "mixture", "p": 0.5, "mask": {"normal": {"mean": 10, "sd": 4}}},
+    {"name": "multiplicative", "scramble": {"uniform": {"min": 0.5, "max": 1.5}}, "p": 0.3},
+    {"name": "multiplicative", "scramble": {"exponential": {"mean": 1}}},
 ]
 
 
@@ -63,14 +68,16 @@ def test_report_law_matches_the_device_continuous(spec: dict, y: float) -> None:
     of the law; the rest is continuous: its share and its shape are checked apart."""
     design = number_design_from_spec({**spec, "min": 0, "max": 100})
     draws = _draws(design, y, 4000, seed=int(y * 10) + len(spec))
+    half = design.report_step / 2  # reports lie on the report grid (0.001 here)
     jump = float(report_cdf(design, np.array([y]), np.array([y]))[0]
-                 - report_cdf(design, np.array([y - 1e-9]), np.array([y]))[0])
-    # independent: the atom is p (a mixture's, or multiplicative's p branch), 1 for y S at 0
+                 - report_cdf(design, np.array([y - half]), np.array([y]))[0])
+    # independent: the atom is p (a mixture's, or multiplicative's p branch), 1 for y S at 0,
+    # plus a continuous draw's chance of landing on y's grid point (below 1e-4 here)
     expected = 1.0 if spec["name"] == "multiplicative" and y == 0 else spec.get("p", 0.0)
-    assert jump == pytest.approx(expected, abs=1e-9)
+    assert jump == pytest.approx(expected, abs=1e-4)
     atoms = int(np.sum(draws == y))
-    assert atoms / len(draws) == pytest.approx(expected, abs=4 * math.sqrt(
-        expected * (1 - expected) / len(draws)) + 1e-12)
+    assert atoms / len(draws) == pytest.approx(jump, abs=4 * math.sqrt(
+        jump * (1 - jump) / len(draws)) + 2 / len(draws))
     rest = draws[draws != y]
     if len(rest):
         law = stats.kstest(rest, lambda t: _without_atom(design, t, y, jump))
@@ -78,9 +85,9 @@ def test_report_law_matches_the_device_continuous(spec: dict, y: float) -> None:
 
 
 def _without_atom(design, t, y: float, jump: float) -> np.ndarray:
-    """The report's law given it is not the atom at y (the continuous part, renormalised)."""
+    """The report's law given it is not the atom at y (the rest, renormalised)."""
     cdf = report_cdf(design, np.asarray(t), np.full(np.shape(t), y))
-    return np.asarray((cdf - jump * (np.asarray(t) >= y)) / (1 - jump))
+    return np.asarray((cdf - jump * (np.asarray(t) >= y - 1e-9)) / (1 - jump))
 
 
 @pytest.mark.parametrize("spec", DISCRETE, ids=lambda s: s["name"])
@@ -91,6 +98,10 @@ def test_report_law_matches_the_device_discrete(spec: dict, y: int) -> None:
     design = number_design_from_spec({**spec, "min": 0, "max": 30, "integer": True})
     draws = _draws(design, y, 6000, seed=y + 100 * len(spec))
     values = np.unique(draws)
+    if len(values) == 1:  # y S at 0: always 0
+        law = report_cdf(design, np.array([values[0] - 0.5, values[0]]), np.full(2, float(y)))
+        assert np.allclose(law, [0.0, 1.0])
+        return
     edges = values if len(values) <= 60 else np.unique(np.quantile(draws, np.linspace(
         0, 1, 41)[1:-1]))
     cdf = report_cdf(design, edges, np.full(len(edges), float(y)))
@@ -114,6 +125,45 @@ def test_the_numpy_simulator_follows_the_same_laws() -> None:
         reports, _ = simulate_reports(rng, design, np.full(20000, 42.0))
         assert stats.kstest(reports, lambda t, d=design: report_cdf(
             d, np.asarray(t), np.full(np.shape(t), 42.0))).pvalue > 1e-3
+
+
+@pytest.mark.parametrize("spec", DISCRETE, ids=lambda s: f"{s['name']}-{list(s)[-1]}")
+def test_the_numpy_simulator_follows_the_same_laws_on_whole_numbers(spec: dict) -> None:
+    """simulate_reports on a question of whole numbers (reports rounded as the device rounds
+    them) against report_cdf: chi-square over the values."""
+    design = number_design_from_spec({**spec, "min": 0, "max": 30, "integer": True})
+    rng = np.random.default_rng(13)
+    reports, _ = simulate_reports(rng, design, np.full(20000, 7.0))
+    values = np.unique(reports)
+    edges = values if len(values) <= 60 else np.unique(np.quantile(reports, np.linspace(
+        0, 1, 41)[1:-1]))
+    cdf = report_cdf(design, edges, np.full(len(edges), 7.0))
+    expected = np.diff(np.concatenate(([0.0], cdf, [1.0]))) * len(reports)
+    observed = np.bincount(np.searchsorted(edges, reports, side="left"),
+                           minlength=len(edges) + 1)
+    keep = expected >= 5
+    counts = np.append(observed[keep], observed[~keep].sum())
+    wanted = np.append(expected[keep], expected[~keep].sum())
+    if wanted[-1] < 1:
+        assert counts[-1] == 0
+        counts, wanted = counts[:-1], wanted[:-1]
+    assert stats.chisquare(counts, wanted * counts.sum() / wanted.sum()).pvalue > 1e-3
+
+
+def test_an_answer_off_the_grid_is_rounded_in_the_law() -> None:
+    """A question of any number from 0 to 1,000 has a report grid of 0.01: an answer of
+    17.3025 is sent as 17.30 or 17.31 (17.31 with chance 0.25), and the law says so."""
+    design = number_design_from_spec({"name": "additive", "scramble": {"values": [0, 100]},
+                                      "min": 0, "max": 1000})
+    assert design.report_step == 0.01
+    z = np.array([17.29, 17.3, 17.305, 17.31, 117.3, 117.31])
+    law = report_cdf(design, z, np.full(len(z), 17.3025))
+    # independent: P(sent = 17.30) = 0.75, P(sent = 17.31) = 0.25, then + 0 or + 100, half each
+    assert np.allclose(law, [0.0, 0.375, 0.375, 0.5, 0.875, 1.0], atol=1e-9)
+    draws = _draws(design, 17.3025, 4000, seed=3)
+    assert set(draws) == {17.3, 17.31, 117.3, 117.31}
+    assert np.mean(draws == 17.3) == pytest.approx(0.375, abs=0.03)
+    assert np.mean(draws <= 17.31) == pytest.approx(0.5, abs=0.03)
 
 
 def test_mixture_matrix_in_closed_form() -> None:

@@ -195,12 +195,16 @@ def test_mixture_number_uses_the_moment_variance_not_pi_one_minus_pi():
     rng = np.random.default_rng(21)
     x, y = _bivariate(rng, 4000, 0.6)
     keep = rng.random(4000) < 0.7
-    z = np.where(keep, y, rng.normal(40, 15, 4000))
+    # the device sends a mask draw rounded at random to its report grid, 0.01 without a range:
+    # E[draw^2] gains 0.01^2 E[f (1 - f)] = 0.01^2 / 6 (f uniform: sd 15 is far above 0.01)
+    mask = rng.normal(40, 15, 4000) / 0.01
+    mask = (np.floor(mask) + (rng.random(4000) < mask - np.floor(mask))) * 0.01
+    z = np.where(keep, y, mask)
     design = number_design_from_spec({"name": "mixture", "p": 0.7,
                                       "mask": {"normal": {"mean": 40, "sd": 15}}})
     fit = rrcor([number_variable("y", design, z), direct("x", x)], replicates=50)
     mu = (z.mean() - 0.3 * 40) / 0.7
-    var_y = (np.mean(z ** 2) - 0.3 * (15 ** 2 + 40 ** 2)) / 0.7 - mu ** 2
+    var_y = (np.mean(z ** 2) - 0.3 * (15 ** 2 + 0.01 ** 2 / 6 + 40 ** 2)) / 0.7 - mu ** 2
     cov = np.mean((z - 0.3 * 40) / 0.7 * x) - mu * x.mean()
     expected = cov / math.sqrt(var_y * x.var())
     assert fit.r[0, 1] == pytest.approx(expected, rel=1e-9)
