@@ -77,7 +77,11 @@ def _noise_coefficients(design: NumberDesign) -> tuple[float, float, float]:
 
 
 def square_estimate(design: NumberDesign, debiased: np.ndarray) -> np.ndarray:
-    """An unbiased estimate of y_i^2 from r_i alone: E[r^2 | y] = (1 + w2) y^2 + w1 y + w0."""
+    """An unbiased estimate of y_i^2 from r_i alone: E[r^2 | y] = (1 + w2) y^2 + w1 y + w0.
+
+    (Laplace: too high by the grid rounding's step^2 f (1 - f) for answers off the grid, which
+    the coefficients leave out, as :func:`conditional_variance` says.)
+    """
     w0, w1, w2 = _noise_coefficients(design)
     r = np.asarray(debiased, dtype=np.float64)
     square: np.ndarray = (r * r - w1 * r - w0) / (1.0 + w2)
