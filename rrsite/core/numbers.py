@@ -39,7 +39,7 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any, ClassVar
 
-from .designs import TOLERANCE, Step, check_probability, draw, secure_random
+from .designs import TOLERANCE, Step, _die_faces, check_probability, draw, secure_random
 from .errors import DesignError
 from .privacy import Privacy
 
@@ -252,6 +252,33 @@ class Mask:
 
 # --------------------------------------------------------------------------------------------
 # Exact samplers with integer arithmetic (Canonne, Kamath & Steinke 2020, algorithms 1 and 2)
+
+
+def choose(actions: tuple[str, str], chances: tuple[float, float],
+           rng: random.Random) -> tuple[int, Step]:
+    """Branch 0 or 1 with exactly ``chances``.
+
+    The two chances are computed on their own, so the smaller keeps its digits even when it is
+    e^-50, where 1 - the larger would round to 0.
+    A fair coin or die where the chances are exactly its faces' (1/2 at the middle of duchi's
+    range); otherwise a spinner read to the exact binary fraction of the smaller chance, so the
+    rarer branch happens with exactly that float's probability. (:func:`draw` reads its spinner
+    to 53 bits and takes a die for chances within 1e-9 of its faces: a chance of 1e-10 would
+    become 0, and a report that only some answers can give would reveal them.)
+    """
+    first, second = chances
+    counts = _die_faces((first, second))
+    if counts is not None and all(c / sum(counts) == w for c, w in zip(counts, chances,
+                                                                      strict=True)):
+        return draw(actions, chances, rng)
+    rare = 0 if first <= second else 1
+    q = Fraction(chances[rare])
+    spin = rng.randrange(q.denominator)
+    index = rare if spin < q.numerator else 1 - rare
+    # shown as a spinner in [0, 1) that picks branch 0 below the first chance
+    shown = spin if rare == 0 else q.denominator - 1 - spin
+    return index, Step("spinner", f"{shown / q.denominator:.4f}", actions[index], 0,
+                       ((actions[0], first), (actions[1], second)))
 
 
 def bernoulli(q: Fraction, rng: random.Random) -> bool:
@@ -971,10 +998,21 @@ class Duchi(_Bounded):
         """C = (e^eps + 1) / (e^eps - 1)."""
         return (math.exp(self.epsilon) + 1) / math.expm1(self.epsilon)
 
-    def chance_high(self, y: float) -> float:
-        """P(report the high value | y)."""
+    def chances(self, y: float) -> tuple[float, float]:
+        """(P(high | y), P(low | y)), each computed on its own.
+
+        They are (e^eps (1 + x) + 1 - x) / (2 (e^eps + 1)) and (e^eps (1 - x) + 1 + x) / (2
+        (e^eps + 1)). At the ends of the range the smaller is 1 / (e^eps + 1), which
+        1/2 - x (e^eps - 1) / (2 (e^eps + 1)) loses to rounding from epsilon 20 on (0 from 37).
+        """
         e = math.exp(self.epsilon)
-        return 0.5 + self.unit(y) * (e - 1) / (2 * (e + 1))
+        x = self.unit(y)
+        denominator = 2 * (e + 1)
+        return (e * (1 + x) + (1 - x)) / denominator, (e * (1 - x) + (1 + x)) / denominator
+
+    def chance_high(self, y: float) -> float:
+        """P(report the high value | y) = 1/2 + x (e^eps - 1) / (2 (e^eps + 1))."""
+        return self.chances(y)[0]
 
     def values(self) -> tuple[float, float]:
         """The two reports, in the question's units."""
@@ -984,8 +1022,7 @@ class Duchi(_Bounded):
     def randomize(self, truth: float, rng: random.Random | None = None) -> NumberOutcome:
         """A spinner picks the high or the low report."""
         y = self.check_truth(truth)
-        high = self.chance_high(y)
-        branch, step = draw(("high", "low"), (high, 1.0 - high), rng or secure_random())
+        branch, step = choose(("high", "low"), self.chances(y), rng or secure_random())
         report = self.values()[1 - branch]
         return NumberOutcome(report, None, "duchi", (step,), used=self.clip(y))
 
@@ -1004,8 +1041,13 @@ class Duchi(_Bounded):
     def privacy(self) -> Privacy:
         """Ln of the largest ratio of the two reports' chances over the extreme answers."""
         assert self.minimum is not None and self.maximum is not None
-        top, bottom = self.chance_high(self.maximum), self.chance_high(self.minimum)
-        return Privacy(math.log(max(top / bottom, (1 - bottom) / (1 - top))), 0.0)
+        top_high, top_low = self.chances(self.maximum)
+        bottom_high, bottom_low = self.chances(self.minimum)
+        # each ratio is 1 + (difference of the chances) / (the smaller chance), and the difference
+        # (x_max - x_min) (e^eps - 1) / (2 (e^eps + 1)) is computed without cancelling
+        change = (self.unit(self.maximum) - self.unit(self.minimum)) * math.expm1(
+            self.epsilon) / (2 * (math.exp(self.epsilon) + 1))
+        return Privacy(math.log1p(change / min(bottom_high, top_low)), 0.0)
 
     def impossible(self, report: float) -> str | None:
         """One of the two values."""
@@ -1056,8 +1098,9 @@ class Piecewise(_Bounded):
         The centre piece has length C - 1 and chance s / (s + 1); the tails length C + 1 and
         chance 1 / (s + 1).
         """
-        s, c = self.s, self.c
-        return (s / (s + 1)) / (c - 1), (1 / (s + 1)) / (c + 1)
+        s, grow = self.s, math.expm1(self.epsilon / 2)
+        # C - 1 = 2 / (s - 1) and C + 1 = 2 s / (s - 1), without C - 1's cancellation
+        return (s / (s + 1)) / (2 / grow), (1 / (s + 1)) / (2 * s / grow)
 
     def randomize(self, truth: float, rng: random.Random | None = None) -> NumberOutcome:
         """Pick the centre piece or the tails, then a uniform point in it, snapped to the grid."""
@@ -1067,8 +1110,8 @@ class Piecewise(_Bounded):
         c = self.c
         left = (c + 1) / 2 * x - (c - 1) / 2
         right = left + c - 1
-        inside = self.s / (self.s + 1)
-        branch, step = draw(("centre", "tails"), (inside, 1.0 - inside), rng)
+        branch, step = choose(("centre", "tails"), (self.s / (self.s + 1), 1 / (self.s + 1)),
+                              rng)
         if branch == 0:
             point = left + (right - left) * rng.random()
         else:
