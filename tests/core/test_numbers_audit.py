@@ -18,6 +18,8 @@ import pytest
 
 from rrsite.core.numbers import (
     Duchi,
+    Mask,
+    Mixture,
     Piecewise,
 )
 
@@ -104,3 +106,13 @@ def test_piecewise_sampler_takes_the_tails_with_the_papers_chance(epsilon: float
     for y in (0.0, 12.0, 30.0):
         got = realized_chance(first_action(design, y, "tails"))
         assert float(got) == pytest.approx(float(expected), rel=1e-12), (y, float(got))
+
+
+def test_no_branch_of_positive_chance_is_rounded_away() -> None:
+    """A truth chance of 1 - 1e-10 or a mask value of chance 1e-11 is drawn, not taken for 0."""
+    nearly = Mixture(1 - 1e-10, {"uniform": {"min": 0, "max": 30}}, 0, 30, True)
+    got = realized_chance(first_action(nearly, 7, "mask"))
+    assert float(got) == pytest.approx(1e-10, rel=1e-5)  # the spinner's 53 bits: 1e-16 absolute
+    rare = Mask.from_spec({"values": [0, 1], "probabilities": [1e-11, 1 - 1e-11]})
+    got = realized_chance(lambda rng: rare.sample(rng)[0] == 0)
+    assert float(got) == pytest.approx(1e-11, rel=1e-4)
