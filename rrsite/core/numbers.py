@@ -792,28 +792,38 @@ class Multiplicative(NumberDesign):
         return 0.0, 0.0, self.p + (1 - self.p) * second - slope ** 2
 
     def privacy(self) -> Privacy:
-        """No epsilon: 0 stays 0, and the reports' range scales with the answer."""
-        low = self.minimum
-        if low is None or low <= 0 <= (math.inf if self.maximum is None else self.maximum):
+        """No epsilon: 0 stays 0, and the reports' range scales with the answer.
+
+        Delta is the chance, under the worse of two answers, of the reports the other cannot
+        give: the truth sent as it is (chance p: a scrambled report equals an answer with chance
+        0) plus, for a uniform factor on [a, b], the scrambled reports outside the other answer's
+        range. With answers of sizes |y| from u to v (0 not among them) that is the larger of
+        a (v - u) / (u (b - a)) and b (v - u) / (v (b - a)), at most 1; an exponential factor
+        reaches every report of the answers' sign.
+        """
+        low = -math.inf if self.minimum is None else self.minimum
+        high = math.inf if self.maximum is None else self.maximum
+        if low <= 0 <= high:
             return Privacy(math.inf, 1.0, (
                 "an answer of 0 is always reported as 0, and any other report rules 0 out",))
-        if self.p > 0:
-            return Privacy(math.inf, self.p, (
-                f"the true number is sent as it is with chance {self.p:g}, and a scrambled "
-                "report almost never equals an answer exactly",))
+        near, far = sorted((abs(low), abs(high)))
         s = self.scramble
-        if self.maximum is None:
-            return Privacy(math.inf, 1.0, ("the question has no largest answer (max)",))
+        truth = (f"the true number is sent as it is with chance {self.p:g}, and a scrambled "
+                 "report almost never equals an answer exactly",) if self.p > 0 else ()
         if s.kind == "exponential":
-            return Privacy(math.inf, 0.0, (
+            return Privacy(math.inf, self.p, truth + (
                 "exponential scrambling gives no pure epsilon: the ratio of the report's "
                 "densities under two answers grows without bound in the tail",))
-        high = self.maximum
-        delta = max(s.a * (high - low) / (low * (s.b - s.a)),
-                    s.b * (high - low) / (high * (s.b - s.a)))
-        return Privacy(math.inf, min(delta, 1.0), (
-            "the reports of two answers lie in scaled ranges: a report near either end rules "
-            "some answers out",))
+        if math.isinf(far):
+            scrambled = 1.0
+            why = ("the answers have no bound away from 0 (min or max is missing), so two "
+                   "answers' scaled ranges can lie apart")
+        else:
+            scrambled = min(1.0, max(s.a * (far - near) / (near * (s.b - s.a)),
+                                     s.b * (far - near) / (far * (s.b - s.a))))
+            why = ("the reports of two answers lie in scaled ranges: a report near either end "
+                   "rules some answers out")
+        return Privacy(math.inf, self.p + (1 - self.p) * scrambled, truth + (why,))
 
     def impossible(self, report: float) -> str | None:
         """The report has the sign of the answer range, within [min S_low, max S_high]."""

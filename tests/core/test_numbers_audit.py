@@ -20,6 +20,7 @@ from rrsite.core.numbers import (
     Duchi,
     Mask,
     Mixture,
+    Multiplicative,
     Piecewise,
 )
 
@@ -116,3 +117,54 @@ def test_no_branch_of_positive_chance_is_rounded_away() -> None:
     rare = Mask.from_spec({"values": [0, 1], "probabilities": [1e-11, 1 - 1e-11]})
     got = realized_chance(lambda rng: rare.sample(rng)[0] == 0)
     assert float(got) == pytest.approx(1e-11, rel=1e-4)
+
+
+# ---- delta where there is no epsilon ---------------------------------------------------------
+
+
+def _interval_outside(a: float, b: float, c: float, d: float) -> float:
+    """Length of [a, b] outside [c, d]."""
+    return (b - a) - max(0.0, min(b, d) - max(a, c))
+
+
+@pytest.mark.parametrize(("scramble", "p", "low", "high", "integer"), [
+    ({"uniform": {"min": 0.5, "max": 1.5}}, 0.3, 10, 40, False),
+    ({"uniform": {"min": 0.5, "max": 1.5}}, 0.3, 10, 12, False),
+    ({"uniform": {"min": 0.2, "max": 3.0}}, 0.0, -40, -10, False),
+    ({"uniform": {"min": 0.8, "max": 1.25}}, 0.25, -12, -10, True),
+    ({"uniform": {"min": 0.8, "max": 1.25}}, 0.0, 100, 101, True),
+    ({"exponential": {"mean": 2}}, 0.3, 1, 1000, False),
+    ({"exponential": {"mean": 2}}, 0.0, -9, -1, False),
+    ({"uniform": {"min": 0.5, "max": 1.5}}, 0.3, 0, 10, False),
+])
+def test_multiplicative_delta_floor_by_enumeration(
+    scramble: dict, p: float, low: float, high: float, integer: bool
+) -> None:
+    """Delta no epsilon can lower: the largest chance, over two answers, of the reports the first
+    gives and the second cannot: the truth sent as it is (chance p) and the scrambled reports
+    outside the other's scaled range (chance 0 for an exponential factor).
+
+    Before: p > 0 gave delta = p whatever the factor (0.3 instead of 1 for [10, 40]), and a range
+    of negative answers gave a negative delta (-0.375).
+    """
+    design = Multiplicative(scramble, p, low, high, integer)
+    answers = ([float(y) for y in range(int(low), int(high) + 1)] if integer
+               else [low + (high - low) * i / 200 for i in range(201)])
+    worst = 0.0
+    for y in answers:
+        for other in answers:
+            if other == y:
+                continue
+            if y == 0:  # 0 is always reported as 0, which no other answer gives
+                worst = 1.0
+                continue
+            if "uniform" in scramble:
+                a, b = scramble["uniform"]["min"], scramble["uniform"]["max"]
+                mine, theirs = sorted((y * a, y * b)), sorted((other * a, other * b))
+                outside = _interval_outside(*mine, *theirs) / (mine[1] - mine[0])
+            else:  # the reports of any answer of the same sign cover the same half-line
+                outside = 0.0
+            worst = max(worst, p + (1 - p) * outside)
+    assert design.privacy().delta == pytest.approx(worst, rel=1e-9, abs=1e-12)
+    assert 0.0 <= design.privacy().delta <= 1.0
+    assert math.isinf(design.privacy().epsilon)
