@@ -57,8 +57,6 @@ NUMBER_DESIGNS: dict[str, tuple[str, ...]] = {
 BOUNDED = ("laplace", "duchi", "piecewise")
 #: Cells of the report grid of the piecewise mechanism (over its whole support).
 PIECEWISE_CELLS = 1 << 21
-#: Largest number of grid values for which a discrete design's privacy is computed by enumeration.
-MAX_GRID = 100_001
 
 
 def _number(name: str, value: object) -> float:
@@ -178,6 +176,36 @@ class Mask:
             count = int(self.b) - int(self.a) + 1
             return {float(v): 1.0 / count for v in range(int(self.a), int(self.b) + 1)}
         raise DesignError(f"a {self.kind} distribution has no probability list")
+
+    def draws(self, value: float) -> bool:
+        """Whether ``value`` is a possible draw of a discrete distribution.
+
+        To 1e-9 relative (for numbers read back from text), without listing a long uniform.
+        """
+        if self.kind == "uniform" and self.integer:
+            return self.a <= value <= self.b and value == int(value)
+        return any(q > 0 and abs(value - v) <= 1e-9 * max(1.0, abs(v))
+                   for v, q in zip(self.values, self.probabilities, strict=True))
+
+    def whole_number_chances(self, low: int, high: int) -> tuple[int | None, float]:
+        """How a discrete distribution covers the whole numbers low..high.
+
+        (The first one it never draws, or None; the smallest chance it gives one of them.)
+        """
+        if self.kind == "uniform" and self.integer:
+            if self.a > low:
+                return low, 0.0
+            if self.b < high:
+                return int(self.b) + 1, 0.0
+            return None, 1.0 / (int(self.b) - int(self.a) + 1)
+        chances: dict[int, float] = {}
+        for v, q in zip(self.values, self.probabilities, strict=True):
+            if q > 0 and v == int(v):
+                chances[int(v)] = q
+        for y in range(low, high + 1):  # stops at the first gap: at most len(values) + 1 steps
+            if y not in chances:
+                return y, 0.0
+        return None, min(chances[y] for y in range(low, high + 1))
 
     @property
     def mean(self) -> float:
@@ -448,14 +476,6 @@ class NumberDesign:
                                       f"number for a question that takes whole numbers, got "
                                       f"{value:g}")
 
-    def _grid(self) -> list[float] | None:
-        """The possible true numbers when they are whole numbers in a bounded range."""
-        if not self.integer or self.minimum is None or self.maximum is None:
-            return None
-        if self.maximum - self.minimum + 1 > MAX_GRID:
-            return None
-        return [float(v) for v in range(int(self.minimum), int(self.maximum) + 1)]
-
     def debias(self, report: float) -> float:
         """R = (report - intercept) / slope, with E[r | y] = y."""
         intercept, slope = self.linear()
@@ -520,28 +540,28 @@ class Mixture(NumberDesign):
         return (1 - p) * v + p * (1 - p) * m * m, -2 * p * (1 - p) * m, p * (1 - p)
 
     def privacy(self) -> Privacy:
-        """Finite only for whole numbers on a bounded grid the mask covers (MATH.md section 9)."""
-        grid = self._grid()
+        """Finite only for whole numbers on a bounded grid the mask covers (MATH.md section 9).
+
+        A report v has chance p [v = y] + (1 - p) g(v) under the answer y, so the largest ratio
+        is (p + (1 - p) g) / ((1 - p) g) at the grid's least likely mask value g.
+        """
         if not self.mask.discrete:
             return Privacy(math.inf, self.p, (
                 f"the mask ({self.mask.describe()}) is continuous: the exact true number is "
                 f"sent with chance {self.p:g} and a mask draw never lands exactly on it, so a "
                 "report equal to an answer singles that answer out",))
-        if grid is None:
+        if not self.integer or self.minimum is None or self.maximum is None:
             why = ("the question takes any number, not whole numbers" if not self.integer
                    else "the question has no bounded range [min, max]")
             return Privacy(math.inf, self.p, (
                 f"{why}: a true number the mask ({self.mask.describe()}) never draws is "
                 "revealed whenever it is sent",))
-        pmf = self.mask.pmf()
-        smallest = min(pmf.get(y, 0.0) for y in grid)
-        if smallest <= 0.0:
-            missing = next(y for y in grid if pmf.get(y, 0.0) <= 0.0)
+        missing, smallest = self.mask.whole_number_chances(int(self.minimum), int(self.maximum))
+        if missing is not None:
             return Privacy(math.inf, self.p, (
                 f"the mask never draws {missing:g}: a report of {missing:g} only comes from "
                 "the true number itself",))
-        ratios = [(self.p + (1 - self.p) * pmf[y]) / ((1 - self.p) * pmf[y]) for y in grid]
-        return Privacy(math.log(max(ratios)), 0.0)
+        return Privacy(math.log1p(self.p / ((1 - self.p) * smallest)), 0.0)
 
     def impossible(self, report: float) -> str | None:
         """A report must be a possible truth or a possible draw."""
@@ -703,21 +723,30 @@ class Additive(NumberDesign):
             return Privacy(math.inf, min(1.0, width / (s.b - s.a)), (
                 "the reports of two answers lie in shifted ranges: a report near either end "
                 "rules some answers out",))
-        delta = self._discrete_delta() if self._grid() is not None else 1.0
+        delta = self._discrete_delta() if self.integer else 1.0
         return Privacy(math.inf, delta, (
             "with a list of added numbers the smallest report (the smallest answer plus the "
             "smallest draw) can only come from the smallest answer",))
 
     def _discrete_delta(self) -> float:
-        pmf = self.scramble.pmf()
+        """Delta's floor for whole-number answers.
+
+        The largest chance, over two answers d apart (0 < |d| <= max - min), of the draws s
+        whose report y + s the other answer cannot give (s - d is never drawn).
+        """
+        s = self.scramble
         assert self.minimum is not None and self.maximum is not None
-        worst = 0.0
-        span = int(self.maximum - self.minimum)
-        for shift in range(-span, span + 1):
-            if shift == 0:
-                continue
-            worst = max(worst, math.fsum(q for s, q in pmf.items() if (s + shift) not in pmf))
-        return min(worst, 1.0)
+        width = int(self.maximum - self.minimum)
+        if s.kind == "uniform":  # whole numbers a..b: |d| of the b - a + 1 reports are out
+            count = int(s.b) - int(s.a) + 1
+            return min(width, count) / count
+        drawn = [(v, q) for v, q in zip(s.values, s.probabilities, strict=True) if q > 0]
+        shifts = {round(v - w) for v, _ in drawn for w, _ in drawn
+                  if 0 < abs(round(v - w)) <= width
+                  and abs(v - w - round(v - w)) <= 1e-9 * max(1.0, abs(v), abs(w))}
+        if len(shifts) < 2 * width:  # some shift leaves no draw in common
+            return 1.0
+        return max(math.fsum(q for v, q in drawn if not s.draws(v - d)) for d in shifts)
 
     def impossible(self, report: float) -> str | None:
         """The report must lie in [min + lowest S, max + highest S]."""

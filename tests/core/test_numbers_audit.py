@@ -17,6 +17,7 @@ from fractions import Fraction
 import pytest
 
 from rrsite.core.numbers import (
+    Additive,
     Duchi,
     Mask,
     Mixture,
@@ -119,6 +120,59 @@ def test_no_branch_of_positive_chance_is_rounded_away() -> None:
     assert float(got) == pytest.approx(1e-11, rel=1e-4)
 
 
+# ---- mixture: epsilon on whole-number grids of any size ----------------------------------------
+
+
+def _mixture_epsilon(p: float, chances: dict[float, float], low: int, high: int) -> float:
+    """Largest log-ratio over reports of P(report | y) = p [report = y] + (1 - p) g(report)."""
+    worst = 0.0
+    for report in set(chances) | {float(y) for y in range(low, high + 1)}:
+        column = [p * (report == y) + (1 - p) * chances.get(report, 0.0)
+                  for y in range(low, high + 1)]
+        if min(column) == 0:
+            return math.inf
+        worst = max(worst, math.log(max(column) / min(column)))
+    return worst
+
+
+def test_mixture_epsilon_on_a_large_grid() -> None:
+    """150,001 whole numbers (beyond the old enumeration limit of 100,001): a uniform mask over
+    them gives epsilon ln(1 + p n / (1 - p)), not "no epsilon" for want of a bounded range."""
+    design = Mixture(0.5, {"uniform": {"min": 0, "max": 150_000}}, 0, 150_000, True)
+    n = len(range(0, 150_001))
+    # every report v is a grid value: (p + (1 - p) / n) under y = v, (1 - p) / n under y != v
+    assert design.privacy().epsilon == pytest.approx(math.log((0.5 + 0.5 / n) / (0.5 / n)),
+                                                     rel=1e-12)
+    gap = Mixture(0.5, {"uniform": {"min": 1, "max": 150_000}}, 0, 150_000, True)
+    assert math.isinf(gap.privacy().epsilon) and gap.privacy().delta == 0.5
+    assert "never draws 0" in gap.privacy().reasons[0]
+
+
+@pytest.mark.parametrize("mask", [
+    {"values": [0, 1, 2, 3, 4, 5], "probabilities": [0.3, 0.1, 0.1, 0.2, 0.2, 0.1]},
+    {"values": [0.5, 0, 1, 2, 3, 4, 5, 7.25],
+     "probabilities": [0.2, 0.05, 0.1, 0.1, 0.15, 0.1, 0.1, 0.2]},  # values off the grid too
+    {"values": [0, 1, 2, 4, 5, 2.5]},                               # 3 never drawn
+    {"values": [0, 1, 2, 3, 4, 5], "probabilities": [0.2, 0.2, 0.2, 0.0, 0.2, 0.2]},  # chance 0
+    {"uniform": {"min": -3, "max": 8}},                             # wider than the grid
+    {"uniform": {"min": 1, "max": 8}},                              # misses 0
+])
+def test_mixture_epsilon_by_enumeration(mask: dict) -> None:
+    design = Mixture(0.35, mask, 0, 5, True)
+    if "values" in mask:
+        given = mask.get("probabilities", [1 / len(mask["values"])] * len(mask["values"]))
+        chances = {float(v): q for v, q in zip(mask["values"], given, strict=True) if q > 0}
+    else:
+        a, b = mask["uniform"]["min"], mask["uniform"]["max"]
+        chances = {float(v): 1 / (b - a + 1) for v in range(a, b + 1)}
+    expected = _mixture_epsilon(0.35, chances, 0, 5)
+    got = design.privacy()
+    if math.isinf(expected):
+        assert math.isinf(got.epsilon) and got.delta == 0.35
+    else:
+        assert got.epsilon == pytest.approx(expected, rel=1e-12) and got.delta == 0.0
+
+
 # ---- delta where there is no epsilon ---------------------------------------------------------
 
 
@@ -168,3 +222,42 @@ def test_multiplicative_delta_floor_by_enumeration(
     assert design.privacy().delta == pytest.approx(worst, rel=1e-9, abs=1e-12)
     assert 0.0 <= design.privacy().delta <= 1.0
     assert math.isinf(design.privacy().epsilon)
+
+
+def _additive_delta(values: list[float], chances: list[float], low: int, high: int) -> float:
+    """Enumerate whole-number answer pairs and their reports y + s, added as the device adds them
+    (in floats: 1 + 0.1 and 0 + 1.1 are the same report)."""
+    draws = [(float(v), q) for v, q in zip(values, chances, strict=True) if q > 0]
+    worst = 0.0
+    for y in range(low, high + 1):
+        mine = {y + s: q for s, q in draws}
+        for other in range(low, high + 1):
+            if other != y:
+                theirs = {other + s for s, _ in draws}
+                worst = max(worst, math.fsum(q for z, q in mine.items() if z not in theirs))
+    return worst
+
+
+@pytest.mark.parametrize(("values", "chances", "low", "high"), [
+    ([0.1, 1.1, 2.1, 3.1, 4.1, 5.1, 6.1, 7.1], [1 / 8] * 8, 0, 3),  # before: 0.875, not 0.375
+    ([-2, 0.5, 4], [0.2, 0.5, 0.3], 0, 10),
+    ([0, 1, 2, 3, 5, 8], [0.1, 0.3, 0.2, 0.1, 0.2, 0.1], 0, 2),
+    ([0, 1, 2, 3], [0.5, 0.0, 0.25, 0.25], 0, 1),
+])
+def test_additive_list_delta_by_enumeration(values: list, chances: list, low: int,
+                                            high: int) -> None:
+    design = Additive({"values": values, "probabilities": chances}, low, high, True)
+    assert design.privacy().delta == pytest.approx(_additive_delta(values, chances, low, high),
+                                                   rel=1e-12)
+
+
+def test_additive_whole_number_uniform_delta_on_a_large_grid() -> None:
+    """100,002 whole numbers (the old limit was 100,001, above which delta was said to be 1):
+    with a uniform scramble over -150,000..150,000 the answers d apart share all but d of the
+    300,001 reports; counted report by report for a few d, the farthest pair included."""
+    design = Additive({"uniform": {"min": -150_000, "max": 150_000}}, 0, 100_001, True)
+    worst = 0
+    for d in (1, 777, 100_001):
+        worst = max(worst, sum(1 for s in range(-150_000, 150_001)
+                               if not -150_000 <= s - d <= 150_000))
+    assert design.privacy().delta == pytest.approx(worst / 300_001, rel=1e-12)
