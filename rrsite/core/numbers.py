@@ -572,7 +572,7 @@ class Mixture(NumberDesign):
             return None
         mask = self.mask
         if mask.discrete:
-            if report in mask.pmf():
+            if mask.draws(report):
                 return None
             return f"{report:g} is neither a possible answer nor a value of the mask"
         if mask.lowest <= report <= mask.highest:
@@ -755,9 +755,24 @@ class Additive(NumberDesign):
             return why
         low = (-math.inf if self.minimum is None else self.minimum) + self.scramble.lowest
         high = (math.inf if self.maximum is None else self.maximum) + self.scramble.highest
-        if low <= report <= high:
+        if not low <= report <= high:
+            return f"{report:g} is outside [{low:g}, {high:g}], the range of answer + scramble"
+        s = self.scramble
+        if not (self.integer and s.discrete):
             return None
-        return f"{report:g} is outside [{low:g}, {high:g}], the range of answer + scramble"
+        # a whole-number answer plus a drawn number: some draw leaves a whole number in range
+        if s.kind == "uniform":  # whole numbers a..b: every whole number in range is a sum
+            if abs(report - round(report)) <= 1e-9 * max(1.0, abs(report)):
+                return None
+        else:
+            for value, chance in zip(s.values, s.probabilities, strict=True):
+                answer = report - value
+                if (chance > 0 and _in_range(float(round(answer)), self)
+                        and abs(answer - round(answer)) <= 1e-9 * max(1.0, abs(report),
+                                                                      abs(value))):
+                    return None
+        return (f"{report:g} is not a whole-number answer in range plus a number the scramble "
+                f"draws ({s.describe()})")
 
 
 @dataclass(frozen=True)

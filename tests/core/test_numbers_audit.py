@@ -261,3 +261,31 @@ def test_additive_whole_number_uniform_delta_on_a_large_grid() -> None:
         worst = max(worst, sum(1 for s in range(-150_000, 150_001)
                                if not -150_000 <= s - d <= 150_000))
     assert design.privacy().delta == pytest.approx(worst / 300_001, rel=1e-12)
+
+
+# ---- reports the design cannot give ---------------------------------------------------------
+
+
+def test_additive_reports_off_the_lattice_are_impossible() -> None:
+    """With whole-number answers and a list of added numbers, a report is y + s for some y in
+    range and some s drawn; enumerated exactly, every other number is impossible."""
+    values, chances = [-2, 0.5, 4, 7.25], [0.25, 0.25, 0.5, 0.0]
+    design = Additive({"values": values, "probabilities": chances}, 0, 6, True)
+    possible = {Fraction(y) + Fraction(v) for y in range(7)
+                for v, q in zip(values, chances, strict=True) if q > 0}
+    candidates = {z + Fraction(k, 4) for z in possible for k in range(-3, 4)}
+    for z in sorted(candidates):
+        assert (design.impossible(float(z)) is None) == (z in possible), z
+    uniform = Additive({"uniform": {"min": -3, "max": 4}}, 0, 6, True)
+    possible = {Fraction(y + s) for y in range(7) for s in range(-3, 5)}
+    for z in sorted({z + Fraction(k, 4) for z in possible for k in range(-5, 6)}):
+        assert (uniform.impossible(float(z)) is None) == (z in possible), z
+
+
+def test_mixture_reports_of_a_value_never_drawn_are_impossible() -> None:
+    """A value the mask lists with chance 0, outside the answers, is never reported."""
+    design = Mixture(0.5, {"values": [0, 40, 50.5], "probabilities": [0.5, 0.0, 0.5]}, 0, 30,
+                     True)
+    possible = {float(y) for y in range(31)} | {0.0, 50.5}
+    for z in sorted(possible | {40.0, 12.5, 31.0, -1.0, 50.0}):
+        assert (design.impossible(z) is None) == (z in possible), z
