@@ -19,6 +19,7 @@ import pytest
 from rrsite.core.numbers import (
     Additive,
     Duchi,
+    Laplace,
     Mask,
     Mixture,
     Multiplicative,
@@ -118,6 +119,58 @@ def test_no_branch_of_positive_chance_is_rounded_away() -> None:
     rare = Mask.from_spec({"values": [0, 1], "probabilities": [1e-11, 1 - 1e-11]})
     got = realized_chance(lambda rng: rare.sample(rng)[0] == 0)
     assert float(got) == pytest.approx(1e-11, rel=1e-4)
+
+
+# ---- laplace: epsilon on the grid it samples -------------------------------------------------
+
+
+def _laplace_log_chances(low: float, high: float, epsilon: float, y: float,
+                         reports: range) -> list[float]:
+    """log P(grid position k | y), written from the design's description: y rounded to the grid
+    of step g (the largest power of ten at most (max - min) / 1000) at random, up with chance
+    its fractional position, plus a discrete Laplace number of steps, P(k) proportional to
+    a^|k|, a = exp(-epsilon / G), G = ceil((max - min) / g)."""
+    step = 10.0 ** math.floor(math.log10((high - low) / 1000))
+    steps = math.ceil((high - low) / step - 1e-9)
+    log_a = -epsilon / steps
+    position = (y - low) / step
+    base = math.floor(position)
+    up = position - base if position - base > 1e-9 else 0.0
+    log_c = math.log((1 - math.exp(log_a)) / (1 + math.exp(log_a)))
+    out = []
+    for k in reports:
+        near = abs(k - base) * log_a
+        far = abs(k - base - 1) * log_a
+        out.append(log_c + near + math.log((1 - up) + up * math.exp(far - near)))
+    return out
+
+
+@pytest.mark.parametrize(("epsilon", "low", "high", "integer"), [
+    (1.0, 0.0, 30.0, True),        # 3000 steps of 0.01: max on the grid
+    (1.0, 0.0, 12.345, False),     # 1234.5 steps of 0.01: max between two grid points
+    (2.0, 0.0, 12345.0, True),     # steps of 10, a width that is not a power of ten
+    (0.3, -2.5, 3.7123, False),    # 6212.3 steps of 0.001, a negative minimum
+])
+def test_laplace_epsilon_is_the_largest_log_ratio_on_its_grid(
+    epsilon: float, low: float, high: float, integer: bool
+) -> None:
+    """Brute force over every report position within two widths of the range, and answers
+    across it (beyond, every ratio is the one at the edge).
+
+    Before: epsilon was the parameter even where max falls between grid points, where the
+    design is a little more private (0.99960 instead of 1 on [0, 12.345]).
+    """
+    design = Laplace(epsilon, low, high, integer)
+    steps = design.steps_across
+    reports = range(-2 * steps, 3 * steps)
+    answers = [low, high, low + (high - low) * 0.37, low + (high - low) * 0.9]
+    if integer:
+        answers = [float(round(y)) for y in answers]
+    rows = [_laplace_log_chances(low, high, epsilon, y, reports) for y in answers]
+    worst = max(max(column) - min(column) for column in zip(*rows, strict=True))
+    assert design.privacy().epsilon == pytest.approx(worst, rel=1e-9)
+    on_grid = abs((high - low) / design.step - steps) < 1e-9
+    assert (worst == pytest.approx(epsilon, rel=1e-9)) == on_grid
 
 
 # ---- mixture: epsilon on whole-number grids of any size ----------------------------------------
