@@ -1206,9 +1206,19 @@ class Piecewise(_Bounded):
         return half * half * b + a * centre * centre, -2 * a * centre, a
 
     def privacy(self) -> Privacy:
-        """Ln of the ratio of the two densities."""
-        high, low = self.densities()
-        return Privacy(math.log(high / low), 0.0)
+        """Ln of the largest ratio of a grid point's chances under two answers.
+
+        A grid cell's chance is the low density times its length plus (high - low) times its
+        overlap with the centre piece; the piece can cover a cell or miss it, so the ratio is
+        1 + (high / low - 1) min(1, (C - 1) / cell), largest for the half-length cells at the
+        ends (C / 2^21). That is e^eps while the piece (C - 1 = 2 / (s - 1)) covers an end cell,
+        up to epsilon 2 ln(2^22 - 1) = 30.50; above, the piece fits inside one cell and the
+        grid's epsilon is ln(1 + 2^22 (s - 1)) (40.25 at epsilon 50).
+        """
+        piece = 2 / math.expm1(self.epsilon / 2)
+        end_cell = self.c / PIECEWISE_CELLS
+        # high / low - 1 = s^2 - 1 (densities), without the cancellation
+        return Privacy(math.log1p(math.expm1(self.epsilon) * min(1.0, piece / end_cell)), 0.0)
 
     def support(self) -> tuple[float, float]:
         """[min + (1 - C) width / 2, min + (1 + C) width / 2]."""

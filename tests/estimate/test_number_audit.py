@@ -7,6 +7,7 @@
   for y^2 and Var(r | y);
 - the core's samplers (a seeded random source) against those laws: Kolmogorov-Smirnov and
   chi-square tests;
+- piecewise's epsilon over every one of its 2^21 + 1 report grid points;
 - mixture-unknown: its SE (RRreg's formula) against the spread of the estimate over surveys.
 """
 
@@ -14,12 +15,14 @@ from __future__ import annotations
 
 import math
 import random
+from fractions import Fraction
 
 import numpy as np
 import pytest
 from scipy import integrate, stats
 
 from rrsite.core.numbers import (
+    PIECEWISE_CELLS,
     Additive,
     Duchi,
     Laplace,
@@ -331,6 +334,45 @@ def test_duchi_and_piecewise_reports_follow_their_laws(epsilon: float) -> None:
 
     units = _reports(Piecewise(epsilon, low, high), y, 7) / 15 - 1
     assert stats.kstest(units, np.vectorize(cdf)).pvalue > 1e-4
+
+
+# ---- piecewise: epsilon over its report grid ---------------------------------------------------
+
+
+@pytest.mark.parametrize("epsilon", [0.01, 1.0, 30.0, 31.0, 50.0])
+def test_piecewise_epsilon_over_its_2_to_the_21_cells(epsilon: float) -> None:
+    """Every grid point's chance under answers across the range: the density integrated over
+    its cell, measured from -C (the cells the piece's ends fall in with exact fractions, so a
+    piece of 3e-11 at epsilon 50 keeps its length).
+
+    Before: above epsilon 30.5 the piece is narrower than an end cell, and the grid's epsilon is
+    less than the density ratio's: 40.249 at epsilon 50, which was stated as 50.
+    """
+    grow = Fraction(math.expm1(epsilon / 2))  # s - 1, and from it everything exactly
+    s = 1 + grow
+    piece = 2 / grow                          # C - 1
+    c = 1 + piece
+    high, low = (s / (s + 1)) / piece, (1 / (s + 1)) / (c + 1)
+    width = 2 * c / PIECEWISE_CELLS
+    lengths = np.full(PIECEWISE_CELLS + 1, float(width))  # cell j: [(j - 1/2) w, (j + 1/2) w]
+    lengths[0] = lengths[-1] = float(width / 2)           # within [0, 2C]
+    logs = []
+    for x in (Fraction(-1), Fraction(3, 5), Fraction(1)):
+        left = (c + 1) * (x + 1) / 2
+        first, last = math.floor(left / width + Fraction(1, 2)), math.floor(
+            (left + piece) / width + Fraction(1, 2))
+        chance = float(low) * lengths
+        chance[first + 1:last] = float(high) * lengths[first + 1:last]
+        for j in {first, last} | {j for j in (first - 1, last + 1) if 0 <= j <= PIECEWISE_CELLS}:
+            a = max((j - Fraction(1, 2)) * width, Fraction(0))
+            b = min((j + Fraction(1, 2)) * width, 2 * c)
+            inside = max(Fraction(0), min(b, left + piece) - max(a, left))
+            chance[j] = float(high * inside + low * (b - a - inside))
+        assert math.fsum(chance) == pytest.approx(1.0, rel=1e-12)
+        logs.append(np.log(chance))
+    stacked = np.array(logs)
+    worst = float(np.max(stacked.max(axis=0) - stacked.min(axis=0)))
+    assert Piecewise(epsilon, 0, 30).privacy().epsilon == pytest.approx(worst, rel=1e-9)
 
 
 # ---- mixture-unknown: RRreg's SE against the spread over surveys -------------------------------
