@@ -8,6 +8,8 @@
 - the core's samplers (a seeded random source) against those laws: Kolmogorov-Smirnov and
   chi-square tests;
 - piecewise's epsilon over every one of its 2^21 + 1 report grid points;
+- planning: the largest Var(r | y) by a dense search of the closed forms, and which bounded
+  mechanism ``plan --compare`` should name at each epsilon;
 - mixture-unknown: its SE (RRreg's formula) against the spread of the estimate over surveys.
 """
 
@@ -19,7 +21,7 @@ from fractions import Fraction
 
 import numpy as np
 import pytest
-from scipy import integrate, stats
+from scipy import integrate, optimize, stats
 
 from rrsite.core.numbers import (
     PIECEWISE_CELLS,
@@ -35,7 +37,9 @@ from rrsite.estimate.numbers import (
     conditional_variance,
     debias,
     fit_part,
+    respondents_for_margin,
     square_estimate,
+    worst_variance,
 )
 
 # ---- the report laws, from the papers ----------------------------------------------------------
@@ -373,6 +377,81 @@ def test_piecewise_epsilon_over_its_2_to_the_21_cells(epsilon: float) -> None:
     stacked = np.array(logs)
     worst = float(np.max(stacked.max(axis=0) - stacked.min(axis=0)))
     assert Piecewise(epsilon, 0, 30).privacy().epsilon == pytest.approx(worst, rel=1e-9)
+
+
+# ---- planning -----------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("law", [law for law in LAWS if law.design.minimum is not None
+                                 and law.design.maximum is not None], ids=lambda law:
+                         law.design.name)
+def test_worst_variance_is_the_largest_over_the_answers(law: Law) -> None:
+    """A dense search over the answers (every whole number, or 200,001 points and the points
+    half-way between Laplace's grid points) of the closed-form Var(r | y)."""
+    d = law.design
+    if d.integer:
+        ys = np.arange(d.minimum, d.maximum + 1)
+    else:
+        ys = np.linspace(d.minimum, d.maximum, 200_001)
+        if isinstance(d, Laplace):
+            ys = np.concatenate([ys, d.minimum + d.step * (np.arange(d.steps_across) + 0.5)])
+            ys = ys[ys <= d.maximum]
+    dense = max(law.variance(float(y)) for y in ys)
+    assert worst_variance(d) == pytest.approx(dense, rel=1e-9)
+    z = stats.norm.ppf(0.975)
+    assert respondents_for_margin(d, 0.5, sd=2.0) == math.ceil((z / 0.5) ** 2 * (4 + dense))
+
+
+def test_duchi_on_whole_numbers_peaks_next_to_the_middle() -> None:
+    """0..31: the middle, 15.5, is no answer; Var(r | y) is largest at 15 and 16."""
+    design = Duchi(1.0, 0, 31, True)
+    e = math.e
+    c = (e + 1) / (e - 1)
+    dense = max(15.5 ** 2 * (c * c - (y / 15.5 - 1) ** 2) for y in range(32))
+    assert worst_variance(design) == pytest.approx(dense, rel=1e-12)
+
+
+def _unit_worst(name: str, epsilon: float) -> float:
+    """Largest Var(r | y) on [-1, 1]: Laplace 2 (2 / eps)^2 (the continuous mechanism: the grid
+    changes it by under 0.1%), Duchi C^2 at x = 0, piecewise at x = +-1."""
+    e, s = math.exp(epsilon), math.exp(epsilon / 2)
+    return {"laplace": 2 * (2 / epsilon) ** 2, "duchi": ((e + 1) / (e - 1)) ** 2,
+            "piecewise": 1 / (s - 1) + (s + 3) / (3 * (s - 1) ** 2)}[name]
+
+
+def test_plan_compare_names_the_smallest_variance_at_every_epsilon(capsys) -> None:
+    """Duchi below the crossover 1.28978 (the root of C^2 = piecewise's worst, Wang et al.),
+    piecewise above; Laplace never; with --integer on 0..30 the mixture with a uniform mask
+    (p = (e^eps - 1) / (e^eps - 1 + 31)) from 6.785 on."""
+    import json
+
+    from rrsite.cli import main
+
+    crossover = optimize.brentq(lambda e: _unit_worst("duchi", e) - _unit_worst("piecewise", e),
+                                0.5, 3, xtol=1e-13)
+    assert crossover == pytest.approx(1.28978, abs=1e-5)
+
+    def mixture_worst(epsilon: float) -> float:  # 31 whole numbers, mask mean 15, variance 80
+        p = math.expm1(epsilon) / (math.expm1(epsilon) + 31)
+        return (1 - p) * (80 + p * 15 ** 2) / p ** 2
+
+    takeover = optimize.brentq(lambda e: mixture_worst(e) - 225 * _unit_worst("piecewise", e),
+                               3, 12, xtol=1e-12)
+    assert takeover == pytest.approx(6.7848, abs=1e-4)
+    for epsilon in (0.1, 0.5, 1.0, 1.28, 1.3, 2.0, 5.0, 6.7, 6.9, 10.0, 20.0):
+        assert main(["plan", "--range", "0,30", "--integer", "--epsilon", str(epsilon),
+                     "--margin", "1", "--compare", "--format", "json"]) == 0
+        result = json.loads(capsys.readouterr().out)
+        worst = {name: 225 * _unit_worst(name, epsilon) for name in ("laplace", "duchi",
+                                                                     "piecewise")}
+        worst["mixture"] = mixture_worst(epsilon)
+        expected = min(worst, key=worst.__getitem__)
+        assert result["smallest_variance"] == expected, epsilon
+        assert expected == ("duchi" if epsilon < crossover else "piecewise" if epsilon < takeover
+                            else "mixture")
+        for row in result["designs"]:
+            # (the mixture's p is a float: near 1 it moves epsilon 20 by 1e-10)
+            assert row["epsilon"] == pytest.approx(epsilon, rel=1e-11)
 
 
 # ---- mixture-unknown: RRreg's SE against the spread over surveys -------------------------------
