@@ -656,11 +656,18 @@ class MixtureUnknown(NumberDesign):
                           "distribution")
 
     def privacy(self) -> Privacy:
-        """No epsilon: the truth is sent as it is, against an unknown innocuous distribution."""
-        return Privacy(math.inf, max(self.p), (
-            "the true number is sent as it is with chance "
-            f"{max(self.p):g} (the larger group's), and the innocuous answers' distribution is "
-            "unknown, so nothing bounds what a report reveals",))
+        """No epsilon: the truth is sent as it is, against an unknown innocuous distribution.
+
+        Delta's floor is the chance that the truth is sent, over both groups (the report is the
+        group and the number): probability p1 + (1 - probability) p2. Another answer gives
+        those reports only through an innocuous answer equal to this one, which only lowers it.
+        """
+        sent = self.probability * self.p[0] + (1 - self.probability) * self.p[1]
+        return Privacy(math.inf, sent, (
+            f"the true number is sent as it is with chance {sent:g} (group 1 drawn with chance "
+            f"{self.probability:g}, then the truth with chance {self.p[0]:g}; group 2, "
+            f"{self.p[1]:g}), and the innocuous answers' distribution is unknown, so nothing "
+            "bounds what a report reveals",))
 
 
 @dataclass(frozen=True)

@@ -342,3 +342,34 @@ def test_mixture_reports_of_a_value_never_drawn_are_impossible() -> None:
     possible = {float(y) for y in range(31)} | {0.0, 50.5}
     for z in sorted(possible | {40.0, 12.5, 31.0, -1.0, 50.0}):
         assert (design.impossible(z) is None) == (z in possible), z
+
+
+def test_mixture_unknown_delta_is_the_chance_the_truth_is_sent() -> None:
+    """Reports (group, number) enumerated for answers 0..3 under innocuous laws off the answers
+    and on them: the largest chance, under one answer, of the reports another answer cannot give
+    is, for the worst law, probability p1 + (1 - probability) p2 (before: max(p), 0.8 here)."""
+    from rrsite.core.numbers import MixtureUnknown
+
+    chance, p = 0.4, (0.3, 0.8)
+    design = MixtureUnknown(p, chance, 0, 3, True)
+    groups = ((1, chance, p[0]), (2, 1 - chance, p[1]))
+    laws = [{0.5: 0.5, 7.25: 0.5}, {1.0: 0.2, 9.0: 0.8}, {0.0: 0.25, 1.0: 0.25, 2.0: 0.25,
+                                                          3.0: 0.25}]
+    worst = 0.0
+    for law in laws:
+        def row(y: int, law: dict = law) -> dict:
+            out: dict = {}
+            for g, share, truth in groups:
+                out[(g, float(y))] = out.get((g, float(y)), 0.0) + share * truth
+                for z, q in law.items():
+                    out[(g, z)] = out.get((g, z), 0.0) + share * (1 - truth) * q
+            return out
+        for y in range(4):
+            for other in range(4):
+                if other != y:
+                    theirs = row(other)
+                    worst = max(worst, math.fsum(q for r, q in row(y).items()
+                                                 if theirs.get(r, 0.0) == 0.0))
+    assert worst == pytest.approx(chance * p[0] + (1 - chance) * p[1], rel=1e-12)
+    assert design.privacy().delta == pytest.approx(worst, rel=1e-12)
+    assert math.isinf(design.privacy().epsilon)
