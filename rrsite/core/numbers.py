@@ -288,11 +288,12 @@ def choose(actions: tuple[str, str], chances: tuple[float, float],
 
     The two chances are computed on their own, so the smaller keeps its digits even when it is
     e^-50, where 1 - the larger would round to 0.
+
     A fair coin or die where the chances are exactly its faces' (1/2 at the middle of duchi's
     range); otherwise a spinner read to the exact binary fraction of the smaller chance, so the
-    rarer branch happens with exactly that float's probability. (:func:`draw` reads its spinner
-    to 53 bits and takes a die for chances within 1e-9 of its faces: a chance of 1e-10 would
-    become 0, and a report that only some answers can give would reveal them.)
+    rarer branch happens with exactly that float's probability. (:func:`draw`'s spinner has 53
+    bits: it would give a chance of e^-50 as 2^-53, and never give the branch whose chance is
+    left when the other's rounds to 1.)
     """
     first, second = chances
     counts = _die_faces((first, second))

@@ -243,6 +243,7 @@ def _interval_outside(a: float, b: float, c: float, d: float) -> float:
     ({"exponential": {"mean": 2}}, 0.3, 1, 1000, False),
     ({"exponential": {"mean": 2}}, 0.0, -9, -1, False),
     ({"uniform": {"min": 0.5, "max": 1.5}}, 0.3, 0, 10, False),
+    ({"uniform": {"min": 0.9, "max": 1.1}}, 0.0, 0.01, 0.0102, False),  # near 0, barely apart
 ])
 def test_multiplicative_delta_floor_by_enumeration(
     scramble: dict, p: float, low: float, high: float, integer: bool
