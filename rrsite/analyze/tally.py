@@ -19,13 +19,14 @@ among 10 million respondents); such a pair would be reported as a duplicate.
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import numpy as np
 
 from .catalog import CHOICE_TYPES, GROUP_SUFFIX, Catalog, QuestionSpec
-from .columns import Column, Vocab
+from .columns import NUMBER_WIDTH, Column, Vocab
 from .readers import Batch
 from .rejections import Rejections
 
@@ -484,6 +485,12 @@ class Tally:
 
     def _describer(self, qid: str, column: Column, version: np.ndarray) -> Callable[[int], str]:
         catalog = self.catalog
+        parsed: list[np.ndarray] = []  # the column's numbers as the checks read them, once
+
+        def number(i: int) -> float:
+            if not parsed:
+                parsed.append(column.numbers()[0])
+            return float(parsed[0][i])
 
         def message(i: int) -> str:
             spec = catalog.versions[int(version[i])]
@@ -495,11 +502,12 @@ class Tally:
             if question.type in CHOICE_TYPES:
                 return f"{qid}: {value!r} is not one of {', '.join(question.answers)}"
             if question.type == "number" and question.number_design is not None:
-                try:
-                    number = float(value)
-                except (TypeError, ValueError):
-                    return f"{qid}: {value!r} is not a number"
-                why = question.number_design.impossible(number)
+                report = number(i)
+                if math.isnan(report):  # what the checks read: a JSON number of <= 32 characters
+                    long = f" of at most {NUMBER_WIDTH} characters" if len(
+                        value) > NUMBER_WIDTH else ""
+                    return f"{qid}: {value!r} is not a number{long}"
+                why = question.number_design.impossible(report)
                 return (f"{qid}: impossible report under design {question.number_design.name}: "
                         f"{why}")
             if question.type == "number":

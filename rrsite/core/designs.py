@@ -117,11 +117,17 @@ class Outcome:
 
 @functools.lru_cache(maxsize=256)
 def _die_faces(weights: tuple[float, ...]) -> tuple[int, ...] | None:
-    """Face counts per branch of the smallest fair die giving exactly these weights, or None."""
+    """Face counts per branch of the smallest fair die giving exactly these weights, or None.
+
+    Weights within 1e-9 of a die's are taken as the die's (0.7 is 7/10), but a positive weight
+    never gets no face: a branch of chance 1e-10 rounded to 0 would make its reports impossible
+    for some answers (an infinite epsilon); such weights go to the spinner.
+    """
     for faces in range(2, MAX_DIE_FACES + 1):
         counts = tuple(round(w * faces) for w in weights)
         if sum(counts) == faces and all(
-            abs(c - w * faces) < 1e-9 * faces for c, w in zip(counts, weights, strict=True)
+            abs(c - w * faces) < 1e-9 * faces and (c == 0) == (w == 0)
+            for c, w in zip(counts, weights, strict=True)
         ):
             return counts
     return None

@@ -39,7 +39,7 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any, ClassVar
 
-from .designs import TOLERANCE, Step, check_probability, draw, secure_random
+from .designs import TOLERANCE, Step, _die_faces, check_probability, draw, secure_random
 from .errors import DesignError
 from .privacy import Privacy
 
@@ -57,8 +57,6 @@ NUMBER_DESIGNS: dict[str, tuple[str, ...]] = {
 BOUNDED = ("laplace", "duchi", "piecewise")
 #: Cells of the report grid of the piecewise mechanism (over its whole support).
 PIECEWISE_CELLS = 1 << 21
-#: Largest number of grid values for which a discrete design's privacy is computed by enumeration.
-MAX_GRID = 100_001
 
 
 def _number(name: str, value: object) -> float:
@@ -179,6 +177,36 @@ class Mask:
             return {float(v): 1.0 / count for v in range(int(self.a), int(self.b) + 1)}
         raise DesignError(f"a {self.kind} distribution has no probability list")
 
+    def draws(self, value: float) -> bool:
+        """Whether ``value`` is a possible draw of a discrete distribution.
+
+        To 1e-9 relative (for numbers read back from text), without listing a long uniform.
+        """
+        if self.kind == "uniform" and self.integer:
+            return self.a <= value <= self.b and value == int(value)
+        return any(q > 0 and abs(value - v) <= 1e-9 * max(1.0, abs(v))
+                   for v, q in zip(self.values, self.probabilities, strict=True))
+
+    def whole_number_chances(self, low: int, high: int) -> tuple[int | None, float]:
+        """How a discrete distribution covers the whole numbers low..high.
+
+        (The first one it never draws, or None; the smallest chance it gives one of them.)
+        """
+        if self.kind == "uniform" and self.integer:
+            if self.a > low:
+                return low, 0.0
+            if self.b < high:
+                return int(self.b) + 1, 0.0
+            return None, 1.0 / (int(self.b) - int(self.a) + 1)
+        chances: dict[int, float] = {}
+        for v, q in zip(self.values, self.probabilities, strict=True):
+            if q > 0 and v == int(v):
+                chances[int(v)] = q
+        for y in range(low, high + 1):  # stops at the first gap: at most len(values) + 1 steps
+            if y not in chances:
+                return y, 0.0
+        return None, min(chances[y] for y in range(low, high + 1))
+
     @property
     def mean(self) -> float:
         """E[draw]."""
@@ -284,6 +312,34 @@ class Mask:
 
 # --------------------------------------------------------------------------------------------
 # Exact samplers with integer arithmetic (Canonne, Kamath & Steinke 2020, algorithms 1 and 2)
+
+
+def choose(actions: tuple[str, str], chances: tuple[float, float],
+           rng: random.Random) -> tuple[int, Step]:
+    """Branch 0 or 1 with exactly ``chances``.
+
+    The two chances are computed on their own, so the smaller keeps its digits even when it is
+    e^-50, where 1 - the larger would round to 0.
+
+    A fair coin or die where the chances are exactly its faces' (1/2 at the middle of duchi's
+    range); otherwise a spinner read to the exact binary fraction of the smaller chance, so the
+    rarer branch happens with exactly that float's probability. (:func:`draw`'s spinner has 53
+    bits: it would give a chance of e^-50 as 2^-53, and never give the branch whose chance is
+    left when the other's rounds to 1.)
+    """
+    first, second = chances
+    counts = _die_faces((first, second))
+    if counts is not None and all(c / sum(counts) == w for c, w in zip(counts, chances,
+                                                                      strict=True)):
+        return draw(actions, chances, rng)
+    rare = 0 if first <= second else 1
+    q = Fraction(chances[rare])
+    spin = rng.randrange(q.denominator)
+    index = rare if spin < q.numerator else 1 - rare
+    # shown as a spinner in [0, 1) that picks branch 0 below the first chance
+    shown = spin if rare == 0 else q.denominator - 1 - spin
+    return index, Step("spinner", f"{shown / q.denominator:.4f}", actions[index], 0,
+                       ((actions[0], first), (actions[1], second)))
 
 
 def bernoulli(q: Fraction, rng: random.Random) -> bool:
@@ -490,14 +546,6 @@ class NumberDesign:
                                       f"number for a question that takes whole numbers, got "
                                       f"{value:g}")
 
-    def _grid(self) -> list[float] | None:
-        """The possible true numbers when they are whole numbers in a bounded range."""
-        if not self.integer or self.minimum is None or self.maximum is None:
-            return None
-        if self.maximum - self.minimum + 1 > MAX_GRID:
-            return None
-        return [float(v) for v in range(int(self.minimum), int(self.maximum) + 1)]
-
     @property
     def report_step(self) -> float:
         """The grid of reports of mixture, additive and multiplicative.
@@ -597,29 +645,29 @@ class Mixture(NumberDesign):
         return (1 - p) * v + p * (1 - p) * m * m, -2 * p * (1 - p) * m, p * (1 - p)
 
     def privacy(self) -> Privacy:
-        """Finite only for whole numbers on a bounded grid the mask covers (MATH.md section 9)."""
-        grid = self._grid()
+        """Finite only for whole numbers on a bounded grid the mask covers (MATH.md section 9).
+
+        A report v has chance p [v = y] + (1 - p) g(v) under the answer y, so the largest ratio
+        is (p + (1 - p) g) / ((1 - p) g) at the grid's least likely mask value g.
+        """
         if not self.mask.discrete:
             return Privacy(math.inf, self.p, (
                 f"the mask ({self.mask.describe()}) is continuous: the exact true number is "
                 f"sent with chance {self.p:g} and a mask draw (rounded to the report grid) "
                 "lands on any one answer only rarely, so a report equal to an answer all but "
                 "singles that answer out",))
-        if grid is None:
+        if not self.integer or self.minimum is None or self.maximum is None:
             why = ("the question takes any number, not whole numbers" if not self.integer
                    else "the question has no bounded range [min, max]")
             return Privacy(math.inf, self.p, (
                 f"{why}: a true number the mask ({self.mask.describe()}) never draws is "
                 "revealed whenever it is sent",))
-        pmf = self.mask.pmf()
-        smallest = min(pmf.get(y, 0.0) for y in grid)
-        if smallest <= 0.0:
-            missing = next(y for y in grid if pmf.get(y, 0.0) <= 0.0)
+        missing, smallest = self.mask.whole_number_chances(int(self.minimum), int(self.maximum))
+        if missing is not None:
             return Privacy(math.inf, self.p, (
                 f"the mask never draws {missing:g}: a report of {missing:g} only comes from "
                 "the true number itself",))
-        ratios = [(self.p + (1 - self.p) * pmf[y]) / ((1 - self.p) * pmf[y]) for y in grid]
-        return Privacy(math.log(max(ratios)), 0.0)
+        return Privacy(math.log1p(self.p / ((1 - self.p) * smallest)), 0.0)
 
     def impossible(self, report: float) -> str | None:
         """A report must be a possible truth or a possible draw."""
@@ -631,7 +679,7 @@ class Mixture(NumberDesign):
         slack = self.report_step  # a draw rounded to the report grid
         mask = self.mask
         if mask.discrete:
-            if report in mask.pmf():
+            if mask.draws(report):
                 return None
             return f"{report:g} is neither a possible answer nor a value of the mask"
         if mask.lowest - slack <= report <= mask.highest + slack:
@@ -715,11 +763,18 @@ class MixtureUnknown(NumberDesign):
                           "distribution")
 
     def privacy(self) -> Privacy:
-        """No epsilon: the truth is sent as it is, against an unknown innocuous distribution."""
-        return Privacy(math.inf, max(self.p), (
-            "the true number is sent as it is with chance "
-            f"{max(self.p):g} (the larger group's), and the innocuous answers' distribution is "
-            "unknown, so nothing bounds what a report reveals",))
+        """No epsilon: the truth is sent as it is, against an unknown innocuous distribution.
+
+        Delta's floor is the chance that the truth is sent, over both groups (the report is the
+        group and the number): probability p1 + (1 - probability) p2. Another answer gives
+        those reports only through an innocuous answer equal to this one, which only lowers it.
+        """
+        sent = self.probability * self.p[0] + (1 - self.probability) * self.p[1]
+        return Privacy(math.inf, sent, (
+            f"the true number is sent as it is with chance {sent:g} (group 1 drawn with chance "
+            f"{self.probability:g}, then the truth with chance {self.p[0]:g}; group 2, "
+            f"{self.p[1]:g}), and the innocuous answers' distribution is unknown, so nothing "
+            "bounds what a report reveals",))
 
 
 @dataclass(frozen=True)
@@ -794,21 +849,30 @@ class Additive(NumberDesign):
             return Privacy(math.inf, min(1.0, width / (s.b - s.a)), (
                 "the reports of two answers lie in shifted ranges: a report near either end "
                 "rules some answers out",))
-        delta = self._discrete_delta() if self._grid() is not None else 1.0
+        delta = self._discrete_delta() if self.integer else 1.0
         return Privacy(math.inf, delta, (
             "with a list of added numbers the smallest report (the smallest answer plus the "
             "smallest draw) can only come from the smallest answer",))
 
     def _discrete_delta(self) -> float:
-        pmf = self.scramble.pmf()
+        """Delta's floor for whole-number answers.
+
+        The largest chance, over two answers d apart (0 < |d| <= max - min), of the draws s
+        whose report y + s the other answer cannot give (s - d is never drawn).
+        """
+        s = self.scramble
         assert self.minimum is not None and self.maximum is not None
-        worst = 0.0
-        span = int(self.maximum - self.minimum)
-        for shift in range(-span, span + 1):
-            if shift == 0:
-                continue
-            worst = max(worst, math.fsum(q for s, q in pmf.items() if (s + shift) not in pmf))
-        return min(worst, 1.0)
+        width = int(self.maximum - self.minimum)
+        if s.kind == "uniform":  # whole numbers a..b: |d| of the b - a + 1 reports are out
+            count = int(s.b) - int(s.a) + 1
+            return min(width, count) / count
+        drawn = [(v, q) for v, q in zip(s.values, s.probabilities, strict=True) if q > 0]
+        shifts = {round(v - w) for v, _ in drawn for w, _ in drawn
+                  if 0 < abs(round(v - w)) <= width
+                  and abs(v - w - round(v - w)) <= 1e-9 * max(1.0, abs(v), abs(w))}
+        if len(shifts) < 2 * width:  # some shift leaves no draw in common
+            return 1.0
+        return max(math.fsum(q for v, q in drawn if not s.draws(v - d)) for d in shifts)
 
     def impossible(self, report: float) -> str | None:
         """The report must lie in [min + lowest S, max + highest S]."""
@@ -817,10 +881,26 @@ class Additive(NumberDesign):
             return why
         low = (-math.inf if self.minimum is None else self.minimum) + self.scramble.lowest
         high = (math.inf if self.maximum is None else self.maximum) + self.scramble.highest
-        slack = self.report_step  # the draw rounded to the report grid
-        if low - slack <= report <= high + slack:
+        # a continuous draw is rounded to the report grid: it may pass its range by a step
+        slack = 0.0 if self.scramble.discrete else self.report_step
+        if not low - slack <= report <= high + slack:
+            return f"{report:g} is outside [{low:g}, {high:g}], the range of answer + scramble"
+        s = self.scramble
+        if not (self.integer and s.discrete):
             return None
-        return f"{report:g} is outside [{low:g}, {high:g}], the range of answer + scramble"
+        # a whole-number answer plus a drawn number: some draw leaves a whole number in range
+        if s.kind == "uniform":  # whole numbers a..b: every whole number in range is a sum
+            if abs(report - round(report)) <= 1e-9 * max(1.0, abs(report)):
+                return None
+        else:
+            for value, chance in zip(s.values, s.probabilities, strict=True):
+                answer = report - value
+                if (chance > 0 and _in_range(float(round(answer)), self)
+                        and abs(answer - round(answer)) <= 1e-9 * max(1.0, abs(report),
+                                                                      abs(value))):
+                    return None
+        return (f"{report:g} is not a whole-number answer in range plus a number the scramble "
+                f"draws ({s.describe()})")
 
 
 @dataclass(frozen=True)
@@ -908,28 +988,38 @@ class Multiplicative(NumberDesign):
         return 0.0, 0.0, self.p + (1 - self.p) * second - slope ** 2
 
     def privacy(self) -> Privacy:
-        """No epsilon: 0 stays 0, and the reports' range scales with the answer."""
-        low = self.minimum
-        if low is None or low <= 0 <= (math.inf if self.maximum is None else self.maximum):
+        """No epsilon: 0 stays 0, and the reports' range scales with the answer.
+
+        Delta is the chance, under the worse of two answers, of the reports the other cannot
+        give: the truth sent as it is (chance p: a scrambled report equals an answer with chance
+        0) plus, for a uniform factor on [a, b], the scrambled reports outside the other answer's
+        range. With answers of sizes |y| from u to v (0 not among them) that is the larger of
+        a (v - u) / (u (b - a)) and b (v - u) / (v (b - a)), at most 1; an exponential factor
+        reaches every report of the answers' sign.
+        """
+        low = -math.inf if self.minimum is None else self.minimum
+        high = math.inf if self.maximum is None else self.maximum
+        if low <= 0 <= high:
             return Privacy(math.inf, 1.0, (
                 "an answer of 0 is always reported as 0, and any other report rules 0 out",))
-        if self.p > 0:
-            return Privacy(math.inf, self.p, (
-                f"the true number is sent as it is with chance {self.p:g}, and a scrambled "
-                "report almost never equals an answer exactly",))
+        near, far = sorted((abs(low), abs(high)))
         s = self.scramble
-        if self.maximum is None:
-            return Privacy(math.inf, 1.0, ("the question has no largest answer (max)",))
+        truth = (f"the true number is sent as it is with chance {self.p:g}, and a scrambled "
+                 "report almost never equals an answer exactly",) if self.p > 0 else ()
         if s.kind == "exponential":
-            return Privacy(math.inf, 0.0, (
+            return Privacy(math.inf, self.p, truth + (
                 "exponential scrambling gives no pure epsilon: the ratio of the report's "
                 "densities under two answers grows without bound in the tail",))
-        high = self.maximum
-        delta = max(s.a * (high - low) / (low * (s.b - s.a)),
-                    s.b * (high - low) / (high * (s.b - s.a)))
-        return Privacy(math.inf, min(delta, 1.0), (
-            "the reports of two answers lie in scaled ranges: a report near either end rules "
-            "some answers out",))
+        if math.isinf(far):
+            scrambled = 1.0
+            why = ("the answers have no bound away from 0 (min or max is missing), so two "
+                   "answers' scaled ranges can lie apart")
+        else:
+            scrambled = min(1.0, max(s.a * (far - near) / (near * (s.b - s.a)),
+                                     s.b * (far - near) / (far * (s.b - s.a))))
+            why = ("the reports of two answers lie in scaled ranges: a report near either end "
+                   "rules some answers out")
+        return Privacy(math.inf, self.p + (1 - self.p) * scrambled, truth + (why,))
 
     def impossible(self, report: float) -> str | None:
         """The report has the sign of the answer range, within [min S_low, max S_high]."""
@@ -1079,8 +1169,23 @@ class Laplace(_Bounded):
         return self.noise_variance() + self.step ** 2 * fraction * (1 - fraction)
 
     def privacy(self) -> Privacy:
-        """Epsilon = (G steps) / (scale in steps), from the exact scale."""
-        return Privacy(float(Fraction(self.steps_across) / self.scale), 0.0)
+        """Ln of the largest ratio of a report's chances under two answers.
+
+        min and max lie (G - 1 + f) steps apart, f in (0, 1] (f = 1 when the width is a whole
+        number of steps): max is rounded up to G with chance f, else down to G - 1. Far above
+        both, the ratio of the chances is f a^-G + (1 - f) a^-(G - 1), a = e^-(eps / G), the
+        largest of any report and any pair of answers (the rounded positions' likelihood ratio
+        grows with the report): epsilon + ln(1 - (1 - f)(1 - a)), which is epsilon (from the
+        exact scale G / epsilon) when f = 1 and slightly less otherwise (0.99960 for epsilon 1
+        on [0, 12.345]).
+        """
+        epsilon = float(Fraction(self.steps_across) / self.scale)
+        top = self.width / self.step  # max's grid position, as randomize computes it
+        short = min(max(self.steps_across - top, 0.0), 1.0)  # 1 - f
+        if short <= 1e-9:  # randomize puts max on the grid
+            return Privacy(epsilon, 0.0)
+        return Privacy(epsilon + math.log1p(short * math.expm1(-epsilon / self.steps_across)),
+                       0.0)
 
     def impossible(self, report: float) -> str | None:
         """Any grid point is possible."""
@@ -1116,10 +1221,21 @@ class Duchi(_Bounded):
         """C = (e^eps + 1) / (e^eps - 1)."""
         return (math.exp(self.epsilon) + 1) / math.expm1(self.epsilon)
 
-    def chance_high(self, y: float) -> float:
-        """P(report the high value | y)."""
+    def chances(self, y: float) -> tuple[float, float]:
+        """(P(high | y), P(low | y)), each computed on its own.
+
+        They are (e^eps (1 + x) + 1 - x) / (2 (e^eps + 1)) and (e^eps (1 - x) + 1 + x) / (2
+        (e^eps + 1)). At the ends of the range the smaller is 1 / (e^eps + 1), which
+        1/2 - x (e^eps - 1) / (2 (e^eps + 1)) loses to rounding from epsilon 20 on (0 from 37).
+        """
         e = math.exp(self.epsilon)
-        return 0.5 + self.unit(y) * (e - 1) / (2 * (e + 1))
+        x = self.unit(y)
+        denominator = 2 * (e + 1)
+        return (e * (1 + x) + (1 - x)) / denominator, (e * (1 - x) + (1 + x)) / denominator
+
+    def chance_high(self, y: float) -> float:
+        """P(report the high value | y) = 1/2 + x (e^eps - 1) / (2 (e^eps + 1))."""
+        return self.chances(y)[0]
 
     def values(self) -> tuple[float, float]:
         """The two reports, in the question's units."""
@@ -1129,8 +1245,7 @@ class Duchi(_Bounded):
     def randomize(self, truth: float, rng: random.Random | None = None) -> NumberOutcome:
         """A spinner picks the high or the low report."""
         y = self.check_truth(truth)
-        high = self.chance_high(y)
-        branch, step = draw(("high", "low"), (high, 1.0 - high), rng or secure_random())
+        branch, step = choose(("high", "low"), self.chances(y), rng or secure_random())
         report = self.values()[1 - branch]
         return NumberOutcome(report, None, "duchi", (step,), used=self.clip(y))
 
@@ -1149,8 +1264,13 @@ class Duchi(_Bounded):
     def privacy(self) -> Privacy:
         """Ln of the largest ratio of the two reports' chances over the extreme answers."""
         assert self.minimum is not None and self.maximum is not None
-        top, bottom = self.chance_high(self.maximum), self.chance_high(self.minimum)
-        return Privacy(math.log(max(top / bottom, (1 - bottom) / (1 - top))), 0.0)
+        top_high, top_low = self.chances(self.maximum)
+        bottom_high, bottom_low = self.chances(self.minimum)
+        # each ratio is 1 + (difference of the chances) / (the smaller chance), and the difference
+        # (x_max - x_min) (e^eps - 1) / (2 (e^eps + 1)) is computed without cancelling
+        change = (self.unit(self.maximum) - self.unit(self.minimum)) * math.expm1(
+            self.epsilon) / (2 * (math.exp(self.epsilon) + 1))
+        return Privacy(math.log1p(change / min(bottom_high, top_low)), 0.0)
 
     def impossible(self, report: float) -> str | None:
         """One of the two values."""
@@ -1201,8 +1321,9 @@ class Piecewise(_Bounded):
         The centre piece has length C - 1 and chance s / (s + 1); the tails length C + 1 and
         chance 1 / (s + 1).
         """
-        s, c = self.s, self.c
-        return (s / (s + 1)) / (c - 1), (1 / (s + 1)) / (c + 1)
+        s, grow = self.s, math.expm1(self.epsilon / 2)
+        # C - 1 = 2 / (s - 1) and C + 1 = 2 s / (s - 1), without C - 1's cancellation
+        return (s / (s + 1)) / (2 / grow), (1 / (s + 1)) / (2 * s / grow)
 
     def randomize(self, truth: float, rng: random.Random | None = None) -> NumberOutcome:
         """Pick the centre piece or the tails, then a uniform point in it, snapped to the grid."""
@@ -1212,8 +1333,8 @@ class Piecewise(_Bounded):
         c = self.c
         left = (c + 1) / 2 * x - (c - 1) / 2
         right = left + c - 1
-        inside = self.s / (self.s + 1)
-        branch, step = draw(("centre", "tails"), (inside, 1.0 - inside), rng)
+        branch, step = choose(("centre", "tails"), (self.s / (self.s + 1), 1 / (self.s + 1)),
+                              rng)
         if branch == 0:
             point = left + (right - left) * rng.random()
         else:
@@ -1239,9 +1360,19 @@ class Piecewise(_Bounded):
         return half * half * b + a * centre * centre, -2 * a * centre, a
 
     def privacy(self) -> Privacy:
-        """Ln of the ratio of the two densities."""
-        high, low = self.densities()
-        return Privacy(math.log(high / low), 0.0)
+        """Ln of the largest ratio of a grid point's chances under two answers.
+
+        A grid cell's chance is the low density times its length plus (high - low) times its
+        overlap with the centre piece; the piece can cover a cell or miss it, so the ratio is
+        1 + (high / low - 1) min(1, (C - 1) / cell), largest for the half-length cells at the
+        ends (C / 2^21). That is e^eps while the piece (C - 1 = 2 / (s - 1)) covers an end cell,
+        up to epsilon 2 ln(2^22 - 1) = 30.50; above, the piece fits inside one cell and the
+        grid's epsilon is ln(1 + 2^22 (s - 1)) (40.25 at epsilon 50).
+        """
+        piece = 2 / math.expm1(self.epsilon / 2)
+        end_cell = self.c / PIECEWISE_CELLS
+        # high / low - 1 = s^2 - 1 (densities), without the cancellation
+        return Privacy(math.log1p(math.expm1(self.epsilon) * min(1.0, piece / end_cell)), 0.0)
 
     def support(self) -> tuple[float, float]:
         """[min + (1 - C) width / 2, min + (1 + C) width / 2]."""

@@ -77,7 +77,11 @@ def _noise_coefficients(design: NumberDesign) -> tuple[float, float, float]:
 
 
 def square_estimate(design: NumberDesign, debiased: np.ndarray) -> np.ndarray:
-    """An unbiased estimate of y_i^2 from r_i alone: E[r^2 | y] = (1 + w2) y^2 + w1 y + w0."""
+    """An unbiased estimate of y_i^2 from r_i alone: E[r^2 | y] = (1 + w2) y^2 + w1 y + w0.
+
+    (Laplace: too high by the grid rounding's step^2 f (1 - f) for answers off the grid, which
+    the coefficients leave out, as :func:`conditional_variance` says.)
+    """
     w0, w1, w2 = _noise_coefficients(design)
     r = np.asarray(debiased, dtype=np.float64)
     square: np.ndarray = (r * r - w1 * r - w0) / (1.0 + w2)
@@ -369,12 +373,26 @@ def estimate_mean(design: NumberDesign, reports: np.ndarray, groups: np.ndarray 
 
 
 def worst_variance(design: NumberDesign) -> float:
-    """The largest Var(r | y) over y in [min, max] (one respondent, randomization only)."""
-    if design.minimum is None or design.maximum is None:
+    """The largest Var(r | y) over the answers y in [min, max] (randomization only).
+
+    Var(z | y) = v0 + v1 y + v2 y^2 is largest at an end of the range or, when it bends down
+    (duchi), at its vertex (for whole numbers, the whole number on either side). Laplace adds
+    its random rounding's step^2 f (1 - f), step^2 / 4 where an answer lies half-way between two
+    grid points (any number; whole numbers on a grid of step 10 and up).
+    """
+    low, high = design.minimum, design.maximum
+    if low is None or high is None:
         raise NumberEstimateError(f"design {design.name}: planning needs min and max")
     _, slope = design.linear()
-    ys = np.linspace(design.minimum, design.maximum, 201)
-    return float(max(design.report_variance(float(y)) for y in ys)) / slope ** 2
+    v0, v1, v2 = design.variance_coefficients()
+    answers = [low, high]
+    if v2 < 0:
+        vertex = min(max(-v1 / (2 * v2), low), high)
+        answers += [math.floor(vertex), math.ceil(vertex)] if design.integer else [vertex]
+    worst = max(v0 + v1 * y + v2 * y * y for y in answers if low <= y <= high)
+    if isinstance(design, Laplace) and not (design.integer and design.step <= 1):
+        worst += design.step ** 2 / 4  # whole numbers on a grid of step 1 or finer: none
+    return float(worst) / slope ** 2
 
 
 def respondents_for_margin(design: NumberDesign, margin: float, sd: float | None = None,
