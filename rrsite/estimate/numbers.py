@@ -41,6 +41,7 @@ import numpy as np
 from scipy import stats
 
 from ..core.numbers import (
+    PIECEWISE_CELLS,
     Additive,
     Duchi,
     Laplace,
@@ -492,9 +493,8 @@ def simulate_reports(
         noise = rng.geometric(1 - alpha, n) - rng.geometric(1 - alpha, n)
         return design.low + np.round((base + noise) * design.step, design.decimals), None
     if isinstance(design, Duchi):
-        e = math.exp(design.epsilon)
-        x = 2 * (np.clip(y, design.low, design.low + design.width) - design.low) / design.width - 1
-        high = rng.random(n) < 0.5 + x * (e - 1) / (2 * (e + 1))
+        # each branch's chance on its own, as the device computes them (no cancellation)
+        high = rng.random(n) < np.vectorize(design.chance_high)(y)
         low_value, high_value = design.values()
         return np.where(high, high_value, low_value), None
     if isinstance(design, Piecewise):
@@ -507,5 +507,8 @@ def simulate_reports(
         outer_u = u * (c + 1)
         outer = np.where(outer_u < left + c, -c + outer_u, right + outer_u - (left + c))
         point = np.where(rng.random(n) < s / (s + 1), inner, outer)
-        return design.low + (point + 1) * design.width / 2, None
+        # snapped to the device's grid of PIECEWISE_CELLS cells over [-C, C]
+        cell = np.round((point + c) / (2 * c) * PIECEWISE_CELLS)
+        snapped = -c + 2 * c * cell / PIECEWISE_CELLS
+        return design.low + (snapped + 1) * design.width / 2, None
     raise NumberEstimateError(f"no simulation for design {design.name}")
