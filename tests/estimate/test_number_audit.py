@@ -84,28 +84,97 @@ def _mask_moments(spec: dict) -> tuple[float, float]:
     return mean, _mask_expect(spec, lambda s: (s - mean) ** 2)
 
 
+def _grid(low, high, integer: bool) -> float:
+    """The device's report grid: 1 for whole numbers, else the largest power of ten at most
+    (max - min) / 100,000 and at most 1; 0.01 without a range."""
+    if integer:
+        return 1.0
+    if low is None or high is None:
+        return 0.01
+    return min(1.0, 10.0 ** math.floor(math.log10((high - low) / 1e5)))
+
+
+def _rounding(spec: dict, g: float) -> float:
+    """What rounding a continuous draw at random (unbiased) to multiples of g adds to its
+    second moment, g^2 E[f (1 - f)] with f its fractional grid position, from the law of f:
+    uniform, by quadrature over the partial cells at its ends and 1/6 for each whole one;
+    exponential, whose f has density c e^(-c u) / (1 - e^(-c)), c = g / mean, by quadrature;
+    normal, 1/6 (with 5 sd or more per cell the rest is below e^-490) or its density wrapped
+    onto one cell. A list, or whole numbers, is sent as drawn."""
+    kind = next(k for k in spec if k != "integer")
+    if kind == "values" or spec.get("integer"):
+        return 0.0
+
+    def part(u0: float, u1: float) -> float:
+        return _quad(lambda u: u * (1 - u), u0, u1) if u1 > u0 else 0.0
+
+    if kind == "uniform":
+        a, b = spec[kind]["min"] / g, spec[kind]["max"] / g
+        cell_a, cell_b = math.floor(a), math.floor(b)
+        if cell_a == cell_b:
+            total = part(a - cell_a, b - cell_b)
+        else:
+            total = part(a - cell_a, 1.0) + (cell_b - cell_a - 1) / 6 + part(0.0, b - cell_b)
+        return g * g * total / (b - a)
+    if kind == "exponential":
+        c = g / spec[kind]["mean"]
+        return g * g * _quad(lambda u: u * (1 - u) * c * math.exp(-c * u), 0, 1) / \
+            -math.expm1(-c)
+    m, sd = spec[kind]["mean"], spec[kind]["sd"]
+    if sd / g >= 5:
+        return g * g / 6
+    ks = np.arange(math.floor((m - 40 * sd) / g), math.ceil((m + 40 * sd) / g) + 1)
+    return g * g * _quad(lambda u: u * (1 - u) * g * float(np.sum(
+        stats.norm.pdf(g * (ks + u), m, sd))), 0, 1)
+
+
+def _quadratic(fn) -> float:
+    """The coefficient of z^2 in a quadratic fn (every fn the tests take the mean of)."""
+    return (float(fn(1.0)) + float(fn(-1.0)) - 2 * float(fn(0.0))) / 2
+
+
+def _sent_expect(spec: dict, fn, g: float) -> float:
+    """E[fn(draw as sent)] for a quadratic fn: rounding a continuous draw to the grid keeps its
+    mean and adds _rounding to its second moment."""
+    return _mask_expect(spec, fn) + _quadratic(fn) * _rounding(spec, g)
+
+
 def mixture(p: float, mask: dict, low=None, high=None, integer=False) -> Law:
+    """The device sends the answer (on the report grid here) or a mask draw, a continuous one
+    rounded to the report grid."""
     spec = {k: v for k, v in mask.items() if k != "integer"}
     design = Mixture(p, spec, low, high, integer)
+    g = _grid(low, high, integer)
     m, v = _mask_moments(mask)
-    return Law(design, lambda fn, y: p * float(fn(y)) + (1 - p) * _mask_expect(mask, fn),
+    v += _rounding(mask, g)
+    return Law(design, lambda fn, y: p * float(fn(y)) + (1 - p) * _sent_expect(mask, fn, g),
                lambda y: ((1 - p) * v + p * (1 - p) * (y - m) ** 2) / p ** 2)
 
 
 def additive(scramble: dict, low=None, high=None, integer=False) -> Law:
+    """Answer (on the report grid here) + the draw, a continuous one rounded to the grid."""
     spec = {k: v for k, v in scramble.items() if k != "integer"}
     design = Additive(spec, low, high, integer)
+    g = _grid(low, high, integer)
     _, v = _mask_moments(scramble)
-    return Law(design, lambda fn, y: _mask_expect(scramble, lambda s: fn(y + s)), lambda y: v)
+    v += _rounding(scramble, g)
+    return Law(design, lambda fn, y: _sent_expect(scramble, lambda s: fn(y + s), g),
+               lambda y: v)
 
 
 def multiplicative(scramble: dict, p: float, low, high) -> Law:
+    """The factor is rounded to a grid h, the power of ten at most a tenth of the report grid
+    over the largest answer size; the product's own rounding to the report grid (at most
+    g^2 / 4) is left out here, as the design's formula leaves it out."""
     design = Multiplicative(scramble, p, low, high)
+    g = _grid(low, high, False)
+    h = 10.0 ** math.floor(math.log10(g / (10 * max(abs(low), abs(high), 1.0))))
     m, v = _mask_moments(scramble)
+    v += _rounding(scramble, h)
     slope, second = p + (1 - p) * m, p + (1 - p) * (v + m * m)
     return Law(design,
-               lambda fn, y: p * float(fn(y)) + (1 - p) * _mask_expect(scramble,
-                                                                    lambda s: fn(y * s)),
+               lambda fn, y: p * float(fn(y)) + (1 - p) * _sent_expect(
+                   scramble, lambda s: fn(y * s), h),
                lambda y: y * y * (second / slope ** 2 - 1))
 
 
