@@ -294,6 +294,10 @@ class NumberResult:
                                    "given the respondents' true numbers",
             "messages": list(self.messages),
         }
+        found = self.deconvolution(self.estimate.confidence if self.estimate is not None
+                                   else 0.95)
+        out["distribution"] = ({"not_estimated": found} if isinstance(found, str)
+                               else found.to_dict())
         if self.by is not None:
             out["by"] = {"question": self.by,
                          "groups": {name: e.to_dict() for name, e in self.groups.items()}}

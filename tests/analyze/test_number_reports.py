@@ -3,6 +3,7 @@ thousands separators, designs in words, and no empty yes-no sections in a number
 
 from __future__ import annotations
 
+import json
 import math
 import re
 from pathlib import Path
@@ -121,3 +122,48 @@ def test_mixed_report_keeps_the_yes_no_estimates(tmp_path: Path) -> None:
                  "1", "-o", str(export)]) == 0
     html = render(analyze([export], survey=SURVEYS / "honor-code.md", progress=False), "html")
     assert "<h2>Estimates</h2>" in html and "<h2>Means of randomized numbers</h2>" not in html
+
+
+def test_json_gives_each_number_its_distribution(numbers_export: Path, tmp_path: Path) -> None:
+    analysis = analyze([numbers_export], survey=SURVEYS / "hidden-numbers.md", progress=False)
+    report = json.loads(render(analysis, "json"))
+    for entry in report["numbers"]:
+        cells = entry["distribution"]["cells"]
+        shares = [cell["share"] for cell in cells]
+        assert sum(shares) == pytest.approx(1.0)
+        for cell in cells:
+            low, high = cell["cumulative_band"]
+            assert 0.0 <= low <= high <= 1.0
+        assert cells[-1]["cumulative_band"] == [1.0, 1.0]  # every true number is at most max
+    days = next(e for e in report["numbers"] if e["id"] == "days")["distribution"]
+    assert [c["low"] for c in days["cells"]] == list(range(31))
+    assert all(c["ci"][0] <= c["share"] <= c["ci"][1] for c in days["cells"])  # a mixture
+    undeclared = next(e for e in report["numbers"] if e["id"] == "undeclared")["distribution"]
+    assert all(c["ci"] is None for c in undeclared["cells"])  # additive: no single-share ones
+    # mixture-unknown: no distribution, and why
+    survey = tmp_path / "unknown.md"
+    survey.write_text("""---
+id: unknown-numbers
+title: Unknown
+privacy:
+  budget: 1
+---
+## How much?
+
+```question
+id: amount
+type: number
+min: 0
+max: 100
+randomize: mixture-unknown
+p: [0.2, 0.8]
+innocuous: How many minutes did you walk yesterday?
+accept_no_epsilon: true
+```
+""", encoding="utf-8")
+    export = tmp_path / "unknown.csv"
+    assert main(["simulate", str(survey), "--respondents", "200", "--seed", "2", "-o",
+                 str(export)]) == 0
+    entry = json.loads(render(analyze([export], survey=survey, progress=False), "json"))
+    said = entry["numbers"][0]["distribution"]
+    assert "innocuous answers" in said["not_estimated"]
