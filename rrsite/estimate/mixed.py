@@ -36,7 +36,7 @@ from typing import Any
 import numpy as np
 from scipy import optimize, special, stats
 
-from .regression import RegressionError, _coefficients, maximise
+from .regression import RegressionError, _coefficients, logsumexp, maximise
 
 #: Gauss-Hermite nodes of the adaptive quadrature. The bounded likelihood of a randomized answer
 #: makes the integrand flat-topped when s is large, and the rule converges slowly there (at s = 2.5
@@ -125,7 +125,7 @@ def cluster_logliks(data: ClusterData, beta: np.ndarray, s: float, nodes: int = 
                               data.a[:, None], data.b[:, None])
     h = data.sums(log_p) - z**2 / 2                                   # (J, K)
     terms = np.log(w)[None, :] + x[None, :] ** 2 + h
-    total = special.logsumexp(terms, axis=1)
+    total = logsumexp(terms, axis=1)
     logl = np.log(scale) - 0.5 * math.log(2 * math.pi) + total
     if not with_gradient:
         return logl, None

@@ -36,7 +36,7 @@ import numpy as np
 from scipy import optimize, special, stats
 
 from .joint import JointPart, mle
-from .regression import RegressionError, TermTest, _coefficients
+from .regression import RegressionError, TermTest, _coefficients, logsumexp
 
 KINDS = ("linear", "logistic")
 EM_ITERATIONS = 2000
@@ -132,7 +132,7 @@ class _Model:
         logits = np.full(len(self.free), -np.inf)
         logits[self.ref] = 0.0
         logits[self.others] = theta[self.size - len(self.others):]
-        pi = np.exp(logits - special.logsumexp(logits))
+        pi = np.exp(logits - logsumexp(logits, axis=0))
         return beta, sigma, pi
 
     def pack(self, beta: np.ndarray, sigma: float, pi: np.ndarray) -> np.ndarray:
@@ -148,7 +148,7 @@ class _Model:
         eta = self.D @ beta + self.offset
         with np.errstate(divide="ignore"):
             joint = self.logL + np.log(pi)[None, :] + _log_density(self.kind, self.y, eta, sigma)
-        total = special.logsumexp(joint, axis=1)
+        total = logsumexp(joint, axis=1)
         if not np.all(np.isfinite(total)):
             return -math.inf, np.zeros_like(joint), eta, sigma
         return float(total.sum()), np.exp(joint - total[:, None]), eta, sigma
@@ -248,7 +248,7 @@ def _boundary_slopes(model: _Model, theta: np.ndarray) -> np.ndarray:
     eta = model.D @ beta + model.offset
     with np.errstate(divide="ignore"):
         log_each = model.logL + _log_density(model.kind, model.y, eta, sigma)
-        total = special.logsumexp(log_each + np.log(pi)[None, :], axis=1)
+        total = logsumexp(log_each + np.log(pi)[None, :], axis=1)
     return np.asarray(np.exp(log_each - total[:, None]).sum(axis=0) - len(model.y))
 
 

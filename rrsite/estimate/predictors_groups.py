@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-from scipy import special, stats
+from scipy import stats
 
 from .joint_groups import BOUNDARY, GroupedPart, NuisanceEstimate, _grid, maximise_taus
 from .predictors import (
@@ -41,7 +41,7 @@ from .predictors import (
     fit_predictors,
     latent_classes,
 )
-from .regression import RegressionError, TermTest
+from .regression import RegressionError, TermTest, logsumexp
 
 #: Step of the central differences of the full gradient.
 STEP = 1e-5
@@ -90,7 +90,7 @@ def _tau_gradient(rows: GroupedRows, model: _Model, theta: np.ndarray,
     eta = model.D @ beta + model.offset
     with np.errstate(divide="ignore"):
         log_f = np.log(pi)[None, :] + _log_density(model.kind, model.y, eta, sigma)
-        total = special.logsumexp(model.logL + log_f, axis=1)
+        total = logsumexp(model.logL + log_f, axis=1)
     weight = np.exp(log_f - total[:, None])
     return np.array([float(np.sum(weight * rows.derivative(tau, j))) for j in range(rows.k)])
 

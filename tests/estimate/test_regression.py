@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import math
+from fractions import Fraction
 
 import numpy as np
 import pytest
 import statsmodels.api as sm
-from scipy import stats
+from scipy import special, stats
 
-from rrsite.estimate.regression import RegressionError, fit, loglik
+from rrsite.estimate.regression import RegressionError, fit, loglik, logsumexp
 
 NAMES = ["(Intercept)", "age", "female", "income"]
 TRUTH = np.array([-0.8, 0.4, -0.4, 0.2])
@@ -325,3 +326,22 @@ def test_crosswise_through_models_design_is_a_2x2_fit() -> None:
     direct = float(np.sum(y * np.log(lam) + (1 - y) * np.log(1 - lam)))
     assert result.loglik == pytest.approx(direct, abs=1e-9)
     assert np.all(np.abs(result.beta - TRUTH) < 4 * result.se)
+
+
+def test_logsumexp_is_the_sum_of_exponentials_written_out() -> None:
+    """The mixture models' logsumexp against log(sum(exp)) in exact fractions of e^x and scipy's,
+    with large terms (no overflow), rows of -inf (an impossible class) and one +inf."""
+    rng = np.random.default_rng(4)
+    values = rng.normal(size=(50, 4)) * 5
+    for i, row in enumerate(values):
+        written = math.log(sum(Fraction(math.exp(x)) for x in row))
+        assert abs(float(logsumexp(values, axis=1)[i]) - written) < 1e-13 * max(1, abs(written))
+    values[3] = -np.inf
+    values[4, :3] = -np.inf
+    values[5] += 1000.0                         # e^1000 overflows a float: the sum must not
+    values[6, 2] = np.inf
+    got = logsumexp(values, axis=1)
+    np.testing.assert_allclose(got, special.logsumexp(values, axis=1), rtol=1e-14)
+    assert got[3] == -np.inf and got[4] == values[4, 3] and got[6] == np.inf
+    assert abs(got[5] - 1000.0 - math.log(sum(math.exp(x - 1000.0) for x in values[5]))) < 1e-12
+    np.testing.assert_allclose(logsumexp(values.T, axis=0), got, rtol=1e-14)
