@@ -42,7 +42,7 @@ lint:
 test: setup-test
 	$(MAKE) lint
 	PYTHON=$(PY) node tests/pyodide/run_core_tests.mjs
-	$(PY) -m pytest -q
+	OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 $(PY) -m pytest -q -n auto --dist loadfile
 
 bench: setup-test
 	$(PY) benchmarks/core_size.py
