@@ -34,6 +34,7 @@ from .report_rows import (
     number_notes,
     number_rows,
     privacy_text,
+    significant,
     uninformative,
 )
 
@@ -164,15 +165,6 @@ def _cells(cells: Sequence[str], numeric: set[int] | None = None, header: bool =
     ) + "</tr>"
 
 
-def _tick(value: float) -> str:
-    """An axis label: three significant digits, thousands separated, never an exponent."""
-    if value == 0 or not math.isfinite(value):
-        return f"{value:g}"
-    digits = 2 - math.floor(math.log10(abs(value)))
-    text = f"{round(value, digits):,.{max(digits, 0)}f}"
-    return text.rstrip("0").rstrip(".") if "." in text else text
-
-
 def _axes(width: int, height: int, title: str, top_label: str, base: float, top: float,
           left: float) -> list[str]:
     return [f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
@@ -217,7 +209,7 @@ def distribution_svg(found: Deconvolution, title: str, unit: str | None) -> str:
                      f"<title>{html.escape(tip)}</title></rect>{whisker}")
         if i % labels == 0:
             parts.append(f'<text x="{x + slot / 2:.1f}" y="{base + 14}" text-anchor="middle" '
-                         f'font-size="10">{_tick(found.centres[i])}</text>')
+                         f'font-size="10">{significant(found.centres[i], 3)}</text>')
     parts.append(f'<text x="{width / 2:.1f}" y="{height - 6}" text-anchor="middle">'
                  f"{html.escape(unit or 'true number')}</text></svg>")
     return "".join(parts)
@@ -258,7 +250,7 @@ def cumulative_svg(found: Deconvolution, title: str, unit: str | None) -> str:
                      f'fill-opacity="0"><title>{html.escape(tip)}</title></circle>')
     for value in np.linspace(found.lows[0], xs[-1], 5):
         parts.append(f'<text x="{x_of(value):.1f}" y="{base + 14}" text-anchor="middle" '
-                     f'font-size="10">{_tick(value)}</text>')
+                     f'font-size="10">{significant(value, 3)}</text>')
     parts.append(f'<text x="{width / 2:.1f}" y="{height - 6}" text-anchor="middle">'
                  f"{html.escape(unit or 'true number')}: share at most this</text></svg>")
     return "".join(parts)

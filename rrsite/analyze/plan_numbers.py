@@ -20,6 +20,7 @@ from typing import Any
 from ..core.numbers import NumberDesign, number_design_from_spec
 from ..errors import UsageError
 from ..estimate.numbers import respondents_for_margin, worst_variance
+from .report_rows import significant
 
 #: Designs `plan --range` can tune to an epsilon.
 PLANNED = ("laplace", "duchi", "piecewise", "mixture")
@@ -94,27 +95,19 @@ def number_plan(args: argparse.Namespace) -> dict[str, Any]:
             "designs": rows, "smallest_variance": best["design"]["name"]}
 
 
-def _figure(value: float) -> str:
-    """Five significant digits, thousands separated, never an exponent (5,000,000,000)."""
-    if value == 0 or not math.isfinite(value):
-        return f"{value:g}"
-    digits = 4 - math.floor(math.log10(abs(value)))
-    text = f"{round(value, digits):,.{max(digits, 0)}f}"
-    return text.rstrip("0").rstrip(".") if "." in text else text
-
-
 def number_table(result: dict[str, Any]) -> str:
     """The plan for people."""
     low, high = result["range"]
-    lines = [f"a number in [{_figure(low)}, {_figure(high)}] at epsilon = "
-             f"{result['epsilon']:g}; margin ±{_figure(result['margin'])} on the mean at "
-             f"{result['confidence']:.0%}; sd of the true numbers {_figure(result['sd'])}",
+    lines = [f"a number in [{significant(low, 5)}, {significant(high, 5)}] at epsilon = "
+             f"{result['epsilon']:g}; margin ±{significant(result['margin'], 5)} on the mean at "
+             f"{result['confidence']:.0%}; sd of the true numbers {significant(result['sd'], 5)}",
              f"{'design':<12}{'parameters':<26}{'noise var (worst)':>19}{'respondents':>13}"]
     for row in result["designs"]:
         spec = row["design"]
         shown = (f"p = {spec['p']:.4g}, uniform mask" if spec["name"] == "mixture"
                  else f"epsilon = {spec['epsilon']:g}")
-        lines.append(f"{spec['name']:<12}{shown:<26}{_figure(row['noise_variance_worst']):>19}"
+        worst = significant(row["noise_variance_worst"], 5)
+        lines.append(f"{spec['name']:<12}{shown:<26}{worst:>19}"
                      f"{row['respondents']:>13,}")
     if len(result["designs"]) > 1:
         lines.append(f"smallest variance at this epsilon and range: {result['smallest_variance']}")

@@ -299,6 +299,18 @@ NUMBER_HEADERS = ["question", "unit", "subgroup", "n", "mean", "se", "interval",
                   "total interval", "design"]
 
 
+def significant(value: float, digits: int) -> str:
+    """``value`` to ``digits`` significant digits, thousands separated, never an exponent.
+
+    5e9 to five digits is 5,000,000,000; trailing zeros of a fraction are dropped.
+    """
+    if value == 0 or not math.isfinite(value):
+        return f"{value:g}"
+    places = digits - 1 - math.floor(math.log10(abs(value)))
+    text = f"{round(value, places):,.{max(places, 0)}f}"
+    return text.rstrip("0").rstrip(".") if "." in text else text
+
+
 def decimals_for(se: float | None) -> int | None:
     """Decimal places that show a figure to two significant digits of its standard error.
 
