@@ -16,21 +16,21 @@ from . import __version__
 from .errors import RRSiteError
 
 COMMANDS: dict[str, tuple[str, str]] = {
-    "new": ("rrsite.site.new_command", "write a starter survey file"),
-    "build": ("rrsite.site.build_command", "build survey files into a static site"),
-    "check": ("rrsite.site.check_command", "report build errors and warnings of survey files"),
-    "preview": ("rrsite.site.preview_command", "build, serve and rebuild on save, with reload"),
-    "serve": ("rrsite.collect.serve_command", "serve a built site and collect submissions"),
-    "export": ("rrsite.collect.export_command", "export stored submissions to CSV or JSONL"),
-    "invite": ("rrsite.collect.invite_command", "personal invitation links, each accepted once"),
-    "analyze": ("rrsite.analyze.analyze_command", "de-bias exported submissions into estimates"),
+    "new": ("rrsite.commands.new", "write a starter survey file"),
+    "build": ("rrsite.commands.build", "build survey files into a static site"),
+    "check": ("rrsite.commands.check", "report build errors and warnings of survey files"),
+    "preview": ("rrsite.commands.preview", "build, serve and rebuild on save, with reload"),
+    "serve": ("rrsite.commands.serve", "serve a built site and collect submissions"),
+    "export": ("rrsite.commands.export", "export stored submissions to CSV or JSONL"),
+    "invite": ("rrsite.commands.invite", "personal invitation links, each accepted once"),
+    "analyze": ("rrsite.commands.analyze", "de-bias exported submissions into estimates"),
     "plan": (
-        "rrsite.analyze.plan_command",
+        "rrsite.plan.designs",
         "the optimal design for a privacy budget, sample sizes",
     ),
-    "power": ("rrsite.analyze.power_command", "respondents to detect an odds ratio (regression)"),
+    "power": ("rrsite.plan.power", "respondents to detect an odds ratio (regression)"),
     "simulate": (
-        "rrsite.analyze.simulate_command",
+        "rrsite.commands.simulate",
         "simulate an export through a survey's designs",
     ),
 }

@@ -20,7 +20,7 @@ def __getattr__(name: str) -> Any:
 
         return getattr(api, name)
     if name == "simulate_export":
-        from .simulate import write_export
+        from ..simulate.export import write_export
 
         return write_export
     raise AttributeError(f"module 'rrsite.analyze' has no attribute {name!r}")

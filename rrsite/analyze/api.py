@@ -43,10 +43,9 @@ from ..estimate.numbers import (
     fit_part,
 )
 from ..estimate.univariate import UniFit
-from . import rrreg_fit
-from .catalog import CHOICE_TYPES, Catalog, QuestionSpec, build_catalog
-from .progress import Progress
-from .readers import (
+from ..exports.catalog import CHOICE_TYPES, Catalog, QuestionSpec, build_catalog
+from ..exports.progress import Progress
+from ..exports.readers import (
     BLOCK_SIZE,
     Batch,
     ExportError,
@@ -55,9 +54,10 @@ from .readers import (
     parse_mapping,
     read_export,
 )
-from .rejections import Rejections
+from ..exports.rejections import Rejections
+from ..exports.tally import NO_ANSWER, Checked, Tally
+from . import univariate as rrreg_fit
 from .sample_design import SampleOptions, design_based
-from .tally import NO_ANSWER, Checked, Tally
 
 #: Blocks read ahead of the one being committed (bounds memory: a few blocks of 4 MB).
 PIPELINE = 3

@@ -21,11 +21,11 @@ import csv
 from pathlib import Path
 from typing import Any
 
+from ..exports.catalog import build_catalog
+from ..exports.readers import ExportError, FileInfo
+from ..exports.rejections import Rejections
+from ..exports.tally import NO_ANSWER, Tally
 from .api import Analysis, _assemble, _check_options
-from .catalog import build_catalog
-from .readers import ExportError, FileInfo
-from .rejections import Rejections
-from .tally import NO_ANSWER, Tally
 
 COLUMNS = ("question", "version", "group", "report", "subgroup", "count")
 REQUIRED = ("question", "version", "report", "count")

@@ -22,7 +22,7 @@ the same way; its noise only adds to the residual). Intervals are Student's t wi
 
 Refused with a reason: randomized numbers inside an interaction or ``scale()`` (the correction
 is for a column that is the number itself), randomized yes-no predictors in the same model
-(rrsite.analyze.predictor_report fits those), mixture-unknown and duchi predictors (no per-row
+(rrsite.analyze.predictors fits those), mixture-unknown and duchi predictors (no per-row
 variance estimate), and a yes-no outcome (the logistic model is not linear in the noise).
 """
 
@@ -35,8 +35,8 @@ import numpy as np
 
 from ..estimate.formula import Covariate, Formula, FormulaError, design_matrix
 from ..estimate.numbers import conditional_variance, debias
-from .catalog import Catalog
-from .regression_numbers import LinearFit, NumberModel, NumberRegressionError, check_columns
+from ..exports.catalog import Catalog
+from .number_regression import LinearFit, NumberModel, NumberRegressionError, check_columns
 
 METHOD = ("least squares with the scrambling removed by moments (the de-biased reports' "
           "noise variance subtracted from the randomized predictors' squares: "
@@ -96,8 +96,8 @@ def _values(raw: list[object]) -> np.ndarray:
 def fit_number_predictor_model(catalog: Catalog, rows: Any, formula: Formula,
                                confidence: float) -> NumberModel:
     """The corrected least squares of the module docstring."""
-    from .predictor_report import randomized_in
-    from .regression_report import _covariate_spec
+    from .predictors import randomized_in
+    from .regression import _covariate_spec
 
     numbers = number_predictors_in(catalog, formula)
     others = [q for q in randomized_in(catalog, formula) if q not in numbers]

@@ -29,11 +29,11 @@ from ..errors import RRSiteError
 from ..estimate import numbers as number_estimates
 from ..estimate import survey_design as sd
 from ..estimate.models import TWO_GROUP_MODELS
-from .catalog import Catalog
-from .readers import EXTRA_PREFIX, ExportError, FileInfo, read_export
-from .rejections import Rejections
-from .rrreg_fit import model_of
-from .tally import NO_ANSWER, Tally
+from ..exports.catalog import Catalog
+from ..exports.readers import EXTRA_PREFIX, ExportError, FileInfo, read_export
+from ..exports.rejections import Rejections
+from ..exports.tally import NO_ANSWER, Tally
+from .univariate import model_of
 
 #: How many bad rows an error message names.
 SHOWN = 5

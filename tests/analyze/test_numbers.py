@@ -16,10 +16,10 @@ import pytest
 
 from rrsite.analyze import analyze
 from rrsite.analyze.counts import analyze_counts
-from rrsite.analyze.readers import ExportError
-from rrsite.analyze.reports import render
 from rrsite.cli import main
 from rrsite.core import number_design_from_spec
+from rrsite.exports.readers import ExportError
+from rrsite.report.analysis import render
 from rrsite.survey import load_survey
 
 SURVEY = Path(__file__).resolve().parents[2] / "surveys" / "hidden-numbers.md"

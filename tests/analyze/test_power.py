@@ -8,14 +8,8 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from rrsite.analyze.power_command import (
-    Scenario,
-    asymptotic_n,
-    required_n,
-    simulated_power,
-    slope_variance,
-)
 from rrsite.cli import main
+from rrsite.plan.power import Scenario, asymptotic_n, required_n, simulated_power, slope_variance
 
 
 def test_identity_design_variance_is_the_two_group_logit_closed_form() -> None:

@@ -11,9 +11,9 @@ import numpy as np
 import pytest
 import statsmodels.api as sm
 
-from rrsite.analyze.catalog import build_catalog
-from rrsite.analyze.regression_report import regress
+from rrsite.analyze.regression import regress
 from rrsite.cli import main
+from rrsite.exports.catalog import build_catalog
 
 SURVEY = """---
 id: regtest

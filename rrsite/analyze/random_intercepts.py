@@ -1,0 +1,204 @@
+"""`rrsite analyze --model "q ~ x + (1 | school)"`: a random intercept per cluster (RRmixed).
+
+from rrsite.analyze.regression import regress
+models = regress(["export.csv"], survey="surveys/honor-code.md",
+                 models=["violated ~ courses + (1 | year)"])
+models[0].fit.sd.estimate          # the random intercept's standard deviation
+models[0].to_dict()                # the JSON of `--format json`
+
+The outcome is a randomized (or direct) yes-no question of a one-group design, each row under its
+own version's design (as `--model` without a random intercept); the cluster variable is a directly
+asked question (its answers are the clusters). Estimation: rrsite.estimate.mixed (adaptive
+Gauss-Hermite quadrature). A cluster with fewer than ``mixed.MIN_CLUSTER_SIZE`` respondents among
+the rows used is refused.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from ..estimate.formula import Covariate, DesignMatrix, Formula, FormulaError, design_matrix
+from ..estimate.mixed import MixedFit, fit_mixed
+from ..estimate.regression import RegressionError
+from ..exports.catalog import Catalog
+from ..exports.rejections import Rejections
+from .predictors import html_fragment, markdown_text, table_text
+from .regression import OutcomeDesign, Rows, _covariate_spec, _design_text, _num, _outcome_design
+
+CLUSTER_TYPES = ("yes-no", "choice", "number", "text")
+
+
+@dataclass
+class MixedModel:
+    """One fitted random-intercept model, with what it was fitted on."""
+
+    formula: Formula
+    group: str
+    fit: MixedFit
+    matrix: DesignMatrix
+    left_out: dict[str, int]
+    designs: list[dict[str, Any]]
+    privacy: str
+    rows_accepted: int
+    rejected: Rejections = field(default_factory=Rejections)
+
+    title = "logistic regression with a random intercept"
+
+    def to_dict(self) -> dict[str, Any]:
+        """The JSON keys of docs/contracts.md ("analyze --model", random intercept)."""
+        f = self.fit
+        return {
+            "formula": self.formula.text,
+            "outcome": self.formula.outcome,
+            "kind": "logistic (random intercept)",
+            "group": self.group,
+            "n": f.n,
+            "clusters": f.clusters,
+            "smallest_cluster": f.smallest_cluster,
+            "rows_accepted": self.rows_accepted,
+            "left_out": self.left_out,
+            "confidence": f.confidence,
+            "coefficients": [c.to_dict() for c in f.coefficients],
+            "random_intercept": f.sd.to_dict(),
+            "loglik": f.loglik,
+            "aic": f.aic,
+            "quadrature": {"method": "adaptive Gauss-Hermite", "nodes": f.nodes,
+                           "check": f.quadrature_check},
+            "iterations": f.iterations,
+            "gradient_max": f.gradient_max,
+            "hessian_positive_definite": f.hessian_positive_definite,
+            "converged": f.converged,
+            "covariance": [[None if np.isnan(v) else float(v) for v in row]
+                           for row in f.covariance],
+            "levels": self.matrix.levels,
+            "scaling": {k: {"mean": m, "sd": s} for k, (m, s) in self.matrix.scaling.items()},
+            "designs": self.designs,
+            "privacy": self.privacy,
+            "messages": f.messages,
+            "rows_rejected": self.rejected.total,
+        }
+
+    def _rows(self) -> list[list[str]]:
+        pct = f"{self.fit.confidence:.0%}"
+        header = ["term", "estimate", "se", "z", "p", f"{pct} low", f"{pct} high",
+                  "odds ratio", "OR low", "OR high"]
+        body = [[c.name, _num(c.estimate), _num(c.se), _num(c.z, 2), _num(c.p_value, 4),
+                 _num(c.ci_low), _num(c.ci_high), _num(c.odds_ratio), _num(c.or_low),
+                 _num(c.or_high)] for c in self.fit.coefficients]
+        return [header, *body]
+
+    def summary_lines(self) -> list[str]:
+        """The lines under the table."""
+        f, sd = self.fit, self.fit.sd
+        pct = f"{f.confidence:.0%}"
+        left = ", ".join(f"{n:,} missing {k}" for k, n in self.left_out.items() if n) or "none"
+        lines = [
+            f"N = {f.n:,} of {self.rows_accepted:,} accepted rows in {f.clusters} clusters of "
+            f"{self.group} (smallest {f.smallest_cluster}; left out: {left})",
+            f"random intercept sd = {sd.estimate:.4f}, {pct} profile-likelihood interval "
+            f"[{sd.ci_low:.4f}, {sd.ci_high:.4f}]" + (" (on the boundary 0)" if sd.on_boundary
+                                                      else ""),
+            f"LR test of sd = 0: chi2 = {sd.lr_zero:.3f}, p = {_num(sd.p_zero, 4)} (50:50 mixture "
+            "of chi2_0 and chi2_1)",
+            f"log-likelihood = {f.loglik:.4f}, AIC = {f.aic:.4f}; adaptive Gauss-Hermite "
+            f"quadrature, {f.nodes} nodes (differs by {f.quadrature_check:.1e} from "
+            f"{2 * f.nodes + 1}); {f.iterations} BFGS iterations; largest gradient "
+            f"component per respondent {f.gradient_max:.1e}; observed information "
+            + ("positive definite" if f.hessian_positive_definite else "NOT positive definite"),
+        ]
+        lines.extend(f.messages)
+        lines.append(f"designs: {'; '.join(_design_text(d) for d in self.designs)}")
+        lines.append(f"privacy: {self.privacy}")
+        return lines
+
+    def render_table(self) -> str:
+        """A plain-text table and its summary."""
+        return table_text(self.title, self.formula, self._rows(), self.summary_lines())
+
+    def render_markdown(self) -> str:
+        """A Markdown table and its summary."""
+        return markdown_text(self.title, self.formula, self._rows(), self.summary_lines())
+
+    def html_body(self) -> str:
+        """The table and summary as an HTML fragment."""
+        return html_fragment(self.title, self.formula, self._rows(), self.summary_lines())
+
+
+def fit_mixed_model(catalog: Catalog, rows: Rows, formula: Formula, confidence: float,
+                    bias_reduced: bool = False) -> MixedModel:
+    """Check the formula and the cluster variable, build each row's design, fit."""
+    where = f"formula {formula.text!r}"
+    if len(formula.groups) != 1:
+        raise FormulaError(f"{where}: one random intercept (1 | group) at most")
+    group = formula.groups[0]
+    if bias_reduced:
+        raise RegressionError(f"{where}: --bias-reduced is not available with a random intercept")
+    found = catalog.questions_named(group)
+    if not found:
+        raise FormulaError(f"{where}: no question {group!r} in {catalog.survey!r}")
+    for _, spec in found:
+        if spec.sensitive:
+            raise FormulaError(f"{where}: the cluster variable {group!r} is randomized; its "
+                               "reported answers are not the respondents' clusters. Clusters "
+                               "must be a directly asked question")
+        if spec.type not in CLUSTER_TYPES:
+            raise FormulaError(f"{where}: the cluster variable {group!r} is a {spec.type} "
+                               f"question; clusters are one answer of {', '.join(CLUSTER_TYPES)}")
+    for name in formula.questions:
+        if any(q.sensitive for _, q in catalog.questions_named(name)):
+            raise FormulaError(f"{where}: {name!r} is randomized; a random-intercept model takes "
+                               "directly asked covariates only")
+    if len(rows.version) == 0:
+        raise RegressionError(f"no row was accepted ({rows.rejections.total:,} rejected):\n"
+                              + rows.rejections.summary())
+    qid = formula.outcome
+    covariates = {name: Covariate(spec.type, spec.values, rows.answers[name])
+                  for name in formula.questions for spec in [_covariate_spec(catalog, name)]}
+    by_version: dict[int, OutcomeDesign] = {}
+    for m in sorted(set(np.unique(rows.version).tolist())):
+        if catalog.versions[m].question(qid) is not None:
+            by_version[m] = _outcome_design(catalog, qid, m)
+    if not by_version:
+        raise FormulaError(f"no accepted row has the outcome {qid!r}")
+    if any(d.nuisance for d in by_version.values()):
+        raise RegressionError(f"{where}: {qid!r} uses a two-group design whose second parameter "
+                              "is estimated from the data; the random-intercept model takes "
+                              "one-group designs")
+    outcome = rows.answers[qid]
+    outcome_missing = np.array([v is None or v == "" for v in outcome], dtype=bool)
+    group_missing = np.array([v is None or v == "" for v in rows.answers[group]], dtype=bool)
+    matrix = design_matrix(formula, covariates, outcome_missing | group_missing)
+    left_out = {"outcome": int(np.count_nonzero(outcome_missing)),
+                group: int(np.count_nonzero(group_missing & ~outcome_missing)), **matrix.missing}
+    used = matrix.used
+    version = rows.version[used]
+    kept = [v for v, k in zip(outcome, used, strict=True) if k]
+    y = np.array([v == by_version[m].positive for v, m in zip(kept, version.tolist(),
+                                                               strict=True)], dtype=float)
+    a = np.zeros(len(y))
+    b = np.zeros(len(y))
+    for m, design in by_version.items():
+        in_m = version == m
+        if design.by_report is not None:
+            for i in np.flatnonzero(in_m).tolist():
+                a[i], b[i] = design.by_report[str(kept[i])]
+            y[in_m] = 1.0
+        else:
+            rate = design.rates[0]
+            a[in_m], b[in_m] = rate[0], rate[2]
+    labels = [str(v) for v, k in zip(rows.answers[group], used, strict=True) if k]
+    levels = sorted(set(labels))
+    index = {level: j for j, level in enumerate(levels)}
+    cluster = np.array([index[v] for v in labels], dtype=np.int64)
+    result = fit_mixed(matrix.X, y, a, b, cluster, matrix.names, confidence)
+    privacy = "; ".join(
+        f"version {v.version}: {q.privacy.describe()}"
+        for v in catalog.versions
+        for q in [v.question(qid)]
+        if q is not None and q.privacy is not None
+    ) or "not randomized (asked directly)"
+    return MixedModel(formula, group, result, matrix, left_out,
+                      [d.description for d in by_version.values()], privacy, len(outcome))
