@@ -5,7 +5,7 @@ result = correlate(["export.csv"], survey="surveys/doping.md", questions=["doped
 result.fit.r, result.fit.se
 
 The estimator is RRreg's RRcor (Fox & Tracy 1984), rrsite.estimate.correlation; each row uses its
-own version's design (regression_report's reading of the outcome design: the report counted as
+own version's design (rrsite.analyze.regression's reading of the outcome design: the report counted as
 1, a = P(1 | no), b = P(1 | yes) - a). Variables: randomized yes-no questions under one-group
 designs with two reports or a two-group design (unrelated-unknown, SLD, CDM, CDM-sym: its second
 parameter estimated as RRuni does, its groups from ``<id>.group``; rrsite.estimate.correlation's
@@ -17,8 +17,6 @@ RRcor).
 
 from __future__ import annotations
 
-import html
-import json
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -39,8 +37,9 @@ from ..estimate.regression import NUISANCE_OF_MODEL
 from ..exports.catalog import Catalog, build_catalog
 from ..exports.readers import parse_mapping
 from ..exports.rejections import Rejections
+from ..exports.rows import Rows, read_rows
 from .joint import question_ids
-from .regression import Rows, _outcome_design, _read_rows
+from .regression import outcome_design
 from .univariate import model_of
 
 
@@ -99,7 +98,7 @@ def _variable(catalog: Catalog, rows: Rows, qid: str, used: np.ndarray) -> CorVa
         if question.type == "number":
             z[here] = [float(v) for v in values]  # type: ignore[arg-type]
             continue
-        design = _outcome_design(catalog, qid, m)
+        design = outcome_design(catalog, qid, m)
         z[here] = [float(str(v) == design.positive) for v in values]
         randomized = randomized or question.sensitive
         if design.nuisance is not None:
@@ -202,7 +201,7 @@ def correlate(
     catalog = build_catalog(surveys, manifests)
     for qid in ids:
         _check(catalog, qid)
-    rows = _read_rows(paths, catalog, parse_mapping(list(mapping or ()), catalog), ids)
+    rows = read_rows(paths, catalog, parse_mapping(list(mapping or ()), catalog), ids)
     missing = np.zeros(len(rows.version), dtype=bool)
     left_out = {}
     for qid in ids:
@@ -226,65 +225,3 @@ def correlate(
     except ValueError as error:
         raise CorrelationError(f"--cor {','.join(ids)}: {error}") from error
     return CorResult(fit, len(rows.version), left_out, rows.rejections)
-
-
-# ------------------------------------------------------------------------------------ output
-
-
-def _pairs(result: CorResult) -> list[list[str]]:
-    f = result.fit
-    pct = f"{f.confidence:.0%}"
-    out = [["pair", "r", "se (bootstrap)", f"{pct} low", f"{pct} high"]]
-    for i in range(len(f.names)):
-        for k in range(i + 1, len(f.names)):
-            out.append([f"{f.names[i]} ~ {f.names[k]}", f"{f.r[i, k]:.4f}", f"{f.se[i, k]:.4f}",
-                        f"{f.ci_low[i, k]:.4f}", f"{f.ci_high[i, k]:.4f}"])
-    return out
-
-
-def _notes(result: CorResult) -> list[str]:
-    f = result.fit
-    left = ", ".join(f"{n:,} missing {q}" for q, n in result.left_out.items() if n) or "none"
-    lines = [f"N = {f.n:,} complete rows of {result.rows_accepted:,} accepted (left out: {left})",
-             "estimator: RRreg's RRcor (Fox & Tracy 1984); SEs: nonparametric bootstrap, "
-             f"{f.replicates} replicates; intervals: "
-             + ("Fieller's, from the bootstrap covariance"
-                if f.interval_method.startswith("Fieller") else "bootstrap percentile")]
-    lines += [f"prevalence of {q} (moment estimate): {p:.4f}" for q, p in f.prevalence.items()]
-    lines += [f"mean of the true numbers of {q} (moment estimate): {m:.6g}"
-              for q, m in f.means.items()]
-    if f.means:
-        lines.append("randomized numbers: Var(X) from each row's unbiased estimate of X^2, not "
-                     "RRcor's pi (1 - pi)")
-    for q, t in f.nuisance.items():
-        lines.append(f"{t['name']} of {q} (re-estimated in every replicate): {t['estimate']:.4f} "
-                     f"(bootstrap SE {t['se']:.4f}, {f.confidence:.0%} interval "
-                     f"{t['ci_low']:.4f} to {t['ci_high']:.4f}); two-group pairs: RRcor's average "
-                     "over the subgroups, weighted with the pair's own variables")
-    return lines + f.messages
-
-
-def render(result: CorResult, fmt: str) -> str:
-    """The correlations in one of analyze's formats."""
-    rows = _pairs(result)
-    if fmt == "json":
-        return json.dumps({"correlations": result.to_dict()}, indent=2) + "\n"
-    if fmt == "markdown":
-        out = ["### Correlations\n", "| " + " | ".join(rows[0]) + " |",
-               "|---|---:|---:|---:|---:|"]
-        out += ["| " + " | ".join(r) + " |" for r in rows[1:]]
-        return "\n".join(out + [""] + [f"- {line}" for line in _notes(result)]) + "\n"
-    if fmt == "html":
-        body = ["<h1>Correlations</h1><table><thead><tr>"
-                + "".join(f"<th>{html.escape(h)}</th>" for h in rows[0]) + "</tr></thead><tbody>"]
-        body += ["<tr>" + "".join(f"<td>{html.escape(c)}</td>" for c in r) + "</tr>"
-                 for r in rows[1:]]
-        body.append("</tbody></table><ul>"
-                    + "".join(f"<li>{html.escape(x)}</li>" for x in _notes(result)) + "</ul>")
-        return ("<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>"
-                "Correlations</title></head><body>" + "".join(body) + "</body></html>\n")
-    widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
-    out = ["correlations (RRcor)"]
-    out += ["  ".join(c.ljust(w) if i == 0 else c.rjust(w)
-                      for i, (c, w) in enumerate(zip(r, widths, strict=True))) for r in rows]
-    return "\n".join(out + _notes(result)) + "\n"

@@ -5,8 +5,8 @@ result = joint(["export.csv"], survey="surveys/honor-code.md", questions=["viola
 result.fit.estimate          # one share per combination of true answers
 result.to_dict()             # the JSON of `rrsite analyze --joint ... --format json`
 
-Rows are read and checked exactly as `rrsite analyze` does (rrsite.analyze.regression's
-reader); a row missing any of the questions is left out and counted. Each row keeps its own
+Rows are read and checked exactly as `rrsite analyze` does (rrsite.exports.rows); a row missing
+any of the questions is left out and counted. Each row keeps its own
 version's design matrices; the estimation is rrsite.estimate.joint. Randomized yes-no and choice
 questions of every one-group design are accepted (crosswise, triangular and Kuk with their own
 reports too); a directly asked yes-no or choice question enters with the identity matrix.
@@ -21,8 +21,6 @@ Privacy of a combination: a respondent who answers k randomized questions is pro
 
 from __future__ import annotations
 
-import html
-import json
 import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -38,7 +36,7 @@ from ..estimate.regression import NUISANCE_MEANING, NUISANCE_OF_MODEL, two_group
 from ..exports.catalog import Catalog, QuestionSpec, build_catalog
 from ..exports.readers import parse_mapping
 from ..exports.rejections import Rejections
-from .regression import Rows, _read_rows
+from ..exports.rows import Rows, read_rows
 from .univariate import model_of
 
 JOINT_TYPES = ("yes-no", "choice")
@@ -241,7 +239,9 @@ class JointResult:
         }
 
 
-def _privacy(catalog: Catalog, ids: Sequence[str], versions: Iterable[int]) -> list[dict[str, Any]]:
+def combination_privacy(catalog: Catalog, ids: Sequence[str],
+                        versions: Iterable[int]) -> list[dict[str, Any]]:
+    """Per version: the combination's privacy by basic composition, and each question's."""
     out = []
     for m in versions:
         version = catalog.versions[m]
@@ -318,7 +318,7 @@ def estimate_joint(catalog: Catalog, rows: Rows, ids: Sequence[str],
             result = fit_joint(parts, values, confidence)
     except ValueError as error:
         raise JointError(f"--joint {','.join(ids)}: {error}") from error
-    privacy = _privacy(catalog, ids, sorted(set(rows.version[used].tolist())))
+    privacy = combination_privacy(catalog, ids, sorted(set(rows.version[used].tolist())))
     return JointResult(list(ids), [tuple(v) for v in values], result, n, left_out, privacy,
                        designs, rows.rejections)
 
@@ -343,103 +343,5 @@ def joint(
     for qid in ids:
         check_question(catalog, qid)
     column_map = parse_mapping(list(mapping or ()), catalog)
-    rows = _read_rows(paths, catalog, column_map, ids)
+    rows = read_rows(paths, catalog, column_map, ids)
     return estimate_joint(catalog, rows, ids, confidence)
-
-
-# ------------------------------------------------------------------------------------ output
-
-
-def _label(result: JointResult, answers: Sequence[str]) -> str:
-    return ", ".join(f"{q}={a}" for q, a in zip(result.questions, answers, strict=True))
-
-
-def _table_rows(result: JointResult) -> list[list[str]]:
-    f = result.fit
-    pct = f"{f.confidence:.0%}"
-    rows = [["true answers", "estimate", f"{pct} low", f"{pct} high"]]
-    for label, e, lo, hi in zip(f.labels, f.estimate, f.ci_low, f.ci_high, strict=True):
-        rows.append([_label(result, label), f"{e:.4f}", f"{lo:.4f}", f"{hi:.4f}"])
-    return rows
-
-
-def _summary(result: JointResult) -> list[str]:
-    f = result.fit
-    left = ", ".join(f"{n:,} missing {q}" for q, n in result.left_out.items() if n) or "none"
-    lines = [f"N = {f.n:,} of {result.rows_accepted:,} accepted rows (left out: {left})",
-             f"maximum likelihood over the simplex (EM + Newton), log-likelihood = {f.loglik:.4f}"
-             f", optimality gap {f.optimality_gap:.1e}; intervals: profile likelihood"]
-    for t in f.nuisance:
-        se = f"{t.se:.4f}" if math.isfinite(t.se) else "not given"
-        bound = ", on its bound" if t.on_boundary else ""
-        lines.append(f"{t.name} of {t.question} ({t.meaning}), estimated with the table: "
-                     f"{t.estimate:.4f} (SE {se}, {f.confidence:.0%} profile interval "
-                     f"{t.ci_low:.4f} to {t.ci_high:.4f}{bound})"
-                     "; the cells' intervals re-maximise over it")
-    for q, shares in result.margins.items():
-        lines.append(f"margin of {q}: " + ", ".join(f"{v} {s:.4f}" for v, s in shares.items()))
-    for p in result.privacy:
-        lines.append(f"privacy of the combination (version {p['version']}, basic composition): "
-                     f"{p['combination']} [{'; '.join(p['questions'])}]")
-    lines.extend(f.messages)
-    return lines
-
-
-def render_table(result: JointResult) -> str:
-    """Plain text."""
-    rows = _table_rows(result)
-    widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
-    out = [f"joint prevalence: {', '.join(result.questions)}"]
-    out += ["  ".join(c.ljust(w) if i == 0 else c.rjust(w)
-                      for i, (c, w) in enumerate(zip(r, widths, strict=True))) for r in rows]
-    out += _summary(result)
-    return "\n".join(out) + "\n"
-
-
-def render_markdown(result: JointResult) -> str:
-    """A Markdown table and notes."""
-    rows = _table_rows(result)
-    out = [f"### Joint prevalence: {', '.join(f'`{q}`' for q in result.questions)}\n",
-           "| " + " | ".join(rows[0]) + " |", "|---|---:|---:|---:|"]
-    out += ["| " + " | ".join(r) + " |" for r in rows[1:]]
-    out.append("")
-    out += [f"- {line}" for line in _summary(result)]
-    return "\n".join(out) + "\n"
-
-
-def render_json(result: JointResult) -> str:
-    """{"joint": {...}}."""
-    return json.dumps({"joint": result.to_dict()}, indent=2) + "\n"
-
-
-def render_html(result: JointResult) -> str:
-    """A self-contained page: the table and a forest plot of the cells (the report's plotting)."""
-    from ..report.html import STYLE, PlotRow, forest_svg
-
-    f = result.fit
-    title = f"Joint prevalence: {', '.join(result.questions)}"
-    rows = _table_rows(result)
-    plot = forest_svg([PlotRow(_label(result, label), float(e), float(lo), float(hi))
-                       for label, e, lo, hi in zip(f.labels, f.estimate, f.ci_low, f.ci_high,
-                                                   strict=True)], title)
-    body = [f"<h1>{html.escape(title)}</h1>", "<table><thead><tr>"
-            + "".join(f"<th>{html.escape(h)}</th>" for h in rows[0]) + "</tr></thead><tbody>"]
-    body += ["<tr>" + "".join(f'<td{" class=num" if i else ""}>{html.escape(c)}</td>'
-                              for i, c in enumerate(r)) + "</tr>" for r in rows[1:]]
-    body.append("</tbody></table>")
-    body.append(f"<figure>{plot}<figcaption>each combination's share with its profile-likelihood "
-                "interval</figcaption></figure>")
-    body.append("<ul>" + "".join(f"<li>{html.escape(line)}</li>" for line in _summary(result))
-                + "</ul>")
-    return (f"<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>"
-            f"{html.escape(title)}</title><style>{STYLE}</style></head><body>"
-            + "\n".join(body) + "</body></html>\n")
-
-
-RENDERERS = {"table": render_table, "json": render_json, "markdown": render_markdown,
-             "html": render_html}
-
-
-def render(result: JointResult, fmt: str) -> str:
-    """The table in one of analyze's formats."""
-    return RENDERERS[fmt](result)

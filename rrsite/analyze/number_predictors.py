@@ -37,6 +37,8 @@ from ..estimate.formula import Covariate, Formula, FormulaError, design_matrix
 from ..estimate.numbers import conditional_variance, debias
 from ..exports.catalog import Catalog
 from .number_regression import LinearFit, NumberModel, NumberRegressionError, check_columns
+from .predictors import randomized_in
+from .regression import covariate_spec
 
 METHOD = ("least squares with the scrambling removed by moments (the de-biased reports' "
           "noise variance subtracted from the randomized predictors' squares: "
@@ -96,9 +98,6 @@ def _values(raw: list[object]) -> np.ndarray:
 def fit_number_predictor_model(catalog: Catalog, rows: Any, formula: Formula,
                                confidence: float) -> NumberModel:
     """The corrected least squares of the module docstring."""
-    from .predictors import randomized_in
-    from .regression import _covariate_spec
-
     numbers = number_predictors_in(catalog, formula)
     others = [q for q in randomized_in(catalog, formula) if q not in numbers]
     if others:
@@ -125,7 +124,7 @@ def fit_number_predictor_model(catalog: Catalog, rows: Any, formula: Formula,
         if name in numbers:
             covariates[name] = Covariate("number", (), rows.answers[name])
         else:
-            spec = _covariate_spec(catalog, name)
+            spec = covariate_spec(catalog, name)
             covariates[name] = Covariate(spec.type, spec.values, rows.answers[name])
     designs = {qid: _designs(catalog, rows, qid, "the outcome"),
                **{name: _designs(catalog, rows, name, "a predictor") for name in numbers}}

@@ -12,7 +12,6 @@ de-biased value (mixture-unknown) are refused.
 
 from __future__ import annotations
 
-import json
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -165,37 +164,3 @@ def fit_number_model(catalog: Catalog, rows: Any, formula: Formula, confidence: 
                         for m, d in designs.items())
     return NumberModel(formula, result, matrix, int(np.count_nonzero(missing)), described,
                        privacy, len(raw))
-
-
-def render(models: Sequence[NumberModel], form: str) -> str:
-    """table, json, markdown or html."""
-    if form == "json":
-        return json.dumps({"models": [m.to_dict() for m in models]}, indent=2) + "\n"
-    lines: list[str] = []
-    for model in models:
-        rows = model.fit.coefficients()
-        level = f"{model.fit.confidence:.0%}"
-        if form == "markdown":
-            lines += [f"## `{model.formula.text}`", "", f"{model.fit.n:,} rows; "
-                      f"{model.to_dict()['method']}.", "",
-                      f"| term | estimate | se | t | p | {level} interval |",
-                      "|---|---|---|---|---|---|"]
-            lines += [f"| `{c['name']}` | {c['estimate']:.5g} | {c['se']:.4g} | {c['t']:.3f} | "
-                      f"{c['p_value']:.3g} | [{c['ci_low']:.5g}, {c['ci_high']:.5g}] |"
-                      for c in rows]
-            lines += ["", f"Privacy: {model.privacy}.", ""]
-        else:
-            lines += [f"model {model.formula.text}  (linear, {model.fit.n:,} rows)",
-                      f"{'term':<28}{'estimate':>12}{'se':>11}{'t':>8}{'p':>10}   "
-                      f"{level} interval"]
-            lines += [f"{c['name']:<28}{c['estimate']:>12.5g}{c['se']:>11.4g}{c['t']:>8.3f}"
-                      f"{c['p_value']:>10.3g}   [{c['ci_low']:.5g}, {c['ci_high']:.5g}]"
-                      for c in rows]
-            lines += [model.to_dict()["method"], f"privacy: {model.privacy}", ""]
-    text = "\n".join(lines)
-    if form == "html":
-        import html
-
-        return ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>rrsite "
-                "models</title></head><body><pre>" + html.escape(text) + "</pre></body></html>\n")
-    return text + ("\n" if not text.endswith("\n") else "")

@@ -1,6 +1,6 @@
 """`rrsite analyze --model "y ~ q + x"` where q is randomized: regression on unknown true answers.
 
-from rrsite.analyze.regression import regress
+from rrsite.analyze.models import regress
 models = regress(["export.csv"], survey="surveys/honor-code.md",
                  models=["courses ~ violated + year"])
 models[0].fit.coefficients          # (Intercept), violated[yes], year[...]
@@ -19,10 +19,7 @@ randomized predictor is left out and counted.
 
 from __future__ import annotations
 
-import html
-import json
 import math
-from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -36,57 +33,23 @@ from ..estimate.predictors_groups import GroupedRows, fit_predictors_groups
 from ..estimate.regression import NUISANCE_MEANING, RegressionError
 from ..exports.catalog import Catalog
 from ..exports.rejections import Rejections
+from ..exports.rows import Rows
 from .joint import (
-    _privacy,
     check_question,
+    combination_privacy,
     combinations,
     grouped_part,
     question_matrix,
     second_parameters,
     version_design,
 )
-from .regression import COVARIATE_TYPES, Rows, _num
+from .regression import COVARIATE_TYPES
 
 
 def randomized_in(catalog: Catalog, formula: Formula) -> list[str]:
     """The formula's right-hand-side questions that are randomized in some version."""
     return [name for name in formula.questions
             if any(q.sensitive for _, q in catalog.questions_named(name))]
-
-
-def table_text(title: str, formula: Formula, rows: list[list[str]], summary: list[str]) -> str:
-    """A model's rows (header first) as a plain-text table, then its summary lines."""
-    widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
-    out = [f"{title}: {formula.text}"]
-    out.extend("  ".join(c.ljust(w) if i == 0 else c.rjust(w)
-                         for i, (c, w) in enumerate(zip(r, widths, strict=True)))
-               for r in rows)
-    out.extend(summary)
-    return "\n".join(out) + "\n"
-
-
-def markdown_text(title: str, formula: Formula, rows: list[list[str]], summary: list[str]) -> str:
-    """A model's rows (header first) as a Markdown table, then its summary as a list."""
-    out = [f"### {title[0].upper()}{title[1:]}: `{formula.text}`\n",
-           "| " + " | ".join(rows[0]) + " |",
-           "|" + "|".join(["---"] + ["---:"] * (len(rows[0]) - 1)) + "|"]
-    out.extend("| " + " | ".join(r) + " |" for r in rows[1:])
-    out.append("")
-    out.extend(f"- {line}" for line in summary)
-    return "\n".join(out) + "\n"
-
-
-def html_fragment(title: str, formula: Formula, rows: list[list[str]], summary: list[str]) -> str:
-    """A model's rows (header first) and summary as an HTML fragment."""
-    body = [f"<h2>{html.escape(title.capitalize())}: "
-            f"<code>{html.escape(formula.text)}</code></h2>",
-            "<table><thead><tr>" + "".join(f"<th>{html.escape(h)}</th>" for h in rows[0])
-            + "</tr></thead><tbody>"]
-    body.extend("<tr>" + "".join(f"<td>{html.escape(c)}</td>" for c in r) + "</tr>"
-                for r in rows[1:])
-    body.append("</tbody></table><ul>" + "".join(f"<li>{html.escape(line)}</li>"
-                                                 for line in summary) + "</ul>")
-    return "\n".join(body)
 
 
 @dataclass
@@ -102,12 +65,6 @@ class PredictorModel:
     privacy: list[dict[str, Any]]
     rows_accepted: int
     rejected: Rejections = field(default_factory=Rejections)
-
-    @property
-    def title(self) -> str:
-        """What kind of regression this is."""
-        kind = "linear" if self.fit.kind == "linear" else "logistic"
-        return f"{kind} regression on randomized predictors"
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON keys of docs/contracts.md ("analyze --model", randomized predictors)."""
@@ -147,72 +104,6 @@ class PredictorModel:
         import pandas as pd
 
         return pd.DataFrame(self.fit.coefficient_dicts()).set_index("name")
-
-    # -------------------------------------------------------------------------- rendering
-
-    def _rows(self) -> list[list[str]]:
-        pct = f"{self.fit.confidence:.0%}"
-        header = ["term", "estimate", "se", "z", "p", f"{pct} low", f"{pct} high"]
-        logistic = self.fit.kind == "logistic"
-        if logistic:
-            header += ["odds ratio", "OR low", "OR high"]
-        body = []
-        for c in self.fit.coefficients:
-            row = [c.name, _num(c.estimate), _num(c.se), _num(c.z, 2), _num(c.p_value, 4),
-                   _num(c.ci_low), _num(c.ci_high)]
-            if logistic:
-                row += [_num(_exp(c.estimate)), _num(_exp(c.ci_low)), _num(_exp(c.ci_high))]
-            body.append(row)
-        return [header, *body]
-
-    def summary_lines(self) -> list[str]:
-        """The lines under the table: N, likelihood, tests, sigma, classes, privacy."""
-        f = self.fit
-        left = ", ".join(f"{n:,} missing {k}" for k, n in self.left_out.items() if n) or "none"
-        lines = [f"N = {f.n:,} of {self.rows_accepted:,} accepted rows (left out: {left})",
-                 f"intervals: {f.ci_method} (se from the observed information)",
-                 f"log-likelihood = {f.loglik:.4f}, AIC = {f.aic:.4f}, {f.iterations} iterations "
-                 f"(EM then Newton), largest gradient component per respondent "
-                 f"{f.gradient_norm:.1e}"]
-        if f.sigma is not None:
-            lines.append(f"residual sd sigma = {f.sigma:.4f} (se {_num(f.sigma_se or 0.0, 4)})")
-        if f.model_test:
-            t = f.model_test
-            lines.append(f"LR test of the model: chi2 = {t.chi2:.3f}, df = {t.df}, "
-                         f"p = {_num(t.p_value, 4)}")
-        for t in f.terms:
-            lines.append(f"LR test of {t.term}: chi2 = {t.chi2:.3f}, df = {t.df}, "
-                         f"p = {_num(t.p_value, 4)}")
-        shares = "; ".join(f"{', '.join(s.answers)}: {s.estimate:.4f} (se {_num(s.se, 4)})"
-                           for s in f.shares)
-        lines.append(f"true answers of {', '.join(self.randomized)} (latent classes): {shares}")
-        for t in f.nuisance:
-            se = _num(t.se, 4) if math.isfinite(t.se) else "not given"
-            bound = ", on its bound" if t.on_boundary else ""
-            lines.append(f"{t.name} of {t.question} ({t.meaning}), estimated jointly: "
-                         f"{t.estimate:.4f} (se {se}, {f.confidence:.0%} interval "
-                         f"{t.ci_low:.4f} to {t.ci_high:.4f}{bound}; {t.ci_method})")
-        lines.extend(f.messages)
-        lines.append("privacy: " + "; ".join(f"version {p['version']}: {p['combination']}"
-                                              for p in self.privacy))
-        return lines
-
-    def render_table(self) -> str:
-        """A plain-text table and its summary."""
-        return table_text(self.title, self.formula, self._rows(), self.summary_lines())
-
-    def render_markdown(self) -> str:
-        """A Markdown table and its summary."""
-        return markdown_text(self.title, self.formula, self._rows(), self.summary_lines())
-
-    def html_body(self) -> str:
-        """The table and summary as an HTML fragment."""
-        return html_fragment(self.title, self.formula, self._rows(), self.summary_lines())
-
-
-def _exp(value: float) -> float:
-    return math.exp(min(value, 700.0))
-
 
 def fit_predictor_model(catalog: Catalog, rows: Rows, formula: Formula, confidence: float,
                         bias_reduced: bool = False) -> PredictorModel:
@@ -357,7 +248,7 @@ def fit_predictor_model(catalog: Catalog, rows: Rows, formula: Formula, confiden
                                     predictor_terms, confidence)
     except ValueError as error:
         raise RegressionError(f"{where}: {error}") from error
-    privacy = _privacy(catalog, randomized, sorted(set(rows.version[used].tolist())))
+    privacy = combination_privacy(catalog, randomized, sorted(set(rows.version[used].tolist())))
     return PredictorModel(formula, result, matrix, randomized, left_out, designs, privacy, n)
 
 
@@ -368,30 +259,3 @@ def _number(value: object) -> float:
         return float(value)  # type: ignore[arg-type]
     except (TypeError, ValueError):
         return math.nan
-
-
-def render_models(models: Sequence[Any], fmt: str) -> str:
-    """Render a list mixing today's randomized-outcome models and the new kinds."""
-    from . import regression as rr
-
-    if fmt == "json":
-        return json.dumps({"models": [m.to_dict() for m in models]}, indent=2) + "\n"
-    pieces = []
-    for model in models:
-        if isinstance(model, rr.ModelResult):
-            text = rr.RENDERERS[fmt]([model])
-            if fmt == "html":
-                text = text.split("<body>", 1)[1].rsplit("</body>", 1)[0]
-            pieces.append(text)
-        elif fmt == "table":
-            pieces.append(model.render_table() + "\n")
-        elif fmt == "markdown":
-            pieces.append(model.render_markdown() + "\n")
-        else:
-            pieces.append(model.html_body())
-    if fmt != "html":
-        return "".join(pieces)
-    return ("<!doctype html><html><head><meta charset=\"utf-8\"><title>rrsite regression"
-            "</title><style>body{font-family:sans-serif;max-width:70em;margin:2em auto}"
-            "table{border-collapse:collapse}td,th{border:1px solid #ccc;padding:2px 6px;"
-            "text-align:right}</style></head><body>" + "\n".join(pieces) + "</body></html>\n")

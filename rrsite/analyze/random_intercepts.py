@@ -1,6 +1,6 @@
 """`rrsite analyze --model "q ~ x + (1 | school)"`: a random intercept per cluster (RRmixed).
 
-from rrsite.analyze.regression import regress
+from rrsite.analyze.models import regress
 models = regress(["export.csv"], survey="surveys/honor-code.md",
                  models=["violated ~ courses + (1 | year)"])
 models[0].fit.sd.estimate          # the random intercept's standard deviation
@@ -25,8 +25,8 @@ from ..estimate.mixed import MixedFit, fit_mixed
 from ..estimate.regression import RegressionError
 from ..exports.catalog import Catalog
 from ..exports.rejections import Rejections
-from .predictors import html_fragment, markdown_text, table_text
-from .regression import OutcomeDesign, Rows, _covariate_spec, _design_text, _num, _outcome_design
+from ..exports.rows import Rows
+from .regression import OutcomeDesign, covariate_spec, outcome_design
 
 CLUSTER_TYPES = ("yes-no", "choice", "number", "text")
 
@@ -44,8 +44,6 @@ class MixedModel:
     privacy: str
     rows_accepted: int
     rejected: Rejections = field(default_factory=Rejections)
-
-    title = "logistic regression with a random intercept"
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON keys of docs/contracts.md ("analyze --model", random intercept)."""
@@ -81,52 +79,6 @@ class MixedModel:
             "rows_rejected": self.rejected.total,
         }
 
-    def _rows(self) -> list[list[str]]:
-        pct = f"{self.fit.confidence:.0%}"
-        header = ["term", "estimate", "se", "z", "p", f"{pct} low", f"{pct} high",
-                  "odds ratio", "OR low", "OR high"]
-        body = [[c.name, _num(c.estimate), _num(c.se), _num(c.z, 2), _num(c.p_value, 4),
-                 _num(c.ci_low), _num(c.ci_high), _num(c.odds_ratio), _num(c.or_low),
-                 _num(c.or_high)] for c in self.fit.coefficients]
-        return [header, *body]
-
-    def summary_lines(self) -> list[str]:
-        """The lines under the table."""
-        f, sd = self.fit, self.fit.sd
-        pct = f"{f.confidence:.0%}"
-        left = ", ".join(f"{n:,} missing {k}" for k, n in self.left_out.items() if n) or "none"
-        lines = [
-            f"N = {f.n:,} of {self.rows_accepted:,} accepted rows in {f.clusters} clusters of "
-            f"{self.group} (smallest {f.smallest_cluster}; left out: {left})",
-            f"random intercept sd = {sd.estimate:.4f}, {pct} profile-likelihood interval "
-            f"[{sd.ci_low:.4f}, {sd.ci_high:.4f}]" + (" (on the boundary 0)" if sd.on_boundary
-                                                      else ""),
-            f"LR test of sd = 0: chi2 = {sd.lr_zero:.3f}, p = {_num(sd.p_zero, 4)} (50:50 mixture "
-            "of chi2_0 and chi2_1)",
-            f"log-likelihood = {f.loglik:.4f}, AIC = {f.aic:.4f}; adaptive Gauss-Hermite "
-            f"quadrature, {f.nodes} nodes (differs by {f.quadrature_check:.1e} from "
-            f"{2 * f.nodes + 1}); {f.iterations} BFGS iterations; largest gradient "
-            f"component per respondent {f.gradient_max:.1e}; observed information "
-            + ("positive definite" if f.hessian_positive_definite else "NOT positive definite"),
-        ]
-        lines.extend(f.messages)
-        lines.append(f"designs: {'; '.join(_design_text(d) for d in self.designs)}")
-        lines.append(f"privacy: {self.privacy}")
-        return lines
-
-    def render_table(self) -> str:
-        """A plain-text table and its summary."""
-        return table_text(self.title, self.formula, self._rows(), self.summary_lines())
-
-    def render_markdown(self) -> str:
-        """A Markdown table and its summary."""
-        return markdown_text(self.title, self.formula, self._rows(), self.summary_lines())
-
-    def html_body(self) -> str:
-        """The table and summary as an HTML fragment."""
-        return html_fragment(self.title, self.formula, self._rows(), self.summary_lines())
-
-
 def fit_mixed_model(catalog: Catalog, rows: Rows, formula: Formula, confidence: float,
                     bias_reduced: bool = False) -> MixedModel:
     """Check the formula and the cluster variable, build each row's design, fit."""
@@ -156,11 +108,11 @@ def fit_mixed_model(catalog: Catalog, rows: Rows, formula: Formula, confidence: 
                               + rows.rejections.summary())
     qid = formula.outcome
     covariates = {name: Covariate(spec.type, spec.values, rows.answers[name])
-                  for name in formula.questions for spec in [_covariate_spec(catalog, name)]}
+                  for name in formula.questions for spec in [covariate_spec(catalog, name)]}
     by_version: dict[int, OutcomeDesign] = {}
     for m in sorted(set(np.unique(rows.version).tolist())):
         if catalog.versions[m].question(qid) is not None:
-            by_version[m] = _outcome_design(catalog, qid, m)
+            by_version[m] = outcome_design(catalog, qid, m)
     if not by_version:
         raise FormulaError(f"no accepted row has the outcome {qid!r}")
     if any(d.nuisance for d in by_version.values()):

@@ -1,37 +1,31 @@
 """`rrsite analyze --model "y ~ a + b"`: logistic regressions of a randomized yes/no answer.
 
-from rrsite.analyze.regression import regress
+from rrsite.analyze.models import regress
 models = regress(["export.csv"], survey="surveys/honor-code.md",
                  models=["violated ~ year + courses"])
 models[0].fit.coefficients[1].odds_ratio
 models[0].to_dict()      # the JSON of `rrsite analyze --model ... --format json`
 models[0].to_pandas()    # one row per coefficient (needs pandas)
 
-Rows are read and checked exactly as `rrsite analyze` does (rejected rows are counted the same
-way); each accepted row keeps its own version's design, so versions are pooled in one likelihood.
-The estimation is rrsite.estimate.regression; the formula and coding rrsite.estimate.formula.
+Each accepted row keeps its own version's design, so versions are pooled in one likelihood
+(rrsite.analyze.models reads the rows and chooses the kind of model). The estimation is
+rrsite.estimate.regression; the formula and coding rrsite.estimate.formula.
 """
 
 from __future__ import annotations
 
-import html
-import json
 import math
-from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from ..errors import RRSiteError, UsageError
 from ..estimate.formula import (
     Covariate,
     DesignMatrix,
     Formula,
     FormulaError,
     design_matrix,
-    parse_formula,
 )
 from ..estimate.regression import (
     NUISANCE_OF_MODEL,
@@ -42,26 +36,12 @@ from ..estimate.regression import (
     two_group_rates,
 )
 from ..estimate.survey_design import SampleDesign, design_logit
-from ..exports.catalog import Catalog, QuestionSpec, build_catalog
-from ..exports.readers import ExportError, FileInfo, parse_mapping, read_export
+from ..exports.catalog import Catalog, QuestionSpec
 from ..exports.rejections import Rejections
-from ..exports.tally import Tally
-from .sample_design import SampleOptions, build_design
+from ..exports.rows import Rows
 from .univariate import model_of
 
 COVARIATE_TYPES = ("yes-no", "choice", "number", "multi-choice")
-
-
-@dataclass
-class Rows:
-    """The accepted rows: version index and every needed question's raw answer."""
-
-    version: np.ndarray
-    answers: dict[str, list[object]]
-    rows_read: int
-    rejections: Rejections
-    #: Per two-group question: each accepted row's group (1 or 2; 0 where it has none).
-    groups: dict[str, np.ndarray] = field(default_factory=dict)
 
 
 @dataclass
@@ -120,39 +100,6 @@ class ModelResult:
         return pd.DataFrame([c.to_dict() for c in self.fit.coefficients]).set_index("name")
 
 
-def _read_rows(
-    paths: Sequence[str | Path], catalog: Catalog, column_map: dict[str, str], needed: list[str],
-) -> Rows:
-    rejections = Rejections()
-    tally = Tally(catalog, None, rejections)
-    versions: list[np.ndarray] = []
-    answers: dict[str, list[object]] = {q: [] for q in needed}
-    groups: dict[str, list[np.ndarray]] = {q: [] for q in needed}
-    read = 0
-    for path in paths:
-        if not Path(path).is_file():
-            raise ExportError(f"{path}: no such file")
-        info = FileInfo(str(path), "")
-        for batch in read_export(path, catalog, column_map, rejections, info):
-            checked = tally.check(batch)
-            tally.commit(checked)
-            read += len(batch)
-            keep = checked.status == 0
-            versions.append(checked.version[keep])
-            for qid in needed:
-                column = batch.columns.get(qid)
-                values = column.objects() if column is not None else [None] * len(batch)
-                answers[qid].extend(v for v, k in zip(values, keep.tolist(), strict=True) if k)
-                codes = checked.group_codes.get(qid)
-                groups[qid].append(np.zeros(int(keep.sum()), dtype=np.int8) if codes is None
-                                   else np.asarray(codes)[keep].astype(np.int8))
-    version = np.concatenate(versions) if versions else np.zeros(0, dtype=np.int32)
-    group_codes = {q: np.concatenate(parts) if parts else np.zeros(0, dtype=np.int8)
-                   for q, parts in groups.items()}
-    return Rows(version, answers, read + rejections.total, rejections,
-                {q: codes for q, codes in group_codes.items() if np.any(codes)})
-
-
 @dataclass
 class OutcomeDesign:
     """How one version randomizes the outcome.
@@ -171,7 +118,7 @@ class OutcomeDesign:
     by_report: dict[str, tuple[float, float]] | None = None
 
 
-def _outcome_design(catalog: Catalog, qid: str, m: int) -> OutcomeDesign:
+def outcome_design(catalog: Catalog, qid: str, m: int) -> OutcomeDesign:
     """The outcome's design in version m: its rates and the report counted as 1.
 
     Its design, or the identity for a question asked directly. A design with two reports of its
@@ -236,7 +183,8 @@ def _outcome_design(catalog: Catalog, qid: str, m: int) -> OutcomeDesign:
                          {0: (1.0 - p00, 0.0, p00 + p11 - 1.0, 0.0)})
 
 
-def _covariate_spec(catalog: Catalog, qid: str) -> QuestionSpec:
+def covariate_spec(catalog: Catalog, qid: str) -> QuestionSpec:
+    """The spec of a covariate: a question asked directly, of a type a formula can code."""
     found = catalog.questions_named(qid)
     if not found:
         raise FormulaError(f"no question {qid!r} in {catalog.survey!r} "
@@ -263,12 +211,12 @@ def fit_model(catalog: Catalog, rows: Rows, formula: Formula, confidence: float,
     covariates = {
         name: Covariate(spec.type, spec.values, rows.answers[name])
         for name in formula.questions
-        for spec in [_covariate_spec(catalog, name)]
+        for spec in [covariate_spec(catalog, name)]
     }
     by_version: dict[int, OutcomeDesign] = {}
     for m in sorted(set(np.unique(rows.version).tolist())):
         if catalog.versions[m].question(qid) is not None:
-            by_version[m] = _outcome_design(catalog, qid, m)
+            by_version[m] = outcome_design(catalog, qid, m)
     if not by_version:
         raise FormulaError(f"no accepted row has the outcome {qid!r}")
     designs = [d.description for d in by_version.values()]
@@ -331,18 +279,6 @@ def fit_model(catalog: Catalog, rows: Rows, formula: Formula, confidence: float,
     return model
 
 
-def _number_model(catalog: Catalog, rows: Rows, formula: Formula, confidence: float) -> Any:
-    """A randomized number's linear model (rrsite.analyze.number_regression)."""
-    from .number_regression import fit_number_model
-
-    covariates = {
-        name: Covariate(spec.type, spec.values, rows.answers[name])
-        for name in formula.questions
-        for spec in [_covariate_spec(catalog, name)]
-    }
-    return fit_number_model(catalog, rows, formula, confidence, covariates)
-
-
 def predicted_prevalence(model: ModelResult) -> dict[str, list[dict[str, Any]]]:
     """P(true yes) at each level of each main-effect factor, other columns at their means.
 
@@ -377,318 +313,12 @@ def predicted_prevalence(model: ModelResult) -> dict[str, list[dict[str, Any]]]:
         for level, x in settings:
             eta = float(x @ f.beta)
             se = float(math.sqrt(max(0.0, x @ f.covariance @ x)))
-            rows.append({"level": level, "estimate": _expit(eta),
-                         "ci_low": _expit(eta - z * se), "ci_high": _expit(eta + z * se)})
+            rows.append({"level": level, "estimate": expit(eta),
+                         "ci_low": expit(eta - z * se), "ci_high": expit(eta + z * se)})
         out[label] = rows
     return out
 
 
-def _expit(value: float) -> float:
+def expit(value: float) -> float:
+    """The logistic function, 1 / (1 + e^-value), without overflow."""
     return 0.5 * (1.0 + math.tanh(0.5 * value))
-
-
-def _fit_any(catalog: Catalog, rows: Rows, formula: Formula, confidence: float,
-             bias_reduced: bool, design: Any = None) -> Any:
-    """Dispatch: randomized predictors (predictor_report), else a randomized outcome."""
-    from .predictors import fit_predictor_model, randomized_in
-
-    if design is not None and (formula.groups or randomized_in(catalog, formula)):
-        raise UsageError("--model with a random intercept or a randomized predictor: a sample "
-                         "design is not supported yet; fit it without --weights/--strata/--cluster")
-    if formula.groups:
-        from .random_intercepts import fit_mixed_model
-
-        return fit_mixed_model(catalog, rows, formula, confidence, bias_reduced)
-    if randomized_in(catalog, formula):
-        return fit_predictor_model(catalog, rows, formula, confidence, bias_reduced)
-    return fit_model(catalog, rows, formula, confidence, bias_reduced, design)
-
-
-def regress(
-    exports: str | Path | Iterable[str | Path],
-    survey: str | Path | Iterable[str | Path] | None = None,
-    manifests: Iterable[str | Path | Mapping[str, Any]] = (),
-    models: Sequence[str] = (),
-    confidence: float = 0.95,
-    mapping: Sequence[str] | None = None,
-    bias_reduced: bool = False,
-    sample: SampleOptions | None = None,
-) -> list[Any]:
-    """Fit every model formula on the exports (see the module docstring).
-
-    A model with a random intercept ``(1 | g)`` is a ``MixedModel`` (rrsite.analyze.
-    mixed_report); one with a randomized question on the right-hand side a ``PredictorModel``
-    (rrsite.analyze.predictors); otherwise a ``ModelResult``.
-
-    ``bias_reduced`` adds Kosmidis & Firth's bias-reduced estimates to each fit
-    (``ModelResult.fit.bias_reduced``). ``sample``: the sample design's columns
-    (rrsite.analyze.sample_design): weighted pseudo-likelihood fits with sandwich SEs.
-    """
-    paths = [exports] if isinstance(exports, str | Path) else list(exports)
-    if not paths:
-        raise UsageError("give at least one export file")
-    if not 0 < confidence < 1:
-        raise UsageError(f"--confidence must be between 0 and 1, not {confidence}")
-    surveys = [] if survey is None else [survey] if isinstance(survey, str | Path) else list(survey)
-    catalog = build_catalog(surveys, manifests)
-    formulas = [parse_formula(text) for text in models]
-    needed: dict[str, None] = {}
-    for formula in formulas:
-        needed.setdefault(formula.outcome, None)
-        for name in [*formula.questions, *formula.groups]:
-            needed.setdefault(name, None)
-    known = set(catalog.question_ids())
-    for name in needed:
-        if name not in known:
-            raise FormulaError(f"no question {name!r} in {catalog.survey!r} "
-                               f"(questions: {', '.join(catalog.question_ids())})")
-    column_map = parse_mapping(list(mapping or ()), catalog)
-    from .number_predictors import fit_number_predictor_model, number_predictors_in
-    from .number_regression import is_number_outcome
-
-    numeric = [is_number_outcome(catalog, f.outcome) or bool(number_predictors_in(catalog, f))
-               for f in formulas]
-    if any(numeric) and not all(numeric):
-        raise UsageError("--model: fit randomized-number outcomes (linear) and yes-no outcomes "
-                         "(logistic) in separate commands")
-    rows = _read_rows(paths, catalog, column_map, list(needed))
-    design = None
-    if sample is not None:
-        design = build_design(paths, catalog, column_map, sample)[0]
-        if design.n != len(rows.version):  # the same reader and checks: the same rows
-            raise RRSiteError("the design's rows and the model's rows differ")
-    results = []
-    for formula in formulas:
-        try:
-            if any(numeric):
-                if design is not None:
-                    raise UsageError("--model with a number outcome: a sample design is not "
-                                     "supported yet; fit it without --weights/--strata/--cluster")
-                if formula.groups:
-                    raise FormulaError("a random intercept takes a yes-no outcome and direct "
-                                       "predictors; this model has a randomized number")
-                if number_predictors_in(catalog, formula):
-                    results.append(fit_number_predictor_model(catalog, rows, formula,
-                                                              confidence))
-                else:
-                    results.append(_number_model(catalog, rows, formula, confidence))
-                results[-1].rejected = rows.rejections
-                continue
-            results.append(_fit_any(catalog, rows, formula, confidence, bias_reduced, design))
-            results[-1].rejected = rows.rejections
-        except RRSiteError as error:
-            raise type(error)(f"model {formula.text!r}: {error}") from error
-    return results
-
-
-# ------------------------------------------------------------------------------------ output
-
-
-def _num(value: float, digits: int = 3) -> str:
-    if not math.isfinite(value):
-        return "inf" if value > 0 else "-inf" if value < 0 else "nan"
-    if value != 0 and abs(value) < 10 ** -digits:
-        return f"{value:.1e}"
-    return f"{value:.{digits}f}"
-
-
-def _rows(model: ModelResult, bias_reduced: bool = False) -> list[list[str]]:
-    pct = f"{model.fit.confidence:.0%}"
-    header = ["term", "estimate", "se", "z", "p", f"{pct} low", f"{pct} high",
-              "odds ratio", "OR low", "OR high"]
-    coefficients = model.fit.coefficients
-    if bias_reduced:
-        assert model.fit.bias_reduced is not None
-        coefficients = model.fit.bias_reduced.coefficients
-    body = [[c.name, _num(c.estimate), _num(c.se), _num(c.z, 2), _num(c.p_value, 4),
-             _num(c.ci_low), _num(c.ci_high), _num(c.odds_ratio), _num(c.or_low),
-             _num(c.or_high)] for c in coefficients]
-    return [header, *body]
-
-
-BIAS_REDUCED_TITLE = ("bias-reduced (Kosmidis & Firth 2009; SEs from the expected information, "
-                      "Wald intervals)")
-
-
-def _summary_lines(model: ModelResult) -> list[str]:
-    f = model.fit
-    left = {"outcome": model.outcome_missing, **model.matrix.missing}
-    left_text = ", ".join(f"{n:,} missing {k}" for k, n in left.items() if n) or "none"
-    lines = [
-        f"N = {f.n:,} of {model.rows_accepted:,} accepted rows (left out: {left_text})",
-        f"log-likelihood = {f.loglik:.4f}, AIC = {f.aic:.4f}, {f.iterations} Newton iterations",
-    ]
-    if f.model_test:
-        t = f.model_test
-        lines.append(f"LR test of the model: chi2 = {t.chi2:.3f}, df = {t.df}, "
-                     f"p = {_num(t.p_value, 4)}")
-    for t in f.terms:
-        lines.append(f"LR test of {t.term}: chi2 = {t.chi2:.3f}, df = {t.df}, "
-                     f"p = {_num(t.p_value, 4)}")
-    if f.nuisance:
-        nu = f.nuisance
-        pct = f"{f.confidence:.0%}"
-        lines.append(f"{nu.name} ({nu.meaning}) = {nu.estimate:.4f}, se = {_num(nu.se, 4)}, "
-                     f"{pct} interval [{nu.ci_low:.4f}, {nu.ci_high:.4f}] ({nu.ci_method})"
-                     + (", on the boundary of [0, 1]" if nu.on_boundary else ""))
-    if model.sample_design is not None:
-        info = model.sample_design
-        lines.append(
-            f"sample design: weighted pseudo-likelihood, sandwich standard errors over "
-            f"{info['strata']} strata and {info['clusters']:,} clusters (with replacement; "
-            f"weights {info['weights']['min']:.4g} to {info['weights']['max']:.4g}); no "
-            "likelihood-ratio tests under a pseudo-likelihood")
-    lines.append(f"designs: {'; '.join(_design_text(d) for d in model.designs)}")
-    lines.append(f"privacy: {model.privacy}")
-    return lines
-
-
-def _design_text(d: Mapping[str, Any]) -> str:
-    if "reports" in d:
-        return f"version {d['version']}: {d['design']} (reports {', '.join(d['reports'])})"
-    if "p00" in d:
-        return f"version {d['version']}: {d['design']} (p00 = {d['p00']:.4g}, p11 = {d['p11']:.4g})"
-    p = ", ".join(f"{v:.4g}" for v in d["p"])
-    return (f"version {d['version']}: {d['design']} (RRreg {d['model']}, p = [{p}], "
-            f"{d['nuisance']} estimated)")
-
-
-def render_table(models: Sequence[ModelResult]) -> str:
-    """Plain-text tables, one per model."""
-    out = []
-    for model in models:
-        rows = _rows(model)
-        widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
-        out.append(f"logistic regression: {model.formula.text}")
-        for r in rows:
-            out.append("  ".join(c.ljust(w) if i == 0 else c.rjust(w)
-                                 for i, (c, w) in enumerate(zip(r, widths, strict=True))))
-        if model.fit.bias_reduced is not None:
-            out.append(BIAS_REDUCED_TITLE + ":")
-            rows = _rows(model, bias_reduced=True)
-            out.extend("  ".join(c.ljust(w) if i == 0 else c.rjust(w)
-                                 for i, (c, w) in enumerate(zip(r, widths, strict=True)))
-                       for r in rows)
-        out.extend(_summary_lines(model))
-        out.append("")
-    return "\n".join(out)
-
-
-def render_markdown(models: Sequence[ModelResult]) -> str:
-    """GitHub-flavoured Markdown tables, one per model."""
-    out = []
-    for model in models:
-        rows = _rows(model)
-        out.append(f"### Logistic regression: `{model.formula.text}`\n")
-        out.append("| " + " | ".join(rows[0]) + " |")
-        out.append("|" + "|".join(["---"] + ["---:"] * (len(rows[0]) - 1)) + "|")
-        out.extend("| " + " | ".join(r) + " |" for r in rows[1:])
-        out.append("")
-        if model.fit.bias_reduced is not None:
-            rows = _rows(model, bias_reduced=True)
-            out.append(f"{BIAS_REDUCED_TITLE[0].upper()}{BIAS_REDUCED_TITLE[1:]}:\n")
-            out.append("| " + " | ".join(rows[0]) + " |")
-            out.append("|" + "|".join(["---"] + ["---:"] * (len(rows[0]) - 1)) + "|")
-            out.extend("| " + " | ".join(r) + " |" for r in rows[1:])
-            out.append("")
-        out.extend(f"- {line}" for line in _summary_lines(model))
-        out.append("")
-    return "\n".join(out)
-
-
-def render_json(models: Sequence[ModelResult]) -> str:
-    """{"models": [...]} with the keys of docs/contracts.md."""
-    return json.dumps({"models": [m.to_dict() for m in models]}, indent=2) + "\n"
-
-
-def _forest_svg(model: ModelResult) -> str:
-    """Odds ratios with intervals on a log axis (intercept left out)."""
-    coefs = model.fit.coefficients[1:]
-    if not coefs:
-        return ""
-    lows = [math.log(max(c.or_low, 1e-6)) for c in coefs]
-    highs = [math.log(min(c.or_high, 1e6)) for c in coefs]
-    lo, hi = min(min(lows), 0.0), max(max(highs), 0.0)
-    span = (hi - lo) or 1.0
-    left, width, row = 220, 420, 26
-
-    def x(v: float) -> float:
-        return left + (v - lo) / span * width
-
-    parts = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{left + width + 120}" '
-             f'height="{row * len(coefs) + 40}" role="img" aria-label="odds ratios">',
-             f'<line x1="{x(0):.1f}" y1="0" x2="{x(0):.1f}" y2="{row * len(coefs)}" '
-             'stroke="#888" stroke-dasharray="4"/>']
-    for i, (c, a, b) in enumerate(zip(coefs, lows, highs, strict=True)):
-        y = row * i + row / 2
-        parts.append(f'<text x="{left - 8}" y="{y + 4:.1f}" text-anchor="end" '
-                     f'font-size="12">{html.escape(c.name)}</text>')
-        parts.append(f'<line x1="{x(a):.1f}" y1="{y:.1f}" x2="{x(b):.1f}" y2="{y:.1f}" '
-                     'stroke="#1f5fa8" stroke-width="2"/>')
-        parts.append(f'<circle cx="{x(math.log(c.odds_ratio)):.1f}" cy="{y:.1f}" r="4" '
-                     'fill="#1f5fa8"/>')
-        parts.append(f'<text x="{left + width + 8}" y="{y + 4:.1f}" font-size="11">'
-                     f'{c.odds_ratio:.2f} [{c.or_low:.2f}, {c.or_high:.2f}]</text>')
-    parts.append(f'<text x="{x(0):.1f}" y="{row * len(coefs) + 20}" text-anchor="middle" '
-                 'font-size="11">odds ratio 1 (log scale)</text></svg>')
-    return "".join(parts)
-
-
-def render_html(models: Sequence[ModelResult]) -> str:
-    """A self-contained page: the table, a forest plot and the predicted prevalence by level."""
-    body = []
-    for model in models:
-        rows = _rows(model)
-        body.append(f"<h2>Logistic regression: <code>{html.escape(model.formula.text)}</code></h2>")
-        body.append("<table><thead><tr>" + "".join(f"<th>{html.escape(h)}</th>" for h in rows[0])
-                    + "</tr></thead><tbody>")
-        for r in rows[1:]:
-            body.append("<tr>" + "".join(f"<td>{html.escape(c)}</td>" for c in r) + "</tr>")
-        if model.fit.bias_reduced is not None:
-            reduced = _rows(model, bias_reduced=True)
-            body.append(f"</tbody></table><h3>{html.escape(BIAS_REDUCED_TITLE.capitalize())}"
-                        "</h3><table><thead><tr>"
-                        + "".join(f"<th>{html.escape(h)}</th>" for h in reduced[0])
-                        + "</tr></thead><tbody>")
-            for r in reduced[1:]:
-                body.append("<tr>" + "".join(f"<td>{html.escape(c)}</td>" for c in r) + "</tr>")
-        body.append("</tbody></table><ul>"
-                    + "".join(f"<li>{html.escape(line)}</li>" for line in _summary_lines(model))
-                    + "</ul>")
-        body.append("<h3>Odds ratios</h3>" + _forest_svg(model))
-        for label, levels in model.prevalence.items():
-            body.append(f"<h3>Predicted prevalence by {html.escape(label)}</h3><table><thead>"
-                        "<tr><th>level</th><th>prevalence</th><th>interval</th></tr></thead>"
-                        "<tbody>")
-            for item in levels:
-                width = 300
-                bar = (f'<svg width="{width}" height="14"><line x1="{item["ci_low"] * width:.1f}"'
-                       f' y1="7" x2="{item["ci_high"] * width:.1f}" y2="7" stroke="#1f5fa8" '
-                       f'stroke-width="2"/><circle cx="{item["estimate"] * width:.1f}" cy="7" '
-                       'r="4" fill="#1f5fa8"/></svg>')
-                body.append(f"<tr><td>{html.escape(str(item['level']))}</td>"
-                            f"<td>{item['estimate']:.3f}</td><td>[{item['ci_low']:.3f}, "
-                            f"{item['ci_high']:.3f}] {bar}</td></tr>")
-            body.append("</tbody></table>")
-    return ("<!doctype html><html><head><meta charset=\"utf-8\"><title>rrsite regression"
-            "</title><style>body{font-family:sans-serif;max-width:70em;margin:2em auto}"
-            "table{border-collapse:collapse}td,th{border:1px solid #ccc;padding:2px 6px;"
-            "text-align:right}</style></head><body>" + "\n".join(body) + "</body></html>\n")
-
-
-RENDERERS = {"table": render_table, "json": render_json, "markdown": render_markdown,
-             "html": render_html}
-
-
-def render(models: Sequence[Any], fmt: str) -> str:
-    """The models in one of analyze's formats (number outcomes and randomized predictors too)."""
-    from .number_regression import NumberModel
-    from .number_regression import render as render_numbers
-
-    if models and isinstance(models[0], NumberModel):
-        return render_numbers(models, fmt)
-    if all(isinstance(m, ModelResult) for m in models):
-        return RENDERERS[fmt](models)
-    from .predictors import render_models
-
-    return render_models(models, fmt)

@@ -205,7 +205,8 @@ def _sample_options(args: argparse.Namespace) -> SampleOptions | None:
 
 def _run_models(args: argparse.Namespace) -> int:
     """`--model`: fit each formula and print or write its report."""
-    from ..analyze.regression import regress, render
+    from ..analyze.models import regress
+    from ..report.models import render_models as render
 
     models = regress(args.exports, survey=args.survey, manifests=args.manifest,
                      models=args.model, confidence=args.confidence, mapping=args.mapping,
@@ -227,7 +228,7 @@ def _run_models(args: argparse.Namespace) -> int:
 
 
 def _run_joint(args: argparse.Namespace) -> int:
-    """`--joint` (joint_report) or `--cor` (correlation_report): several questions together."""
+    """`--joint` or `--cor`: several questions together."""
     from typing import Any
 
     option = "--joint" if args.joint else "--cor"
@@ -238,13 +239,14 @@ def _run_joint(args: argparse.Namespace) -> int:
         raise RRSiteError(f"give the export file(s) to estimate {option} from")
     result: Any
     if args.joint:
-        from ..analyze.joint import joint, render
+        from ..analyze.joint import joint
+        from ..report.joint import render
 
         result = joint(args.exports, survey=args.survey, manifests=args.manifest,
                        questions=args.joint, confidence=args.confidence, mapping=args.mapping)
     else:
         from ..analyze.correlation import correlate
-        from ..analyze.correlation import render as render_cor
+        from ..report.correlation import render as render_cor
 
         result = correlate(args.exports, survey=args.survey, manifests=args.manifest,
                            questions=args.cor, confidence=args.confidence, mapping=args.mapping)

@@ -9,12 +9,9 @@ from __future__ import annotations
 import html
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass
-
-import numpy as np
 
 from ..analyze.api import CI_METHOD_NAMES, VARIANCE_CONVENTION, Analysis
-from ..estimate.deconvolution import Deconvolution
+from .plots import PlotRow, bars_svg, cumulative_svg, distribution_svg, forest_svg
 from .rows import (
     DESIGN_HEADERS,
     MODEL_HEADERS,
@@ -34,122 +31,9 @@ from .rows import (
     number_notes,
     number_rows,
     privacy_text,
-    significant,
     uninformative,
 )
-
-ROW_HEIGHT = 24
-LABEL_WIDTH = 220
-PLOT_WIDTH = 420
-MARGIN = 12
-COLOURS = {"estimate": "#1f5fa8", "interval": "#1f5fa8", "reported": "#c0392b",
-           "grid": "#d8d8d8", "text": "#222"}
-
-STYLE = """
-body{font-family:system-ui,-apple-system,Segoe UI,Roboto,sans-serif;margin:2rem auto;
-max-width:1100px;padding:0 1rem;color:#222;line-height:1.45}
-h1{font-size:1.6rem;margin-bottom:.2rem}h2{margin-top:2.2rem;border-bottom:1px solid #ddd}
-table{border-collapse:collapse;margin:.6rem 0 1rem;font-size:.92rem}
-th,td{border-bottom:1px solid #e4e4e4;padding:.3rem .6rem;text-align:left;vertical-align:top}
-td.num,th.num{text-align:right;font-variant-numeric:tabular-nums}
-code{background:#f4f4f4;padding:0 .25rem;border-radius:3px}
-dl.note dt{font-weight:600;margin-top:.3rem}dl.note dd{margin-left:1.2rem}
-.note{color:#555;font-size:.9rem}.warn{color:#a33}
-figure{margin:1rem 0}figcaption{font-size:.9rem;color:#444}
-svg text{font-family:inherit;font-size:12px}
-"""
-
-
-@dataclass
-class PlotRow:
-    """One row of a forest plot."""
-
-    label: str
-    estimate: float
-    low: float
-    high: float
-    reported: float | None = None
-    heading: bool = False
-
-
-def _x(value: float) -> float:
-    return LABEL_WIDTH + MARGIN + min(max(value, 0.0), 1.0) * PLOT_WIDTH
-
-
-def forest_svg(rows: Sequence[PlotRow], title: str) -> str:
-    """Dots (estimates) with interval bars on a 0..1 axis; diamonds for reported rates."""
-    height = (len(rows) + 2) * ROW_HEIGHT + MARGIN
-    width = LABEL_WIDTH + PLOT_WIDTH + 2 * MARGIN + 10
-    parts = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
-             f'viewBox="0 0 {width} {height}" role="img" aria-label="{html.escape(title)}">',
-             f"<title>{html.escape(title)}</title>"]
-    axis_y = (len(rows) + 1) * ROW_HEIGHT
-    for tick in range(0, 11):
-        x = _x(tick / 10)
-        parts.append(f'<line x1="{x:.1f}" y1="{MARGIN}" x2="{x:.1f}" y2="{axis_y}" '
-                     f'stroke="{COLOURS["grid"]}" stroke-width="1"/>')
-        if tick % 2 == 0:
-            parts.append(f'<text x="{x:.1f}" y="{axis_y + 14}" text-anchor="middle">'
-                         f"{tick / 10:.1f}</text>")
-    for i, row in enumerate(rows):
-        y = MARGIN + (i + 0.5) * ROW_HEIGHT + 4
-        weight = ' font-weight="bold"' if row.heading else ""
-        parts.append(f'<text x="{LABEL_WIDTH}" y="{y + 4:.1f}" text-anchor="end"{weight}>'
-                     f"{html.escape(row.label)}</text>")
-        if row.heading or not math.isfinite(row.estimate):
-            continue
-        x0, x1, xe = _x(row.low), _x(row.high), _x(row.estimate)
-        parts.append(f'<line x1="{x0:.1f}" y1="{y:.1f}" x2="{x1:.1f}" y2="{y:.1f}" '
-                     f'stroke="{COLOURS["interval"]}" stroke-width="2.5"/>')
-        for xb in (x0, x1):
-            parts.append(f'<line x1="{xb:.1f}" y1="{y - 5:.1f}" x2="{xb:.1f}" y2="{y + 5:.1f}" '
-                         f'stroke="{COLOURS["interval"]}" stroke-width="2"/>')
-        parts.append(f'<circle cx="{xe:.1f}" cy="{y:.1f}" r="5" fill="{COLOURS["estimate"]}">'
-                     f"<title>estimate {fmt(row.estimate)} {interval_text(row.low, row.high)}"
-                     "</title></circle>")
-        if row.reported is not None and math.isfinite(row.reported):
-            xr = _x(row.reported)
-            parts.append(f'<path d="M{xr:.1f},{y - 6:.1f} L{xr + 6:.1f},{y:.1f} '
-                         f'L{xr:.1f},{y + 6:.1f} L{xr - 6:.1f},{y:.1f} Z" fill="none" '
-                         f'stroke="{COLOURS["reported"]}" stroke-width="1.8">'
-                         f"<title>reported {fmt(row.reported)}</title></path>")
-    parts.append("</svg>")
-    return "".join(parts)
-
-
-def bars_svg(pairs: Sequence[tuple[str, float, float]], title: str) -> str:
-    """Grouped horizontal bars: reported rate (red) and de-biased estimate (blue) per answer."""
-    bar = 9
-    step = 2 * bar + 10
-    height = len(pairs) * step + 2 * ROW_HEIGHT
-    width = LABEL_WIDTH + PLOT_WIDTH + 2 * MARGIN + 60
-    parts = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
-             f'viewBox="0 0 {width} {height}" role="img" aria-label="{html.escape(title)}">',
-             f"<title>{html.escape(title)}</title>"]
-    axis_y = len(pairs) * step + MARGIN
-    for tick in range(0, 11, 2):
-        x = _x(tick / 10)
-        parts.append(f'<line x1="{x:.1f}" y1="{MARGIN}" x2="{x:.1f}" y2="{axis_y}" '
-                     f'stroke="{COLOURS["grid"]}"/>'
-                     f'<text x="{x:.1f}" y="{axis_y + 14}" text-anchor="middle">{tick / 10:.1f}'
-                     "</text>")
-    for i, (label, reported, estimate) in enumerate(pairs):
-        y = MARGIN + i * step
-        parts.append(f'<text x="{LABEL_WIDTH}" y="{y + bar + 4}" text-anchor="end">'
-                     f"{html.escape(label)}</text>")
-        for j, (value, colour, name) in enumerate(
-                ((reported, COLOURS["reported"], "reported"),
-                 (estimate, COLOURS["estimate"], "de-biased"))):
-            if not math.isfinite(value):
-                continue
-            w = _x(value) - _x(0.0)
-            parts.append(f'<rect x="{_x(0.0):.1f}" y="{y + j * bar}" width="{w:.1f}" '
-                         f'height="{bar - 1}" fill="{colour}"><title>{name} {fmt(value)}'
-                         "</title></rect>"
-                         f'<text x="{_x(0.0) + w + 4:.1f}" y="{y + j * bar + bar - 1}" '
-                         f'font-size="10">{fmt(value)}</text>')
-    parts.append("</svg>")
-    return "".join(parts)
+from .tables import STYLE
 
 
 def _legend() -> str:
@@ -163,97 +47,6 @@ def _cells(cells: Sequence[str], numeric: set[int] | None = None, header: bool =
     return "<tr>" + "".join(
         f'<{tag}{" class=num" if i in numeric else ""}>{c}</{tag}>' for i, c in enumerate(cells)
     ) + "</tr>"
-
-
-def _axes(width: int, height: int, title: str, top_label: str, base: float, top: float,
-          left: float) -> list[str]:
-    return [f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
-            f'viewBox="0 0 {width} {height}" role="img" aria-label="{html.escape(title)}">',
-            f"<title>{html.escape(title)}</title>",
-            f'<line x1="{left}" y1="{base}" x2="{width - MARGIN}" y2="{base}" '
-            f'stroke="{COLOURS["grid"]}"/>',
-            f'<text x="{left - 4}" y="{top + 4}" text-anchor="end">{top_label}</text>',
-            f'<text x="{left - 4}" y="{base}" text-anchor="end">0</text>']
-
-
-def distribution_svg(found: Deconvolution, title: str, unit: str | None) -> str:
-    """Bars of the estimated shares of the true numbers per cell.
-
-    With whiskers where the design gives exact intervals (a mixture's).
-    """
-    assert found.probabilities is not None
-    width, height = LABEL_WIDTH + PLOT_WIDTH + 2 * MARGIN, 220
-    base, top, left = height - 40, 16, MARGIN + 40
-    k = len(found.probabilities)
-    highs = found.ci_high if found.ci_high is not None else found.probabilities
-    top_value = max(max(highs, default=0.0), max(found.probabilities, default=0.0), 1e-12)
-    slot = (width - MARGIN - left) / max(k, 1)
-
-    def y_of(value: float) -> float:
-        return base - (base - top) * value / top_value
-
-    parts = _axes(width, height, title, f"{top_value:.2g}", base, top, left)
-    labels = max(1, k // 8)
-    for i, p in enumerate(found.probabilities):
-        x = left + i * slot
-        tip = f"{found.label(i)}: {p:.3f}"
-        whisker = ""
-        if found.ci_low is not None and found.ci_high is not None:
-            lo, hi = found.ci_low[i], found.ci_high[i]
-            tip += f" [{lo:.3f}, {hi:.3f}]"
-            whisker = (f'<line x1="{x + slot / 2:.1f}" y1="{y_of(lo):.1f}" '
-                       f'x2="{x + slot / 2:.1f}" y2="{y_of(hi):.1f}" '
-                       f'stroke="{COLOURS["reported"]}"/>')
-        parts.append(f'<rect x="{x + 1:.1f}" y="{y_of(p):.1f}" width="{max(slot - 2, 1):.1f}" '
-                     f'height="{base - y_of(p):.1f}" fill="{COLOURS["estimate"]}">'
-                     f"<title>{html.escape(tip)}</title></rect>{whisker}")
-        if i % labels == 0:
-            parts.append(f'<text x="{x + slot / 2:.1f}" y="{base + 14}" text-anchor="middle" '
-                         f'font-size="10">{significant(found.centres[i], 3)}</text>')
-    parts.append(f'<text x="{width / 2:.1f}" y="{height - 6}" text-anchor="middle">'
-                 f"{html.escape(unit or 'true number')}</text></svg>")
-    return "".join(parts)
-
-
-def cumulative_svg(found: Deconvolution, title: str, unit: str | None) -> str:
-    """The cumulative shares: the band as a shaded area, the estimate as a line."""
-    width, height = LABEL_WIDTH + PLOT_WIDTH + 2 * MARGIN, 220
-    base, top, left = height - 40, 16, MARGIN + 40
-    xs = np.array(found.highs, dtype=np.float64)
-    span = float(xs[-1] - found.lows[0]) or 1.0
-
-    def x_of(value: float) -> float:
-        return left + (width - MARGIN - left) * (value - found.lows[0]) / span
-
-    def y_of(value: float) -> float:
-        return base - (base - top) * value
-
-    parts = _axes(width, height, title, "1", base, top, left)
-    upper = " ".join(f"{x_of(x):.1f},{y_of(v):.1f}" for x, v in zip(xs, found.cumulative_high,
-                                                                   strict=True))
-    lower = " ".join(f"{x_of(x):.1f},{y_of(v):.1f}" for x, v in
-                     zip(xs[::-1], found.cumulative_low[::-1], strict=True))
-    parts.append(f'<polygon points="{upper} {lower}" fill="{COLOURS["reported"]}" '
-                 'fill-opacity="0.25" stroke="none"/>')
-    if found.cumulative is not None:
-        line = " ".join(f"{x_of(x):.1f},{y_of(v):.1f}" for x, v in zip(xs, found.cumulative,
-                                                                      strict=True))
-        parts.append(f'<polyline points="{line}" fill="none" stroke="{COLOURS["estimate"]}" '
-                     'stroke-width="2"/>')
-    for i in range(len(xs)):
-        tip = f"at most {xs[i]:,.6g}: "
-        if found.cumulative is not None:
-            tip += f"{found.cumulative[i]:.3f} "
-        tip += f"[{found.cumulative_low[i]:.3f}, {found.cumulative_high[i]:.3f}]"
-        middle = (found.cumulative_low[i] + found.cumulative_high[i]) / 2
-        parts.append(f'<circle cx="{x_of(xs[i]):.1f}" cy="{y_of(middle):.1f}" r="5" '
-                     f'fill-opacity="0"><title>{html.escape(tip)}</title></circle>')
-    for value in np.linspace(found.lows[0], xs[-1], 5):
-        parts.append(f'<text x="{x_of(value):.1f}" y="{base + 14}" text-anchor="middle" '
-                     f'font-size="10">{significant(value, 3)}</text>')
-    parts.append(f'<text x="{width / 2:.1f}" y="{height - 6}" text-anchor="middle">'
-                 f"{html.escape(unit or 'true number')}: share at most this</text></svg>")
-    return "".join(parts)
 
 
 def _numbers_html(analysis: Analysis) -> list[str]:

@@ -113,15 +113,15 @@ def test_a_subgroup_too_small_for_an_informative_interval_is_said_so(capsys, tmp
     assert "violated (year = Third or later): 6 answers are too few" in out.read_text("utf-8")
 
 
-@pytest.mark.parametrize("module", ["reports", "html_report"])
+@pytest.mark.parametrize("module", ["analysis", "html"])
 def test_the_report_modules_do_not_import_each_other_at_load(module):
     import ast
     from pathlib import Path
 
-    import rrsite.analyze as package
+    import rrsite.report as package
 
     source = (Path(package.__file__).parent / f"{module}.py").read_text("utf-8")
-    other = {"reports": "html_report", "html_report": "reports"}[module]
+    other = {"analysis": "html", "html": "analysis"}[module]
     top = [node for node in ast.parse(source).body
            if isinstance(node, ast.ImportFrom) and node.module == other]
     assert top == []
