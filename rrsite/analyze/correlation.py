@@ -5,7 +5,7 @@ result = correlate(["export.csv"], survey="surveys/doping.md", questions=["doped
 result.fit.r, result.fit.se
 
 The estimator is RRreg's RRcor (Fox & Tracy 1984), rrsite.estimate.correlation; each row uses its
-own version's design (rrsite.analyze.regression's reading of the outcome design: the report counted as
+own version's design (analyze.regression's reading of the outcome design: the report counted as
 1, a = P(1 | no), b = P(1 | yes) - a). Variables: randomized yes-no questions under one-group
 designs with two reports or a two-group design (unrelated-unknown, SLD, CDM, CDM-sym: its second
 parameter estimated as RRuni does, its groups from ``<id>.group``; rrsite.estimate.correlation's

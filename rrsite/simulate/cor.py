@@ -28,7 +28,7 @@ from ..core.designs import TwoGroupDesign
 from ..errors import UsageError
 from ..estimate.numbers import simulate_reports
 from ..exports.catalog import VersionSpec
-from .export import GROUP_SUFFIX, parse_question_numbers, randomize, randomize_in_groups
+from .draws import GROUP_SUFFIX, parse_question_numbers, randomize, randomize_in_groups
 from .numbers import NumberTruth
 
 

@@ -23,12 +23,14 @@ from ..core import TwoGroupDesign
 from ..errors import UsageError
 from ..estimate.numbers import simulate_reports
 from ..exports.catalog import CHOICE_TYPES, QuestionSpec, VersionSpec, version_from_manifest
+from .cor import cor_answers
+from .draws import GROUP_SUFFIX, draw, randomize, randomize_in_groups, sensitive_reports
+from .joint import joint_answers
 from .logit import LogitModel
 from .numbers import NumberTruth
+from .predictor import predictor_answers
 
 CHUNK = 200_000
-#: The export column of a two-group question's group follows its own (docs/contracts.md).
-GROUP_SUFFIX = ".group"
 #: Share of optional questions left unanswered (sensitive ones: a tenth of this).
 SKIP_RATE = 0.04
 #: First submission time, and the span over which submissions arrive.
@@ -58,35 +60,6 @@ def parse_truths(items: Sequence[str], version: VersionSpec) -> dict[str, np.nda
             raise UsageError(f"--truth: {qid} is given twice")
         truths[qid] = _shares(item, text, question)
     return truths
-
-
-def parse_question_numbers(text: str, option: str, version: VersionSpec, types: Sequence[str],
-                           usage: str, what: str) -> tuple[tuple[str, ...], list[QuestionSpec],
-                                                           list[float]]:
-    """``q1,q2,...=x,y,...`` (--joint, --cor) -> (ids, their questions, the numbers).
-
-    Two or more different ids of questions whose type is one of ``types``; ``usage`` is said
-    when there is no "=", ``what`` names the numbers when one is not a number.
-    """
-    where = f"{option} {text!r}"
-    if "=" not in text:
-        raise UsageError(f"{where}: {usage}")
-    names, _, values = text.partition("=")
-    ids = tuple(q.strip() for q in names.split(",") if q.strip())
-    if len(ids) < 2 or len(set(ids)) != len(ids):
-        raise UsageError(f"{where}: give two or more different question ids")
-    questions = []
-    for qid in ids:
-        question = version.question(qid)
-        if question is None or question.type not in types:
-            raise UsageError(f"{where}: {qid!r} is not a {' or '.join(types)} question of the "
-                             "survey")
-        questions.append(question)
-    try:
-        numbers = [float(v) for v in values.split(",")]
-    except ValueError:
-        raise UsageError(f"{where}: the {what} must be numbers") from None
-    return ids, questions, numbers
 
 
 def _probability(item: str, text: str) -> float:
@@ -125,46 +98,6 @@ def _shares(item: str, text: str, question: QuestionSpec) -> np.ndarray:
     return normalised
 
 
-def _draw(rng: np.random.Generator, probabilities: np.ndarray, count: int) -> np.ndarray:
-    """Indices drawn with the given probabilities."""
-    cumulative = np.cumsum(probabilities)
-    cumulative[-1] = 1.0
-    return np.searchsorted(cumulative, rng.random(count), side="right").clip(0, len(cumulative) - 1)
-
-
-def randomize(rng: np.random.Generator, matrix: np.ndarray, truth: np.ndarray) -> np.ndarray:
-    """Reports for true answers (indices): report j with probability matrix[truth, j]."""
-    cumulative = np.cumsum(matrix, axis=1)
-    cumulative[:, -1] = 1.0
-    uniform = rng.random(len(truth))
-    reports: np.ndarray = np.sum(uniform[:, None] >= cumulative[truth][:, :-1], axis=1)
-    return reports
-
-
-def randomize_in_groups(rng: np.random.Generator, design: TwoGroupDesign, truth: np.ndarray,
-                        group: np.ndarray) -> np.ndarray:
-    """Reports (indices) of a two-group design: each respondent through their group's matrix."""
-    first, second = (np.asarray(m, dtype=np.float64) for m in design.group_matrices())
-    return np.where(group == 1, randomize(rng, first, truth), randomize(rng, second, truth))
-
-
-def _sensitive_reports(
-    rng: np.random.Generator, question: QuestionSpec, truth: np.ndarray
-) -> tuple[list[Any], list[int] | None]:
-    """Reported values and, for a two-group design, each respondent's group (else None).
-
-    The reports are the design's own where they differ from the truths (crosswise, kuk, ...);
-    the group is drawn with the design's probability of group 1.
-    """
-    design = question.design
-    assert design is not None
-    reports = np.array(design.report_values() or question.values, dtype=object)
-    if isinstance(design, TwoGroupDesign):
-        group = np.where(rng.random(len(truth)) < design.probability, 1, 2)
-        return reports[randomize_in_groups(rng, design, truth, group)].tolist(), group.tolist()
-    return reports[randomize(rng, question.matrix, truth)].tolist(), None
-
-
 def _tokens(rng: np.random.Generator, count: int) -> list[str]:
     """Random respondent tokens: 22 base64url characters (132 random bits) each."""
     text = base64.urlsafe_b64encode(rng.bytes(18 * count)).decode("ascii")
@@ -196,9 +129,9 @@ def _answers(
     groups: list[Any] | None = None
     if question.type in CHOICE_TYPES:
         assert shares is not None
-        index = _draw(rng, shares, count)
+        index = draw(rng, shares, count)
         if question.sensitive:
-            answers, groups = _sensitive_reports(rng, question, index)
+            answers, groups = sensitive_reports(rng, question, index)
         else:
             answers = np.array(question.values, dtype=object)[index].tolist()
     elif question.type == "number":
@@ -213,7 +146,7 @@ def _answers(
             answers = numbers.tolist()
         else:
             answers = np.round(rng.uniform(low, high, count), 1).clip(low, high).tolist()
-        if question.number_design is not None:  # issue 21: randomized on the device
+        if question.number_design is not None:  # randomized on the device
             other = rng.uniform(low, high, count)
             reports, drawn = simulate_reports(rng, question.number_design,
                                               np.asarray(answers, dtype=np.float64), other)
@@ -271,19 +204,13 @@ def simulate_rows(
             columns[question.id] = answers
             if groups is not None:
                 columns[question.id + GROUP_SUFFIX] = groups
-        for model in logits:        # regression issue: true answers from a logistic model
+        for model in logits:        # true answers from a logistic model
             columns[model.outcome] = _logit_answers(rng, version, model, columns, count)
-        for joint in joints:        # issue 23: several questions' true answers drawn together
-            from .joint import joint_answers
-
+        for joint in joints:        # several questions' true answers drawn together
             joint_answers(rng, version, joint, columns, count)
-        for cor in cors:            # issue 23: true values correlated through a Gaussian copula
-            from .cor import cor_answers
-
+        for cor in cors:            # true values correlated through a Gaussian copula
             cor_answers(rng, version, cor, columns, shares, count, numbers)
-        for predictor in predictors:   # issue 23: a direct outcome on randomized true answers
-            from .predictor import predictor_answers
-
+        for predictor in predictors:   # a direct outcome on randomized true answers
             predictor.clipped += predictor_answers(rng, version, predictor, columns, shares,
                                                    count)
         for qid, number in numbers.items():  # the true numbers of those who answered
@@ -339,12 +266,12 @@ def write_export(
                 cells = [columns[name] for name in ("survey", "version", "respondent",
                                                     "submitted_at")]
                 for qid in columns_out:
-                    cells.append([_cell(v) for v in columns[qid]])
+                    cells.append([cell(v) for v in columns[qid]])
                 writer.writerows(zip(*cells, strict=True))
     return rows
 
 
-def _cell(value: Any) -> Any:
+def cell(value: Any) -> Any:
     """CSV cell of an answer: empty when unanswered, JSON text for a list."""
     if value is None:
         return ""

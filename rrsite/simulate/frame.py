@@ -23,7 +23,8 @@ import numpy as np
 
 from ..errors import RRSiteError, UsageError
 from ..exports.catalog import version_from_manifest
-from .export import GROUP_SUFFIX, _cell, _sensitive_reports, simulate_rows
+from .draws import GROUP_SUFFIX, sensitive_reports
+from .export import cell, simulate_rows
 from .numbers import NumberTruth
 
 #: Columns a sampled export adds.
@@ -124,7 +125,7 @@ def write_frame_export(
             raise RRSiteError(f"{frame}: column {name!r} must hold probabilities in [0, 1]")
         yes = question.values.index("yes")
         truth = np.where(rng.random(count) < p, yes, 1 - yes)
-        answers, groups = _sensitive_reports(rng, question, truth)
+        answers, groups = sensitive_reports(rng, question, truth)
         skipped = columns[qid]
         columns[qid] = [None if old is None else new
                         for old, new in zip(skipped, answers, strict=True)]
@@ -147,7 +148,7 @@ def write_frame_export(
         for k, i in enumerate(chosen):
             out = [columns[name][k] for name in ("survey", "version", "respondent",
                                                  "submitted_at")]
-            out += [_cell(columns[name][k]) for name in answer_columns]
+            out += [cell(columns[name][k]) for name in answer_columns]
             out += [rows[i][name] for name in copied]
             if design_columns:
                 out += [repr(weights[k]), f"{fpc[k]:.0f}"]

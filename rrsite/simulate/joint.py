@@ -19,7 +19,7 @@ import numpy as np
 from ..core.designs import TwoGroupDesign
 from ..errors import UsageError
 from ..exports.catalog import VersionSpec
-from .export import GROUP_SUFFIX, parse_question_numbers, randomize, randomize_in_groups
+from .draws import GROUP_SUFFIX, parse_question_numbers, randomize, randomize_in_groups
 
 
 @dataclass(frozen=True)

@@ -27,7 +27,7 @@ from ..errors import UsageError
 from ..exports.catalog import QuestionSpec, VersionSpec
 
 _NAME = r"[A-Za-z_][A-Za-z0-9_.\-]*(?:\[[^\]]*\])?"
-_TERM = re.compile(
+TERM = re.compile(
     rf"\s*(?P<sign>[+-])?\s*(?P<coef>(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?)"
     rf"\s*(?:\*\s*(?P<column>{_NAME}(?::{_NAME})*))?\s*"
 )
@@ -48,13 +48,14 @@ class LogitModel:
         for column, beta in self.coefficients.items():
             value = np.ones(count)
             for part in column.split(":"):
-                value = value * _column(version, columns, part, count)
+                value = value * column_values(version, columns, part, count)
             eta += beta * value
         return eta
 
 
-def _column(version: VersionSpec, columns: Mapping[str, Sequence[Any]], part: str,
-            count: int) -> np.ndarray:
+def column_values(version: VersionSpec, columns: Mapping[str, Sequence[Any]], part: str,
+                  count: int) -> np.ndarray:
+    """A term's factor as numbers: a number question's answers, or 0/1 for ``qid[level]``."""
     qid, _, level = part.partition("[")
     level = level[:-1] if level else ""
     question: QuestionSpec | None = version.question(qid)
@@ -95,7 +96,7 @@ def parse_logit(text: str, version: VersionSpec) -> LogitModel:
     coefficients: dict[str, float] = {}
     rest = rest.rstrip()
     while position < len(rest):
-        match = _TERM.match(rest, position)
+        match = TERM.match(rest, position)
         if not match or match.end() == position:
             raise UsageError(f"--logit {text!r}: cannot read {rest[position:].strip()!r}")
         value = float(match["coef"]) * (-1.0 if match["sign"] == "-" else 1.0)

@@ -27,7 +27,8 @@ import numpy as np
 from ..core import TwoGroupDesign
 from ..errors import UsageError
 from ..exports.catalog import VersionSpec
-from .logit import _TERM, _column
+from .draws import GROUP_SUFFIX, randomize, randomize_in_groups
+from .logit import TERM, column_values
 
 _SD = re.compile(r";\s*sd\s*=\s*(?P<sd>[0-9.eE+-]+)\s*$")
 
@@ -74,7 +75,7 @@ def parse_predictor(text: str, version: VersionSpec) -> PredictorModel:
     coefficients: dict[str, float] = {}
     rest = rest.rstrip()
     while position < len(rest):
-        term = _TERM.match(rest, position)
+        term = TERM.match(rest, position)
         if not term or term.end() == position:
             raise UsageError(f"{where}: cannot read {rest[position:].strip()!r}")
         value = float(term["coef"]) * (-1.0 if term["sign"] == "-" else 1.0)
@@ -118,7 +119,6 @@ def predictor_answers(rng: np.random.Generator, version: VersionSpec, model: Pre
         assert question is not None and question.design is not None
         p = np.asarray(shares.get(qid, np.full(len(question.values), 1 / len(question.values))))
         truth = rng.choice(len(question.values), size=count, p=p / p.sum())
-        from .export import GROUP_SUFFIX, randomize, randomize_in_groups
 
         if isinstance(question.design, TwoGroupDesign):   # each row in its drawn group
             group = np.array([g or 1 for g in columns[qid + GROUP_SUFFIX]])
@@ -137,7 +137,7 @@ def predictor_answers(rng: np.random.Generator, version: VersionSpec, model: Pre
             if qid in truths:
                 value = value * np.array([1.0 if v == level[:-1] else 0.0 for v in truths[qid]])
             else:
-                value = value * _column(version, columns, part, count)
+                value = value * column_values(version, columns, part, count)
         eta += beta * value
     question = version.question(model.outcome)
     assert question is not None

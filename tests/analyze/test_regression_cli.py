@@ -208,7 +208,7 @@ def test_bad_formula_and_unknown_question(tmp_path: Path,
     rows, _ = _population(100, 7)
     assert "no question 'height'" in _fails(tmp_path, rows, "used ~ height", capsys)
     assert "expected name, found the end" in _fails(tmp_path, rows, "used ~ year +", capsys)
-    # a randomized predictor is fitted by rrsite.analyze.predictors (tests/joint/test_predictors.py);
+    # a randomized predictor is fitted by analyze.predictors (tests/joint/test_predictors.py);
     # with a randomized outcome too it is refused
     assert "the outcome must be asked directly" in _fails(tmp_path, rows, "used ~ used", capsys)
 
