@@ -155,7 +155,7 @@ def run(args: argparse.Namespace) -> int:
     if args.counts is not None:
         if args.exports:
             raise RRSiteError("give either export files or --counts FILE.csv, not both")
-        from ..analyze.counts import analyze_counts
+        from ..analyze.api import analyze_counts
 
         analysis = analyze_counts(args.counts, survey=args.survey, manifests=args.manifest,
                                   confidence=args.confidence, by=args.by,

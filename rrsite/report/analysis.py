@@ -9,7 +9,7 @@ import json
 import textwrap
 from collections.abc import Callable
 
-from ..analyze.api import CI_METHOD_NAMES, VARIANCE_CONVENTION, Analysis
+from ..analyze.results import CI_METHOD_NAMES, VARIANCE_CONVENTION, Analysis
 from .rows import (
     DESIGN_HEADERS,
     MODEL_HEADERS,

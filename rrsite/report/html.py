@@ -10,7 +10,7 @@ import html
 import math
 from collections.abc import Sequence
 
-from ..analyze.api import CI_METHOD_NAMES, VARIANCE_CONVENTION, Analysis
+from ..analyze.results import CI_METHOD_NAMES, VARIANCE_CONVENTION, Analysis
 from .plots import PlotRow, bars_svg, cumulative_svg, distribution_svg, forest_svg
 from .rows import (
     DESIGN_HEADERS,

@@ -14,7 +14,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from ..analyze import univariate as rrreg_fit
-from ..analyze.api import (
+from ..analyze.results import (
     CI_METHOD_NAMES,
     VARIANCE_CONVENTION,
     Analysis,

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from rrsite.analyze import analyze
-from rrsite.analyze.counts import analyze_counts
+from rrsite.analyze.api import analyze_counts
 from rrsite.cli import main
 from rrsite.exports.readers import ExportError
 

@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 from rrsite.analyze import analyze
-from rrsite.analyze.counts import analyze_counts
+from rrsite.analyze.api import analyze_counts
 from rrsite.cli import main
 from rrsite.core import number_design_from_spec
 from rrsite.exports.readers import ExportError
@@ -195,7 +195,7 @@ def test_plan_compares_the_ldp_mechanisms(capsys, epsilon: float, best: str) -> 
 def test_mixture_unknown_small_groups_over_heavy_tails_are_flagged() -> None:
     import numpy as np
 
-    from rrsite.analyze.api import SMALL_GROUP, _small_groups_caution
+    from rrsite.analyze.numbers import SMALL_GROUP, small_groups_caution
     from rrsite.core.numbers import MixtureUnknown
     from rrsite.estimate.numbers import combine, fit_part
 
@@ -211,8 +211,8 @@ def test_mixture_unknown_small_groups_over_heavy_tails_are_flagged() -> None:
 
     flagged = estimate(100, True)
     assert flagged.df < 30
-    message = _small_groups_caution(flagged)
+    message = small_groups_caution(flagged)
     assert message is not None and "mixture-unknown group of 50" in message
     assert str(SMALL_GROUP) in message
-    assert _small_groups_caution(estimate(100, False)) is None  # light tails: df stays high
-    assert _small_groups_caution(estimate(2 * SMALL_GROUP, True)) is None
+    assert small_groups_caution(estimate(100, False)) is None  # light tails: df stays high
+    assert small_groups_caution(estimate(2 * SMALL_GROUP, True)) is None

@@ -13,7 +13,7 @@ import pytest
 from scipy import optimize, stats
 
 from rrsite.analyze import analyze
-from rrsite.analyze.counts import analyze_counts
+from rrsite.analyze.api import analyze_counts
 from rrsite.cli import main
 from rrsite.exports.catalog import manifest_from_survey_file
 from rrsite.exports.readers import ExportError

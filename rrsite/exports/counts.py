@@ -1,4 +1,4 @@
-"""`rrsite analyze --counts FILE.csv`: the analysis from report counts instead of rows.
+"""Report counts instead of rows (`rrsite analyze --counts FILE.csv`): read into a tally.
 
 For published tables and for counts computed elsewhere (a database, a cluster). The CSV has a
 header with the columns
@@ -21,11 +21,10 @@ import csv
 from pathlib import Path
 from typing import Any
 
-from ..exports.catalog import build_catalog
-from ..exports.readers import ExportError, FileInfo
-from ..exports.rejections import Rejections
-from ..exports.tally import NO_ANSWER, Tally
-from .api import Analysis, _assemble, _check_options
+from .catalog import Catalog
+from .readers import ExportError, FileInfo
+from .rejections import Rejections
+from .tally import NO_ANSWER, Tally
 
 COLUMNS = ("question", "version", "group", "report", "subgroup", "count")
 REQUIRED = ("question", "version", "report", "count")
@@ -33,14 +32,11 @@ REQUIRED = ("question", "version", "report", "count")
 SHOWN_ERRORS = 20
 
 
-def analyze_counts(
-    path: str | Path, survey: Any = None, manifests: Any = (), *, confidence: float = 0.95,
-    by: str | None = None, interval: str = "exact",
-) -> Analysis:
-    """Estimates from a counts CSV (see the module docstring); bad rows raise ExportError."""
-    surveys = [] if survey is None else [survey] if isinstance(survey, str | Path) else list(survey)
-    catalog = build_catalog(surveys, manifests)
-    _check_options(catalog, confidence, interval, by)
+def read_counts(path: str | Path, catalog: Catalog, by: str | None) -> tuple[Tally, FileInfo]:
+    """A tally filled from a counts CSV, and the file's description; bad rows raise ExportError.
+
+    Every bad row is reported with its line (the first few are listed); nothing is counted then.
+    """
     tally = Tally(catalog, by, Rejections())
     errors: list[str] = []
     rows = 0
@@ -78,7 +74,9 @@ def analyze_counts(
         tally.rows_accepted[m] = max(totals.values())
     info = FileInfo(str(path), "counts")
     info.rows = rows
-    return _assemble(catalog, tally, [info], tally.rejections, confidence, interval, by)
+    return tally, info
+
+
 
 
 def _add(row: dict[str, str], catalog: Any, tally: Tally, by: str | None,
