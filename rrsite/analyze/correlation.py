@@ -39,7 +39,7 @@ from ..exports.readers import parse_mapping
 from ..exports.rejections import Rejections
 from ..exports.rows import Rows, read_rows
 from .joint import question_ids
-from .regression import outcome_design
+from .regression.logistic import outcome_design
 from .univariate import model_of
 
 

@@ -205,7 +205,7 @@ def _sample_options(args: argparse.Namespace) -> SampleOptions | None:
 
 def _run_models(args: argparse.Namespace) -> int:
     """`--model`: fit each formula and print or write its report."""
-    from ..analyze.models import regress
+    from ..analyze.regression import regress
     from ..report.models import render_models as render
 
     models = regress(args.exports, survey=args.survey, manifests=args.manifest,

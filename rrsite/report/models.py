@@ -14,10 +14,10 @@ import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from ..analyze.number_regression import NumberModel
-from ..analyze.predictors import PredictorModel
-from ..analyze.random_intercepts import MixedModel
-from ..analyze.regression import ModelResult
+from ..analyze.regression.logistic import ModelResult
+from ..analyze.regression.numbers import NumberModel
+from ..analyze.regression.predictors import PredictorModel
+from ..analyze.regression.random_intercepts import MixedModel
 from .plots import odds_ratio_svg, prevalence_table
 from .tables import Section, Table, number, render_sections
 

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 import statsmodels.api as sm
 
-from rrsite.analyze.models import regress
+from rrsite.analyze.regression import regress
 from rrsite.cli import main
 from rrsite.exports.catalog import build_catalog
 

@@ -10,7 +10,7 @@ import pytest
 from scipy import optimize, stats
 from scipy.special import expit
 
-from rrsite.analyze.models import regress
+from rrsite.analyze.regression import regress
 from rrsite.cli import main
 from rrsite.estimate.regression import RegressionError
 

@@ -17,7 +17,7 @@ import pytest
 from scipy import optimize
 from scipy.special import expit
 
-from rrsite.analyze.models import regress
+from rrsite.analyze.regression import regress
 from rrsite.cli import main
 from rrsite.estimate.regression import RegressionError
 

@@ -1,6 +1,6 @@
 """`rrsite analyze --model "y ~ a + b"`: logistic regressions of a randomized yes/no answer.
 
-from rrsite.analyze.models import regress
+from rrsite.analyze.regression import regress
 models = regress(["export.csv"], survey="surveys/honor-code.md",
                  models=["violated ~ year + courses"])
 models[0].fit.coefficients[1].odds_ratio
@@ -8,7 +8,7 @@ models[0].to_dict()      # the JSON of `rrsite analyze --model ... --format json
 models[0].to_pandas()    # one row per coefficient (needs pandas)
 
 Each accepted row keeps its own version's design, so versions are pooled in one likelihood
-(rrsite.analyze.models reads the rows and chooses the kind of model). The estimation is
+(rrsite.analyze.regression reads the rows and chooses the kind of model). The estimation is
 rrsite.estimate.regression; the formula and coding rrsite.estimate.formula.
 """
 
@@ -20,14 +20,8 @@ from typing import Any
 
 import numpy as np
 
-from ..estimate.formula import (
-    Covariate,
-    DesignMatrix,
-    Formula,
-    FormulaError,
-    design_matrix,
-)
-from ..estimate.regression import (
+from ...estimate.formula import Covariate, DesignMatrix, Formula, FormulaError, design_matrix
+from ...estimate.regression import (
     NUISANCE_OF_MODEL,
     Fit,
     RegressionError,
@@ -35,11 +29,11 @@ from ..estimate.regression import (
     fit_two_group,
     two_group_rates,
 )
-from ..estimate.survey_design import SampleDesign, design_logit
-from ..exports.catalog import Catalog, QuestionSpec
-from ..exports.rejections import Rejections
-from ..exports.rows import Rows
-from .univariate import model_of
+from ...estimate.survey_design import SampleDesign, design_logit
+from ...exports.catalog import Catalog, QuestionSpec
+from ...exports.rejections import Rejections
+from ...exports.rows import Rows
+from ..univariate import model_of
 
 COVARIATE_TYPES = ("yes-no", "choice", "number", "multi-choice")
 

@@ -1,6 +1,6 @@
 """`rrsite analyze --model "q ~ x + (1 | school)"`: a random intercept per cluster (RRmixed).
 
-from rrsite.analyze.models import regress
+from rrsite.analyze.regression import regress
 models = regress(["export.csv"], survey="surveys/honor-code.md",
                  models=["violated ~ courses + (1 | year)"])
 models[0].fit.sd.estimate          # the random intercept's standard deviation
@@ -20,13 +20,13 @@ from typing import Any
 
 import numpy as np
 
-from ..estimate.formula import Covariate, DesignMatrix, Formula, FormulaError, design_matrix
-from ..estimate.mixed import MixedFit, fit_mixed
-from ..estimate.regression import RegressionError
-from ..exports.catalog import Catalog
-from ..exports.rejections import Rejections
-from ..exports.rows import Rows
-from .regression import OutcomeDesign, covariate_spec, outcome_design
+from ...estimate.formula import Covariate, DesignMatrix, Formula, FormulaError, design_matrix
+from ...estimate.mixed import MixedFit, fit_mixed
+from ...estimate.regression import RegressionError
+from ...exports.catalog import Catalog
+from ...exports.rejections import Rejections
+from ...exports.rows import Rows
+from .logistic import OutcomeDesign, covariate_spec, outcome_design
 
 CLUSTER_TYPES = ("yes-no", "choice", "number", "text")
 

@@ -20,11 +20,11 @@ from typing import Any
 import numpy as np
 from scipy import stats
 
-from ..errors import RRSiteError
-from ..estimate.formula import Covariate, DesignMatrix, Formula, FormulaError, design_matrix
-from ..estimate.numbers import debias
-from ..exports.catalog import Catalog
-from ..exports.rejections import Rejections
+from ...errors import RRSiteError
+from ...estimate.formula import Covariate, DesignMatrix, Formula, FormulaError, design_matrix
+from ...estimate.numbers import debias
+from ...exports.catalog import Catalog
+from ...exports.rejections import Rejections
 
 
 class NumberRegressionError(RRSiteError):
@@ -97,7 +97,7 @@ class NumberModel:
     method: str = ("least squares on the de-biased reports (scrambling removed by moments); "
                    "HC1 sandwich standard errors, which include the scrambling noise; "
                    "Student's t intervals")
-    #: Randomized numbers among the predictors (rrsite.analyze.number_predictors).
+    #: Randomized numbers among the predictors (rrsite.analyze.regression.number_predictors).
     randomized_predictors: list[str] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:

@@ -22,7 +22,7 @@ the same way; its noise only adds to the residual). Intervals are Student's t wi
 
 Refused with a reason: randomized numbers inside an interaction or ``scale()`` (the correction
 is for a column that is the number itself), randomized yes-no predictors in the same model
-(rrsite.analyze.predictors fits those), mixture-unknown and duchi predictors (no per-row
+(rrsite.analyze.regression.predictors fits those), mixture-unknown and duchi predictors (no per-row
 variance estimate), and a yes-no outcome (the logistic model is not linear in the noise).
 """
 
@@ -33,12 +33,12 @@ from typing import Any
 
 import numpy as np
 
-from ..estimate.formula import Covariate, Formula, FormulaError, design_matrix
-from ..estimate.numbers import conditional_variance, debias
-from ..exports.catalog import Catalog
-from .number_regression import LinearFit, NumberModel, NumberRegressionError, check_columns
+from ...estimate.formula import Covariate, Formula, FormulaError, design_matrix
+from ...estimate.numbers import conditional_variance, debias
+from ...exports.catalog import Catalog
+from .logistic import covariate_spec
+from .numbers import LinearFit, NumberModel, NumberRegressionError, check_columns
 from .predictors import randomized_in
-from .regression import covariate_spec
 
 METHOD = ("least squares with the scrambling removed by moments (the de-biased reports' "
           "noise variance subtracted from the randomized predictors' squares: "

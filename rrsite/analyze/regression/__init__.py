@@ -1,6 +1,6 @@
-"""`rrsite analyze --model "y ~ a + b"`: every kind of regression, chosen from the formula.
+"""`rrsite analyze --model "y ~ a + b"`: the regressions, each kind in a module of this package.
 
-from rrsite.analyze.models import regress
+from rrsite.analyze.regression import regress
 models = regress(["export.csv"], survey="surveys/honor-code.md",
                  models=["violated ~ year + courses"])
 models[0].fit.coefficients[1].odds_ratio
@@ -11,12 +11,12 @@ Rows are read and checked exactly as `rrsite analyze` does (rejected rows are co
 way; rrsite.exports.rows); each accepted row keeps its own version's design, so versions are
 pooled in one likelihood. Which model a formula gets:
 
-- a random intercept ``(1 | g)``: rrsite.analyze.random_intercepts (``MixedModel``);
-- a randomized yes-no or choice question on the right-hand side: rrsite.analyze.predictors
+- a random intercept ``(1 | g)``: ``random_intercepts`` (``MixedModel``);
+- a randomized yes-no or choice question on the right-hand side: ``predictors``
   (``PredictorModel``);
-- a randomized number as the outcome: rrsite.analyze.number_regression, and as a predictor
-  rrsite.analyze.number_predictors (``NumberModel``);
-- otherwise a randomized (or direct) yes-no outcome: rrsite.analyze.regression (``ModelResult``).
+- a randomized number as the outcome: ``numbers``, and as a predictor ``number_predictors``
+  (``NumberModel``);
+- otherwise a randomized (or direct) yes-no outcome: ``logistic`` (``ModelResult``).
 
 Rendering is rrsite.report.models.
 """
@@ -27,17 +27,17 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from ..errors import RRSiteError, UsageError
-from ..estimate.formula import Covariate, Formula, FormulaError, parse_formula
-from ..exports.catalog import Catalog, build_catalog
-from ..exports.readers import parse_mapping
-from ..exports.rows import Rows, read_rows
+from ...errors import RRSiteError, UsageError
+from ...estimate.formula import Covariate, Formula, FormulaError, parse_formula
+from ...exports.catalog import Catalog, build_catalog
+from ...exports.readers import parse_mapping
+from ...exports.rows import Rows, read_rows
+from ..sample_design import SampleOptions, build_design
+from .logistic import covariate_spec, fit_model
 from .number_predictors import fit_number_predictor_model, number_predictors_in
-from .number_regression import fit_number_model, is_number_outcome
+from .numbers import fit_number_model, is_number_outcome
 from .predictors import fit_predictor_model, randomized_in
 from .random_intercepts import fit_mixed_model
-from .regression import covariate_spec, fit_model
-from .sample_design import SampleOptions, build_design
 
 
 def fit_any(catalog: Catalog, rows: Rows, formula: Formula, confidence: float,

@@ -1,6 +1,6 @@
 """`rrsite analyze --model "y ~ q + x"` where q is randomized: regression on unknown true answers.
 
-from rrsite.analyze.models import regress
+from rrsite.analyze.regression import regress
 models = regress(["export.csv"], survey="surveys/honor-code.md",
                  models=["courses ~ violated + year"])
 models[0].fit.coefficients          # (Intercept), violated[yes], year[...]
@@ -25,16 +25,16 @@ from typing import Any
 
 import numpy as np
 
-from ..estimate.formula import Covariate, DesignMatrix, Formula, FormulaError, Term, design_matrix
-from ..estimate.joint import JointPart
-from ..estimate.joint_groups import GroupedPart
-from ..estimate.predictors import PredictorFit, fit_predictors, latent_classes
-from ..estimate.predictors_groups import GroupedRows, fit_predictors_groups
-from ..estimate.regression import NUISANCE_MEANING, RegressionError
-from ..exports.catalog import Catalog
-from ..exports.rejections import Rejections
-from ..exports.rows import Rows
-from .joint import (
+from ...estimate.formula import Covariate, DesignMatrix, Formula, FormulaError, Term, design_matrix
+from ...estimate.joint import JointPart
+from ...estimate.joint_groups import GroupedPart
+from ...estimate.predictors import PredictorFit, fit_predictors, latent_classes
+from ...estimate.predictors_groups import GroupedRows, fit_predictors_groups
+from ...estimate.regression import NUISANCE_MEANING, RegressionError
+from ...exports.catalog import Catalog
+from ...exports.rejections import Rejections
+from ...exports.rows import Rows
+from ..joint import (
     check_question,
     combination_privacy,
     combinations,
@@ -43,7 +43,7 @@ from .joint import (
     second_parameters,
     version_design,
 )
-from .regression import COVARIATE_TYPES
+from .logistic import COVARIATE_TYPES
 
 
 def randomized_in(catalog: Catalog, formula: Formula) -> list[str]:
