@@ -184,8 +184,8 @@ QUESTION = Block(
             "`yes-no` and `choice` can be randomized; `multi-choice`, `number` and `text` are "
             "always asked directly (for subgroups).", required=True),
         Key("options", Options(OPTION), "The answers of a `choice` or `multi-choice` question: "
-            "strings, or `{value, label}` with a Markdown label. A randomized choice question's design "
-            "matrix follows this order.", applies="type: choice, multi-choice"),
+            "strings, or `{value, label}` with a Markdown label. A randomized choice question's "
+            "design matrix follows this order.", applies="type: choice, multi-choice"),
         Key("required", Flag(), "Whether the respondent must answer.",
             default_doc="`true` when randomized, else `false`"),
         Key("min", Number(), "Smallest number accepted.", applies="type: number"),
