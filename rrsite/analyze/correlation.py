@@ -33,7 +33,7 @@ from ..estimate.correlation import (
     rrcor,
     rrcor_groups,
 )
-from ..estimate.regression import NUISANCE_OF_MODEL
+from ..estimate.regression.logistic import NUISANCE_OF_MODEL
 from ..exports.catalog import Catalog, build_catalog
 from ..exports.readers import parse_mapping
 from ..exports.rejections import Rejections

@@ -32,7 +32,7 @@ import numpy as np
 from ..errors import UsageError
 from ..estimate.joint import JointFit, JointPart, fit_joint
 from ..estimate.joint_groups import GroupedPart, fit_joint_groups
-from ..estimate.regression import NUISANCE_MEANING, NUISANCE_OF_MODEL, two_group_rates
+from ..estimate.regression.logistic import NUISANCE_MEANING, NUISANCE_OF_MODEL, two_group_rates
 from ..exports.catalog import Catalog, QuestionSpec, build_catalog
 from ..exports.readers import parse_mapping
 from ..exports.rejections import Rejections

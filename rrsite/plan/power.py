@@ -126,7 +126,7 @@ class Bar:
 def simulated_power(s: Scenario, n: int, simulations: int, alpha: float, seed: int,
                     bar: Bar | None = None) -> float:
     """Share of simulated surveys of n whose Wald test of the slope rejects at alpha."""
-    from ..estimate.regression import RegressionError, fit
+    from ..estimate.regression.logistic import RegressionError, fit
 
     rng = np.random.default_rng(seed)
     critical = stats.norm.ppf(1 - alpha / 2)

@@ -3,7 +3,7 @@
 The randomized yes-no question is now the exposure: a share ``--exposed`` truly has it (its answer
 goes through the design at epsilon, or ``--design``), and a directly asked yes-no outcome has the
 prevalence ``--prevalence`` among those without it and odds ratio R with it. The test is the Wald
-test of the predictor's coefficient in `analyze --model "y ~ q"` (rrsite.estimate.predictors, the
+test of the coefficient in `analyze --model "y ~ q"` (estimate.regression.predictors, the
 shares of q estimated with it).
 
 Asymptotic N: from the expected information of one respondent over the four (report, outcome)
@@ -21,8 +21,8 @@ import numpy as np
 from scipy import special, stats
 
 from ..estimate.joint import JointPart
-from ..estimate.predictors import fit_predictors, latent_classes
-from ..estimate.regression import RegressionError
+from ..estimate.regression.logistic import RegressionError
+from ..estimate.regression.predictors import fit_predictors, latent_classes
 
 
 @dataclass

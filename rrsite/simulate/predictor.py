@@ -12,7 +12,7 @@ question's ``--truth`` shares (equal shares without one), then randomized throug
 own design (a two-group design in each row's group, its respondents compliant: the innocuous
 rate of the survey, SLD's carriers honest, no cheaters), so the export holds only the reports, as
 always. This is the data-generating model of `analyze --model "y ~ q + x"`
-(rrsite.estimate.predictors).
+(rrsite.estimate.regression.predictors).
 """
 
 from __future__ import annotations

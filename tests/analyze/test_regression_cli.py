@@ -258,7 +258,7 @@ def test_rejected_rows_are_reported_and_strict_refuses(tmp_path: Path,
 
 def test_no_convergence_message(tmp_path: Path, capsys: pytest.CaptureFixture[str],
                                 monkeypatch: pytest.MonkeyPatch) -> None:
-    import rrsite.estimate.regression as regression
+    import rrsite.estimate.regression.logistic as regression
 
     monkeypatch.setattr(regression, "MAX_ITERATIONS", 1)
     rows, _ = _population(500, 10)

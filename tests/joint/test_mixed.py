@@ -18,8 +18,8 @@ import pytest
 from scipy import integrate, optimize, special, stats
 
 from rrsite.cli import main
-from rrsite.estimate import mixed
-from rrsite.estimate.mixed import ClusterData, fit_mixed, loglik
+from rrsite.estimate.regression import mixed
+from rrsite.estimate.regression.mixed import ClusterData, fit_mixed, loglik
 from rrsite.exports.catalog import build_catalog
 
 

@@ -20,7 +20,7 @@ from scipy import optimize, special, stats
 
 from rrsite.cli import main
 from rrsite.estimate.joint import JointPart
-from rrsite.estimate.predictors import fit_predictors, latent_classes, loglik
+from rrsite.estimate.regression.predictors import fit_predictors, latent_classes, loglik
 from rrsite.exports.catalog import build_catalog
 
 FORCED = np.array([[0.75, 0.25], [0.25, 0.75]])

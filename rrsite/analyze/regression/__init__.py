@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from ...errors import RRSiteError, UsageError
-from ...estimate.formula import Covariate, Formula, FormulaError, parse_formula
+from ...estimate.regression.formula import Covariate, Formula, FormulaError, parse_formula
 from ...exports.catalog import Catalog, build_catalog
 from ...exports.readers import parse_mapping
 from ...exports.rows import Rows, read_rows

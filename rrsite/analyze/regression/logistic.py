@@ -9,7 +9,7 @@ models[0].to_pandas()    # one row per coefficient (needs pandas)
 
 Each accepted row keeps its own version's design, so versions are pooled in one likelihood
 (rrsite.analyze.regression reads the rows and chooses the kind of model). The estimation is
-rrsite.estimate.regression; the formula and coding rrsite.estimate.formula.
+rrsite.estimate.regression.logistic; the formula and coding rrsite.estimate.regression.formula.
 """
 
 from __future__ import annotations
@@ -20,8 +20,14 @@ from typing import Any
 
 import numpy as np
 
-from ...estimate.formula import Covariate, DesignMatrix, Formula, FormulaError, design_matrix
-from ...estimate.regression import (
+from ...estimate.regression.formula import (
+    Covariate,
+    DesignMatrix,
+    Formula,
+    FormulaError,
+    design_matrix,
+)
+from ...estimate.regression.logistic import (
     NUISANCE_OF_MODEL,
     Fit,
     RegressionError,

@@ -33,8 +33,8 @@ from typing import Any
 
 import numpy as np
 
-from ...estimate.formula import Covariate, Formula, FormulaError, design_matrix
 from ...estimate.numbers import conditional_variance, debias
+from ...estimate.regression.formula import Covariate, Formula, FormulaError, design_matrix
 from ...exports.catalog import Catalog
 from .logistic import covariate_spec
 from .numbers import LinearFit, NumberModel, NumberRegressionError, check_columns

@@ -21,8 +21,14 @@ import numpy as np
 from scipy import stats
 
 from ...errors import RRSiteError
-from ...estimate.formula import Covariate, DesignMatrix, Formula, FormulaError, design_matrix
 from ...estimate.numbers import debias
+from ...estimate.regression.formula import (
+    Covariate,
+    DesignMatrix,
+    Formula,
+    FormulaError,
+    design_matrix,
+)
 from ...exports.catalog import Catalog
 from ...exports.rejections import Rejections
 

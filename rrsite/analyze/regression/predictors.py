@@ -10,7 +10,7 @@ A model whose right-hand side names a randomized question is fitted here (rrsite
 predictors): a linear regression for a direct number outcome (RRreg's RRlin), a logistic
 regression for a direct yes-no outcome (rr's rrreg.predictor). The randomized predictors are
 yes-no or choice questions of one-group designs and yes-no questions of two-group designs, whose
-second parameter is estimated jointly (rrsite.estimate.predictors_groups; the questions a joint
+second parameter is estimated jointly (estimate.regression.predictors_groups; the questions a joint
 table takes: the latent classes are the joint table's combinations); they enter as main effects
 (an indicator per non-reference true answer, ``C(q, ref="...")`` to choose the reference). Every
 row keeps its own version's design matrices. A row missing the outcome, a covariate or a
@@ -25,12 +25,19 @@ from typing import Any
 
 import numpy as np
 
-from ...estimate.formula import Covariate, DesignMatrix, Formula, FormulaError, Term, design_matrix
 from ...estimate.joint import JointPart
 from ...estimate.joint_groups import GroupedPart
-from ...estimate.predictors import PredictorFit, fit_predictors, latent_classes
-from ...estimate.predictors_groups import GroupedRows, fit_predictors_groups
-from ...estimate.regression import NUISANCE_MEANING, RegressionError
+from ...estimate.regression.formula import (
+    Covariate,
+    DesignMatrix,
+    Formula,
+    FormulaError,
+    Term,
+    design_matrix,
+)
+from ...estimate.regression.logistic import NUISANCE_MEANING, RegressionError
+from ...estimate.regression.predictors import PredictorFit, fit_predictors, latent_classes
+from ...estimate.regression.predictors_groups import GroupedRows, fit_predictors_groups
 from ...exports.catalog import Catalog
 from ...exports.rejections import Rejections
 from ...exports.rows import Rows

@@ -8,7 +8,7 @@ models[0].to_dict()                # the JSON of `--format json`
 
 The outcome is a randomized (or direct) yes-no question of a one-group design, each row under its
 own version's design (as `--model` without a random intercept); the cluster variable is a directly
-asked question (its answers are the clusters). Estimation: rrsite.estimate.mixed (adaptive
+asked question (its answers are the clusters). Estimation: estimate.regression.mixed (adaptive
 Gauss-Hermite quadrature). A cluster with fewer than ``mixed.MIN_CLUSTER_SIZE`` respondents among
 the rows used is refused.
 """
@@ -20,9 +20,15 @@ from typing import Any
 
 import numpy as np
 
-from ...estimate.formula import Covariate, DesignMatrix, Formula, FormulaError, design_matrix
-from ...estimate.mixed import MixedFit, fit_mixed
-from ...estimate.regression import RegressionError
+from ...estimate.regression.formula import (
+    Covariate,
+    DesignMatrix,
+    Formula,
+    FormulaError,
+    design_matrix,
+)
+from ...estimate.regression.logistic import RegressionError
+from ...estimate.regression.mixed import MixedFit, fit_mixed
 from ...exports.catalog import Catalog
 from ...exports.rejections import Rejections
 from ...exports.rows import Rows

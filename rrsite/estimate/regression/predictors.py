@@ -35,8 +35,8 @@ from typing import Any
 import numpy as np
 from scipy import optimize, special, stats
 
-from .joint import JointPart, mle
-from .regression import RegressionError, TermTest, _coefficients, logsumexp
+from ..joint import JointPart, mle
+from .logistic import RegressionError, TermTest, _coefficients, logsumexp
 
 KINDS = ("linear", "logistic")
 EM_ITERATIONS = 2000

@@ -28,7 +28,7 @@ import numpy as np
 from scipy import stats
 from scipy.optimize import brentq, minimize_scalar
 
-from ..errors import RRSiteError
+from ...errors import RRSiteError
 
 #: A coefficient this large (|log odds ratio|, odds ratio e^25) means the data separate.
 SEPARATION_BOUND = 25.0

@@ -28,7 +28,8 @@ from typing import Any
 import numpy as np
 from scipy import stats
 
-from .joint_groups import BOUNDARY, GroupedPart, NuisanceEstimate, _grid, maximise_taus
+from ..joint_groups import BOUNDARY, GroupedPart, NuisanceEstimate, _grid, maximise_taus
+from .logistic import RegressionError, TermTest, logsumexp
 from .predictors import (
     ClassShare,
     LatentClasses,
@@ -41,7 +42,6 @@ from .predictors import (
     fit_predictors,
     latent_classes,
 )
-from .regression import RegressionError, TermTest, logsumexp
 
 #: Step of the central differences of the full gradient.
 STEP = 1e-5

@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .regression import RegressionError
+from .logistic import RegressionError
 
 _TOKEN = re.compile(r"""\s*(?:(?P<name>[A-Za-z_][A-Za-z0-9_.\-]*)|(?P<string>"[^"]*"|'[^']*')
                         |(?P<number>[0-9]+)|(?P<op>[~+:*(),=|]))""", re.VERBOSE)
@@ -76,7 +76,7 @@ class Formula:
     outcome: str
     terms: list[Term] = field(default_factory=list)
     text: str = ""
-    #: ``(1 | g)``: the questions whose levels get a random intercept (rrsite.estimate.mixed).
+    #: ``(1 | g)``: the questions whose levels get a random intercept (regression.mixed).
     groups: list[str] = field(default_factory=list)
 
     @property

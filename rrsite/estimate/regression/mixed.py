@@ -36,7 +36,7 @@ from typing import Any
 import numpy as np
 from scipy import optimize, special, stats
 
-from .regression import RegressionError, _coefficients, logsumexp, maximise
+from .logistic import RegressionError, _coefficients, logsumexp, maximise
 
 #: Gauss-Hermite nodes of the adaptive quadrature. The bounded likelihood of a randomized answer
 #: makes the integrand flat-topped when s is large, and the rule converges slowly there (at s = 2.5
