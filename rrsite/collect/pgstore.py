@@ -195,6 +195,25 @@ async def code_state(connection: asyncpg.Connection, survey: str, hashed: str) -
     return UNUSED if at < len(digests) and digests[at] == bytes.fromhex(hashed) else USED_CODE
 
 
+async def exchange_pg(connection: Any, survey: str, code_hash: str, blinded_hash: str) -> str:
+    """PostgreSQL's `blindstore.exchange_job`, in the caller's transaction (races: the key)."""
+    if await connection.fetchval("SELECT key_id FROM blind_surveys WHERE survey = $1",
+                                 survey) is None:
+        return blindstore.NOT_BLIND
+    state = await code_state(connection, survey, code_hash)
+    if state != UNUSED:
+        return state
+    status = await connection.execute(
+        "INSERT INTO blind_codes (survey, code_hash, blinded_hash) VALUES ($1, $2, $3) "
+        "ON CONFLICT DO NOTHING", survey, code_hash, blinded_hash)
+    if status.endswith(" 1"):
+        return blindstore.SIGN
+    stored = await connection.fetchval(
+        "SELECT blinded_hash FROM blind_codes WHERE survey = $1 AND code_hash = $2",
+        survey, code_hash)
+    return blindstore.SIGN if stored == blinded_hash else USED_CODE
+
+
 class _RolledBack(Exception):
     """Raised inside a submission's transaction to undo it and answer `outcome` instead."""
 
@@ -370,6 +389,30 @@ class PgStore:
         if self._pool is None:
             raise StoreUnavailable("the store is not open")
         return self._pool
+
+    # -- blind invitations --------------------------------------------------------------------
+
+    async def exchange(self, survey: str, code_hash: str, blinded_hash: str) -> str:
+        """Spend a code for a blinded message (`blindstore.exchange`), in one transaction."""
+        pool = self._require_pool()
+        try:
+            async with pool.acquire(timeout=5) as connection, connection.transaction():
+                return await exchange_pg(connection, survey, code_hash, blinded_hash)
+        except UNAVAILABLE as error:
+            raise StoreUnavailable(f"the database could not record it ({error})") from error
+
+    def mark_blind(self, survey: str, key_id: str) -> None:
+        """Record a blind survey (`rrsite invite --blind`)."""
+        async def work() -> None:
+            connection = await _connect(self.dsn)
+            try:
+                async with connection.transaction():
+                    await blindstore.setup_pg(connection)
+                    await blindstore.mark_blind_pg(connection, survey, key_id)
+            finally:
+                await connection.close()
+
+        self._run(work())
 
     # -- submissions --------------------------------------------------------------------------
 

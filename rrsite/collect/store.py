@@ -334,6 +334,15 @@ class Store:
             raise StoreUnavailable("too many submissions waiting; retry in a moment")
         self._queue.put(job)
 
+    async def exchange(self, survey: str, code_hash: str, blinded_hash: str) -> str:
+        """Spend a code for a blinded message (`blindstore.exchange`), through the writer."""
+        return str(await self._submit_job(blindstore.exchange_job(survey, code_hash,
+                                                                  blinded_hash)))
+
+    def mark_blind(self, survey: str, key_id: str) -> None:
+        """Record a blind survey (`rrsite invite --blind`)."""
+        blindstore.mark_blind_sqlite(self.path, survey, key_id)
+
     async def _submit_job(self, run: Callable[[sqlite3.Connection], Any], *,
                           spends: bool = False) -> Any:
         loop = asyncio.get_running_loop()

@@ -27,11 +27,11 @@ from ..errors import RRSiteError
 from ..site.assets import default_cache_dir
 from ..site.builder import (
     Plan,
-    _write_site,
     default_pyodide,
     default_templates,
     plan_build,
     survey_files,
+    write_site,
 )
 from ..site.swap import swap_in
 from ..survey import SurveyErrors
@@ -101,7 +101,7 @@ def preview_build(sources: list[Path], dist: Path, templates: Path, pyodide: Pat
     workspace = dist.with_name(f".{dist.name}.preview-{secrets.token_hex(4)}")
     workspace.mkdir()
     try:
-        _write_site(plan, workspace)
+        write_site(plan, workspace)
         tag = f'<script type="module" src="{PREVIEW_PREFIX}/reload.js?build={build_number}">'
         for page in workspace.glob("*/index.html"):
             html = page.read_text(encoding="utf-8")

@@ -434,7 +434,7 @@ def build(
     workspace = dist.with_name(f".{dist.name}.rrsite-build-{os.getpid()}-{secrets.token_hex(4)}")
     workspace.mkdir()
     try:
-        _write_site(plan, workspace)
+        write_site(plan, workspace)
         compressed: list[Compressed] = []
         if compress:
             files = [path for path in sorted(workspace.rglob("*"))
@@ -506,7 +506,8 @@ def _template_line(error: BaseException, page: Path) -> int:
     return 1
 
 
-def _write_site(plan: Plan, root: Path) -> None:
+def write_site(plan: Plan, root: Path) -> None:
+    """Write the planned site (pages, manifests, assets) into ``root``."""
     assets = root / ASSETS_DIR
     try:
         hashed = hash_assets(plan.templates.assets)

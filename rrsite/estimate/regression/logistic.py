@@ -122,7 +122,7 @@ class Fit:
     @property
     def coefficients(self) -> list[Coefficient]:
         """Estimates, SEs, Wald tests and intervals, one per column."""
-        return _coefficients(self.names, self.beta, self.se, self.confidence)
+        return make_coefficients(self.names, self.beta, self.se, self.confidence)
 
 
 @dataclass
@@ -155,11 +155,12 @@ class BiasReduced:
     @property
     def coefficients(self) -> list[Coefficient]:
         """Estimates, SEs, Wald tests and intervals, one per column."""
-        return _coefficients(self.names, self.beta, self.se, self.confidence)
+        return make_coefficients(self.names, self.beta, self.se, self.confidence)
 
 
-def _coefficients(names: Sequence[str], beta: np.ndarray, se: np.ndarray,
-                  confidence: float) -> list[Coefficient]:
+def make_coefficients(names: Sequence[str], beta: np.ndarray, se: np.ndarray,
+                      confidence: float) -> list[Coefficient]:
+    """Each coefficient with its Wald z, p-value, interval and odds ratio."""
     z_crit = float(stats.norm.ppf(0.5 + confidence / 2))
     out = []
     for name, b, s in zip(names, beta, se, strict=True):

@@ -36,7 +36,7 @@ from typing import Any
 import numpy as np
 from scipy import optimize, special, stats
 
-from .logistic import RegressionError, _coefficients, logsumexp, maximise
+from .logistic import RegressionError, logsumexp, make_coefficients, maximise
 
 #: Gauss-Hermite nodes of the adaptive quadrature. The bounded likelihood of a randomized answer
 #: makes the integrand flat-topped when s is large, and the rule converges slowly there (at s = 2.5
@@ -209,7 +209,7 @@ class MixedFit:
     @property
     def coefficients(self) -> list[Any]:
         """Estimates, SEs, Wald tests and intervals (regression.Coefficient), one per column."""
-        return _coefficients(self.names, self.beta, self.se, self.confidence)
+        return make_coefficients(self.names, self.beta, self.se, self.confidence)
 
     @property
     def aic(self) -> float:

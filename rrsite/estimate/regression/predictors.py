@@ -36,7 +36,7 @@ import numpy as np
 from scipy import optimize, special, stats
 
 from ..joint import JointPart, mle
-from .logistic import RegressionError, TermTest, _coefficients, logsumexp
+from .logistic import RegressionError, TermTest, logsumexp, make_coefficients
 
 KINDS = ("linear", "logistic")
 EM_ITERATIONS = 2000
@@ -103,14 +103,15 @@ def class_design(X: np.ndarray, coding: np.ndarray) -> np.ndarray:
     return np.concatenate([intercept, z, x], axis=2)
 
 
-def _log_density(kind: str, y: np.ndarray, eta: np.ndarray, sigma: float) -> np.ndarray:
+def log_density(kind: str, y: np.ndarray, eta: np.ndarray, sigma: float) -> np.ndarray:
+    """Log density of each outcome given its linear predictor: normal (linear) or Bernoulli."""
     if kind == "linear":
         return np.asarray(-0.5 * math.log(2 * math.pi) - math.log(sigma)
                           - 0.5 * ((y[:, None] - eta) / sigma) ** 2)
     return np.asarray(np.where(y[:, None] > 0, special.log_expit(eta), special.log_expit(-eta)))
 
 
-class _Model:
+class LatentModel:
     """The log-likelihood over theta = (beta, [log sigma], log(pi_t / pi_ref) for free t)."""
 
     def __init__(self, kind: str, y: np.ndarray, D: np.ndarray, L: np.ndarray,
@@ -127,6 +128,7 @@ class _Model:
         self.size = self.p + (kind == "linear") + len(self.others)
 
     def unpack(self, theta: np.ndarray) -> tuple[np.ndarray, float, np.ndarray]:
+        """(beta, sigma, class shares) of the free parameter vector."""
         beta = theta[:self.p]
         sigma = math.exp(float(theta[self.p])) if self.kind == "linear" else 1.0
         logits = np.full(len(self.free), -np.inf)
@@ -136,6 +138,7 @@ class _Model:
         return beta, sigma, pi
 
     def pack(self, beta: np.ndarray, sigma: float, pi: np.ndarray) -> np.ndarray:
+        """The free parameter vector of (beta, sigma, class shares)."""
         parts = [beta]
         if self.kind == "linear":
             parts.append(np.array([math.log(sigma)]))
@@ -147,16 +150,18 @@ class _Model:
         beta, sigma, pi = self.unpack(theta)
         eta = self.D @ beta + self.offset
         with np.errstate(divide="ignore"):
-            joint = self.logL + np.log(pi)[None, :] + _log_density(self.kind, self.y, eta, sigma)
+            joint = self.logL + np.log(pi)[None, :] + log_density(self.kind, self.y, eta, sigma)
         total = logsumexp(joint, axis=1)
         if not np.all(np.isfinite(total)):
             return -math.inf, np.zeros_like(joint), eta, sigma
         return float(total.sum()), np.exp(joint - total[:, None]), eta, sigma
 
     def loglik(self, theta: np.ndarray) -> float:
+        """The log-likelihood at ``theta``."""
         return self.posterior(theta)[0]
 
     def gradient(self, theta: np.ndarray) -> np.ndarray:
+        """Its gradient."""
         _, w, eta, sigma = self.posterior(theta)
         _, _, pi = self.unpack(theta)
         if self.kind == "linear":
@@ -184,7 +189,7 @@ class _Model:
         return (out + out.T) / 2
 
 
-def _em(model: _Model, theta: np.ndarray, iterations: int) -> tuple[np.ndarray, int]:
+def _em(model: LatentModel, theta: np.ndarray, iterations: int) -> tuple[np.ndarray, int]:
     previous = model.loglik(theta)
     n = len(model.y)
     D, y, offset = model.D, model.y, model.offset
@@ -217,7 +222,7 @@ def _em(model: _Model, theta: np.ndarray, iterations: int) -> tuple[np.ndarray, 
     return theta, iterations
 
 
-def _newton(model: _Model, theta: np.ndarray) -> tuple[np.ndarray, np.ndarray, int]:
+def _newton(model: LatentModel, theta: np.ndarray) -> tuple[np.ndarray, np.ndarray, int]:
     current = model.loglik(theta)
     for iteration in range(1, NEWTON_ITERATIONS + 1):
         gradient = model.gradient(theta)
@@ -242,12 +247,12 @@ def _newton(model: _Model, theta: np.ndarray) -> tuple[np.ndarray, np.ndarray, i
     return theta, model.hessian(theta), NEWTON_ITERATIONS
 
 
-def _boundary_slopes(model: _Model, theta: np.ndarray) -> np.ndarray:
+def _boundary_slopes(model: LatentModel, theta: np.ndarray) -> np.ndarray:
     """The slope d loglik / d eps of pi -> (1 - eps) pi + eps e_t, per class t (<= 0: no gain)."""
     beta, sigma, pi = model.unpack(theta)
     eta = model.D @ beta + model.offset
     with np.errstate(divide="ignore"):
-        log_each = model.logL + _log_density(model.kind, model.y, eta, sigma)
+        log_each = model.logL + log_density(model.kind, model.y, eta, sigma)
         total = logsumexp(log_each + np.log(pi)[None, :], axis=1)
     return np.asarray(np.exp(log_each - total[:, None]).sum(axis=0) - len(model.y))
 
@@ -309,7 +314,7 @@ class PredictorFit:
     @property
     def coefficients(self) -> list[Any]:
         """Estimates, SEs, Wald tests, intervals (profile likelihood where computed)."""
-        out = _coefficients(self.names, self.beta, self.se, self.confidence)
+        out = make_coefficients(self.names, self.beta, self.se, self.confidence)
         if self.profile_low is not None and self.profile_high is not None:
             for c, low, high in zip(out, self.profile_low, self.profile_high, strict=True):
                 if not math.isnan(low):
@@ -329,22 +334,25 @@ class PredictorFit:
 
 
 @dataclass
-class _Optimum:
+class Optimum:
+    """A maximum: the parameters, the Hessian there and the log-likelihood."""
+
     theta: np.ndarray
     hessian: np.ndarray
     loglik: float
     iterations: int
-    model: _Model
+    model: LatentModel
 
 
-def _maximise(kind: str, y: np.ndarray, D: np.ndarray, classes: LatentClasses,
-              offset: np.ndarray | None = None,
-              start: tuple[np.ndarray, float, np.ndarray] | None = None) -> _Optimum:
+def maximise_latent(kind: str, y: np.ndarray, D: np.ndarray, classes: LatentClasses,
+                    offset: np.ndarray | None = None,
+                    start: tuple[np.ndarray, float, np.ndarray] | None = None) -> Optimum:
+    """The maximum likelihood over the coefficients and the classes' shares (EM, then Newton)."""
     L = classes.likelihood
     free = np.ones(L.shape[1], dtype=bool)
     start_pi = np.clip(classes.start, 1e-3, None)
     start_pi /= start_pi.sum()
-    model = _Model(kind, y, D, L, free, offset)
+    model = LatentModel(kind, y, D, L, free, offset)
     # start: beta by regressing y on the posterior mean of the class coding under start_pi
     post = L * start_pi[None, :]
     post /= post.sum(axis=1, keepdims=True)
@@ -368,11 +376,11 @@ def _maximise(kind: str, y: np.ndarray, D: np.ndarray, classes: LatentClasses,
         # EM creeps towards a boundary: hold the small shares at 0, polish, and keep them there
         # if the likelihood falls when mass moves into them (the optimality condition)
         free = pi >= SMALL_SHARE
-        held = _Model(kind, y, D, L, free, offset)
+        held = LatentModel(kind, y, D, L, free, offset)
         trial, hessian, newton_iterations = _newton(
             held, held.pack(beta, sigma, np.where(free, pi, 0.0) / pi[free].sum()))
         if np.all(_boundary_slopes(held, trial)[~free] <= 1e-6 * len(y)):
-            return _Optimum(trial, hessian, held.loglik(trial),
+            return Optimum(trial, hessian, held.loglik(trial),
                             em_iterations + newton_iterations, held)
     theta, hessian, newton_iterations = _newton(model, theta)
     beta = theta[:D.shape[2]]
@@ -380,7 +388,7 @@ def _maximise(kind: str, y: np.ndarray, D: np.ndarray, classes: LatentClasses,
         raise RegressionError(f"separation: a coefficient exceeds {SEPARATION_BOUND:g} on the "
                               "logit scale (the outcome is predicted perfectly in some class); "
                               "merge sparse categories or drop the term")
-    return _Optimum(theta, hessian, model.loglik(theta), em_iterations + newton_iterations,
+    return Optimum(theta, hessian, model.loglik(theta), em_iterations + newton_iterations,
                     model)
 
 
@@ -408,7 +416,7 @@ def fit_predictors(kind: str, y: np.ndarray, X: np.ndarray, x_names: Sequence[st
     names = ["(Intercept)", *classes.names, *x_names[1:]]
     if n <= D.shape[2] + 1:
         raise RegressionError(f"{n} rows cannot identify {D.shape[2]} coefficients")
-    best = _maximise(kind, y, D, classes)
+    best = maximise_latent(kind, y, D, classes)
     model, theta = best.model, best.theta
     messages: list[str] = []
     gradient = model.gradient(theta)
@@ -472,7 +480,7 @@ def fit_predictors(kind: str, y: np.ndarray, X: np.ndarray, x_names: Sequence[st
 def _lr_test(kind: str, y: np.ndarray, D: np.ndarray, classes: LatentClasses,
              drop: Sequence[int], label: str, loglik_full: float) -> TermTest:
     keep = [j for j in range(D.shape[2]) if j not in set(drop)]
-    reduced = _maximise(kind, y, D[:, :, keep], classes)
+    reduced = maximise_latent(kind, y, D[:, :, keep], classes)
     chi2 = max(0.0, 2.0 * (loglik_full - reduced.loglik))
     return TermTest(label, len(drop), chi2, float(stats.chi2.sf(chi2, len(drop))))
 
@@ -482,7 +490,7 @@ def loglik(kind: str, y: np.ndarray, X: np.ndarray, classes: LatentClasses, beta
     """The log-likelihood at (beta, sigma, pi) (beta ordered as ``fit_predictors`` names it)."""
     pi = np.asarray(pi, dtype=np.float64)
     free = pi > 0
-    model = _Model(kind, np.asarray(y, dtype=np.float64), class_design(X, classes.coding),
+    model = LatentModel(kind, np.asarray(y, dtype=np.float64), class_design(X, classes.coding),
                    classes.likelihood, free)
     return model.loglik(model.pack(np.asarray(beta, dtype=np.float64), sigma, pi))
 
@@ -498,7 +506,7 @@ def _profile_interval(kind: str, y: np.ndarray, D: np.ndarray, classes: LatentCl
 
     def excess(value: float) -> float:
         try:
-            held = _maximise(kind, y, reduced, classes, value * D[:, :, j], start)
+            held = maximise_latent(kind, y, reduced, classes, value * D[:, :, j], start)
         except RegressionError:
             return critical
         return 2 * (loglik_max - held.loglik) - critical

@@ -28,19 +28,19 @@ from typing import Any
 import numpy as np
 from scipy import stats
 
-from ..joint_groups import BOUNDARY, GroupedPart, NuisanceEstimate, _grid, maximise_taus
+from ..joint_groups import BOUNDARY, GroupedPart, NuisanceEstimate, maximise_taus, simplex_grid
 from .logistic import RegressionError, TermTest, logsumexp
 from .predictors import (
     ClassShare,
     LatentClasses,
+    LatentModel,
+    Optimum,
     PredictorFit,
-    _log_density,
-    _maximise,
-    _Model,
-    _Optimum,
     class_design,
     fit_predictors,
     latent_classes,
+    log_density,
+    maximise_latent,
 )
 
 #: Step of the central differences of the full gradient.
@@ -79,7 +79,7 @@ class GroupedRows:
                               self.references, self.questions)
 
 
-def _tau_gradient(rows: GroupedRows, model: _Model, theta: np.ndarray,
+def _tau_gradient(rows: GroupedRows, model: LatentModel, theta: np.ndarray,
                   tau: np.ndarray) -> np.ndarray:
     """dl/dtau_j = sum_i sum_t pi_t f(y_i | t) (dP(r_i | t) / dtau_j) / P_i.
 
@@ -89,7 +89,7 @@ def _tau_gradient(rows: GroupedRows, model: _Model, theta: np.ndarray,
     beta, sigma, pi = model.unpack(theta)
     eta = model.D @ beta + model.offset
     with np.errstate(divide="ignore"):
-        log_f = np.log(pi)[None, :] + _log_density(model.kind, model.y, eta, sigma)
+        log_f = np.log(pi)[None, :] + log_density(model.kind, model.y, eta, sigma)
         total = logsumexp(model.logL + log_f, axis=1)
     weight = np.exp(log_f - total[:, None])
     return np.array([float(np.sum(weight * rows.derivative(tau, j))) for j in range(rows.k)])
@@ -101,19 +101,19 @@ class _Profile:
     def __init__(self, kind: str, y: np.ndarray, D: np.ndarray, rows: GroupedRows,
                  warm: tuple[np.ndarray, float, np.ndarray] | None = None) -> None:
         self.kind, self.y, self.D, self.rows = kind, y, D, rows
-        self.cache: dict[tuple[float, ...], _Optimum | None] = {}
+        self.cache: dict[tuple[float, ...], Optimum | None] = {}
         #: The previous maximum's (beta, sigma, pi): the next one's start.
         self.warm = warm
 
-    def __call__(self, tau: np.ndarray) -> _Optimum | None:
+    def __call__(self, tau: np.ndarray) -> Optimum | None:
         """The maximum at tau, or None where the fit fails there (a tau the data reject)."""
         key = tuple(float(t) for t in tau)
         if key not in self.cache:
             classes = self.rows.classes(tau)
-            found: _Optimum | None = None
+            found: Optimum | None = None
             for warm in ([self.warm, None] if self.warm is not None else [None]):
                 try:
-                    found = _maximise(self.kind, self.y, self.D, classes, None, warm)
+                    found = maximise_latent(self.kind, self.y, self.D, classes, None, warm)
                     break
                 except (RegressionError, np.linalg.LinAlgError):
                     continue
@@ -129,7 +129,7 @@ class _Profile:
         return -math.inf if found is None else found.loglik
 
     def maximise(self, starts: Sequence[np.ndarray], free: np.ndarray | None = None,
-                 held: np.ndarray | None = None) -> tuple[np.ndarray, _Optimum]:
+                 held: np.ndarray | None = None) -> tuple[np.ndarray, Optimum]:
         """The best (tau, optimum) from the starts, refined by L-BFGS-B over the free taus."""
 
         def gradient(tau: np.ndarray) -> np.ndarray:
@@ -150,12 +150,12 @@ class _Profile:
 def _full_gradient(kind: str, y: np.ndarray, D: np.ndarray, rows: GroupedRows, free: np.ndarray,
                    phi: np.ndarray, size: int) -> np.ndarray:
     theta, tau = phi[:size], phi[size:]
-    model = _Model(kind, y, D, rows.likelihood(tau), free)
+    model = LatentModel(kind, y, D, rows.likelihood(tau), free)
     return np.concatenate([model.gradient(theta), _tau_gradient(rows, model, theta, tau)])
 
 
 def _full_hessian(kind: str, y: np.ndarray, D: np.ndarray, rows: GroupedRows,
-                  optimum: _Optimum, tau: np.ndarray) -> np.ndarray:
+                  optimum: Optimum, tau: np.ndarray) -> np.ndarray:
     """Central differences of the gradient over (theta, tau); one-sided in a tau at a bound."""
     size = len(optimum.theta)
     phi = np.concatenate([optimum.theta, tau])
@@ -196,7 +196,7 @@ def fit_predictors_groups(kind: str, y: np.ndarray, X: np.ndarray, x_names: Sequ
     classes0 = rows.classes(np.full(k, 0.5))
     D = class_design(X, classes0.coding)
     profile = _Profile(kind, y, D, rows)
-    tau, optimum = profile.maximise(_grid(k))
+    tau, optimum = profile.maximise(simplex_grid(k))
     # the structure (names, shares, messages) of the fit at tau; then the joint information
     result = fit_predictors(kind, y, X, x_names, x_terms, rows.classes(tau), predictor_terms,
                             confidence, tests=False, profile=[])
@@ -281,7 +281,7 @@ def loglik(kind: str, y: np.ndarray, X: np.ndarray, rows: GroupedRows, beta: np.
     tau_arr = np.asarray(tau, dtype=np.float64)
     classes = rows.classes(tau_arr)
     pi = np.asarray(pi, dtype=np.float64)
-    model = _Model(kind, np.asarray(y, dtype=np.float64), class_design(X, classes.coding),
+    model = LatentModel(kind, np.asarray(y, dtype=np.float64), class_design(X, classes.coding),
                    classes.likelihood, pi > 0)
     return model.loglik(model.pack(np.asarray(beta, dtype=np.float64), sigma, pi))
 
