@@ -137,8 +137,31 @@ class ForcedResponse(BinaryDesign):
         return forced(truth, self.truth, self.yes, self.no, rng or secure_random())
 
 
+class OneSided(BinaryDesign):
+    """A one-sided 2 x 2 design: a true "yes" is reported "yes", a true "no" "no" with ``p00``.
+
+    A "no" is never deniable. RRreg's ``Mangat`` with p = p00.
+    """
+
+    @property
+    def p11(self) -> float:
+        """1."""
+        return 1.0
+
+    def rrreg(self) -> dict[str, Any]:
+        """RRreg ``Mangat`` with p = P(no | truth no) = p00 (the same matrix)."""
+        return {"model": "Mangat", "p": self.p00}
+
+    def set_chance(self, name: str, why: str) -> None:
+        """Check the design's chance ``name`` (a probability above 0) and store it as a float."""
+        value = check_probability(name, getattr(self, name))
+        if value <= TOLERANCE:
+            raise DesignError(f"{name} must be above 0, {why}, got {value!r}")
+        object.__setattr__(self, name, value)
+
+
 @dataclass(frozen=True)
-class ForcedYes(BinaryDesign):
+class ForcedYes(OneSided):
     """One-sided forced "yes" (seed 004): heads, the truth; tails, say yes.
 
     ``truth`` is the probability of answering truthfully (1/2 for a fair coin). A "no" is never
@@ -150,29 +173,16 @@ class ForcedYes(BinaryDesign):
     truth: float = 0.5
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "truth", check_probability("truth", self.truth))
-        if self.truth <= TOLERANCE:
-            raise DesignError(
-                f"truth must be above 0, or the report says nothing, got {self.truth!r}"
-            )
+        self.set_chance("truth", "or the report says nothing")
 
     @property
     def p00(self) -> float:
         """Truth."""
         return self.truth
 
-    @property
-    def p11(self) -> float:
-        """1."""
-        return 1.0
-
     def params(self) -> dict[str, Any]:
         """Truth."""
         return {"truth": self.truth}
-
-    def rrreg(self) -> dict[str, Any]:
-        """RRreg ``Mangat`` (p = P(no | truth no) = truth), the same matrix."""
-        return {"model": "Mangat", "p": self.truth}
 
     def randomize(self, truth: int, rng: random.Random | None = None) -> Outcome:
         """Actions: "truth"/"forced", then always "yes"."""
@@ -423,7 +433,7 @@ class Triangular(BinaryDesign):
 
 
 @dataclass(frozen=True)
-class Mangat(BinaryDesign):
+class Mangat(OneSided):
     """Mangat's design (Mangat 1994, JRSS B 56(1), 93-95). One-sided.
 
     A respondent with the attribute says "yes"; one without uses Warner's device: with
@@ -437,27 +447,16 @@ class Mangat(BinaryDesign):
     p: float = 0.5
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "p", check_probability("p", self.p))
-        if self.p <= TOLERANCE:
-            raise DesignError(f"p must be above 0, or everyone says yes, got {self.p!r}")
+        self.set_chance("p", "or everyone says yes")
 
     @property
     def p00(self) -> float:
         """P."""
         return self.p
 
-    @property
-    def p11(self) -> float:
-        """1."""
-        return 1.0
-
     def params(self) -> dict[str, Any]:
         """P."""
         return {"p": self.p}
-
-    def rrreg(self) -> dict[str, Any]:
-        """RRreg ``Mangat`` with the same p."""
-        return {"model": "Mangat", "p": self.p}
 
     def randomize(self, truth: int, rng: random.Random | None = None) -> Outcome:
         """Draw the statement; "yes" for a carrier, else the answer to the statement drawn."""

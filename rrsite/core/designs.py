@@ -15,20 +15,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from .base import (
-    MAX_DIE_FACES,
-    ROUNDING,
-    TOLERANCE,
-    Design,
-    Matrix,
-    Outcome,
-    Step,
-    check_probability,
-    draw,
-    secure_random,
-    smallest_delta,
-    smallest_epsilon,
-)
+from .base import Design, Outcome, Step, check_probability, draw, secure_random
 from .binary import (
     BinaryDesign,
     BinaryMatrix,
@@ -119,10 +106,9 @@ def design_from_spec(spec: Mapping[str, Any]) -> Design:
 
 
 __all__ = [
-    "KRR", "MAX_DIE_FACES", "NAMED_DESIGNS", "ROUNDING", "TOLERANCE", "BinaryDesign",
-    "BinaryMatrix", "CategoricalMatrix", "CheatingDetection", "CheatingDetectionSymmetric",
-    "Crosswise", "Design", "DesignError", "ForcedResponse", "ForcedYes", "Kuk", "Mangat",
-    "Matrix", "Outcome", "Step", "StochasticLieDetector", "Triangular", "TwoGroupDesign",
-    "UnrelatedQuestion", "UnrelatedUnknown", "Warner", "check_probability", "design_from_spec",
-    "draw", "secure_random", "smallest_delta", "smallest_epsilon",
+    "KRR", "NAMED_DESIGNS", "BinaryDesign", "BinaryMatrix", "CategoricalMatrix",
+    "CheatingDetection", "CheatingDetectionSymmetric", "Crosswise", "Design", "DesignError",
+    "ForcedResponse", "ForcedYes", "Kuk", "Mangat", "Outcome", "Step", "StochasticLieDetector",
+    "Triangular", "TwoGroupDesign", "UnrelatedQuestion", "UnrelatedUnknown", "Warner",
+    "check_probability", "design_from_spec", "draw", "secure_random",
 ]

@@ -49,6 +49,28 @@ class TwoGroupDesign(Design):
     """
 
     probability: float
+    #: The chance per group that subclasses with one parameter per group give (not CDMsym).
+    p: tuple[float, float]
+    #: RRreg's name of the model (its ``p`` is :meth:`rrreg_p`).
+    rrreg_model: ClassVar[str] = ""
+
+    def params(self) -> dict[str, Any]:
+        """The p of each group and the probability of group 1."""
+        return {"p": self.rrreg_p(), "probability": self.probability}
+
+    def rrreg(self) -> dict[str, Any]:
+        """RRreg's model with its ``p``."""
+        return {"model": self.rrreg_model, "p": self.rrreg_p()}
+
+    def rrreg_p(self) -> list[float]:
+        """RRreg's ``p``: the design's p per group."""
+        return list(self.p)
+
+    def set_pair(self, name: str) -> None:
+        """Check ``name`` (two probabilities that differ between the groups) and store them."""
+        pair = two_probabilities(name, getattr(self, name))
+        distinct(name, pair)
+        object.__setattr__(self, name, pair)
 
     def group_matrices(self) -> tuple[Matrix, Matrix]:
         """Group 1's and group 2's device matrix, ``[truth][report]``."""
@@ -139,13 +161,13 @@ class UnrelatedUnknown(TwoGroupDesign):
     """
 
     name: ClassVar[str] = "unrelated-unknown"
+    rrreg_model: ClassVar[str] = "UQTunknown"
     p: tuple[float, float] = (0.7, 0.3)
     innocuous_rate: float = 0.5
     probability: float = 0.5
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "p", two_probabilities("p", self.p))
-        distinct("p", self.p)
+        self.set_pair("p")
         # Moors (1971): p = 0 in one group (it answers only the innocuous question) is allowed;
         # the groups' p differ, so the other group's p is above 0.
         object.__setattr__(
@@ -168,10 +190,6 @@ class UnrelatedUnknown(TwoGroupDesign):
             "innocuous_rate": self.innocuous_rate,
             "probability": self.probability,
         }
-
-    def rrreg(self) -> dict[str, Any]:
-        """RRreg ``UQTunknown`` with p = [p1, p2]."""
-        return {"model": "UQTunknown", "p": list(self.p)}
 
     def randomize(
         self,
@@ -210,12 +228,12 @@ class CheatingDetection(TwoGroupDesign):
     """
 
     name: ClassVar[str] = "cdm"
+    rrreg_model: ClassVar[str] = "CDM"
     p: tuple[float, float] = (0.3, 0.7)
     probability: float = 0.5
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "p", two_probabilities("p", self.p))
-        distinct("p", self.p)
+        self.set_pair("p")
         if max(self.p) >= 1.0 - TOLERANCE:
             raise DesignError("p must be below 1 in both groups, or everyone is forced to say yes")
         self._check_groups()
@@ -223,14 +241,6 @@ class CheatingDetection(TwoGroupDesign):
     def group_matrices(self) -> tuple[Matrix, Matrix]:
         """((1 - p_g, p_g), (0, 1)) per group."""
         return tuple(((1.0 - p, p), (0.0, 1.0)) for p in self.p)  # type: ignore[return-value]
-
-    def params(self) -> dict[str, Any]:
-        """p, probability."""
-        return {"p": list(self.p), "probability": self.probability}
-
-    def rrreg(self) -> dict[str, Any]:
-        """RRreg ``CDM`` with p = [p1, p2]."""
-        return {"model": "CDM", "p": list(self.p)}
 
     def _randomize_in(
         self, group: int, truth: int, rng: random.Random, innocuous: int | None
@@ -250,6 +260,7 @@ class CheatingDetectionSymmetric(TwoGroupDesign):
     """
 
     name: ClassVar[str] = "cdm-sym"
+    rrreg_model: ClassVar[str] = "CDMsym"
     yes: tuple[float, float] = (0.2, 0.4)
     no: tuple[float, float] = (0.2, 0.1)
     probability: float = 0.5
@@ -281,9 +292,9 @@ class CheatingDetectionSymmetric(TwoGroupDesign):
         """yes, no, probability."""
         return {"yes": list(self.yes), "no": list(self.no), "probability": self.probability}
 
-    def rrreg(self) -> dict[str, Any]:
-        """RRreg ``CDMsym`` with p = [yes1, no1, yes2, no2]."""
-        return {"model": "CDMsym", "p": [self.yes[0], self.no[0], self.yes[1], self.no[1]]}
+    def rrreg_p(self) -> list[float]:
+        """RRreg's ``p`` = [yes1, no1, yes2, no2]."""
+        return [self.yes[0], self.no[0], self.yes[1], self.no[1]]
 
     def _randomize_in(
         self, group: int, truth: int, rng: random.Random, innocuous: int | None
@@ -306,12 +317,12 @@ class StochasticLieDetector(TwoGroupDesign):
     """
 
     name: ClassVar[str] = "sld"
+    rrreg_model: ClassVar[str] = "SLD"
     p: tuple[float, float] = (0.3, 0.7)
     probability: float = 0.5
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "p", two_probabilities("p", self.p))
-        distinct("p", self.p)
+        self.set_pair("p")
         if min(self.p) <= TOLERANCE:
             raise DesignError("p must be above 0 in both groups")
         self._check_groups()
@@ -319,14 +330,6 @@ class StochasticLieDetector(TwoGroupDesign):
     def group_matrices(self) -> tuple[Matrix, Matrix]:
         """((p_g, 1 - p_g), (0, 1)) per group."""
         return tuple(((p, 1.0 - p), (0.0, 1.0)) for p in self.p)  # type: ignore[return-value]
-
-    def params(self) -> dict[str, Any]:
-        """p, probability."""
-        return {"p": list(self.p), "probability": self.probability}
-
-    def rrreg(self) -> dict[str, Any]:
-        """RRreg ``SLD`` with p = [p1, p2]."""
-        return {"model": "SLD", "p": list(self.p)}
 
     def _randomize_in(
         self, group: int, truth: int, rng: random.Random, innocuous: int | None

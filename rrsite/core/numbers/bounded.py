@@ -24,10 +24,17 @@ from .masks import bernoulli, choose, discrete_laplace, number_value
 PIECEWISE_CELLS = 1 << 21
 
 
+@dataclass(frozen=True)
 class Bounded(NumberDesign):
     """Bounded-range LDP: needs min < max and epsilon > 0; the value is clipped to [min, max]."""
 
-    epsilon: float
+    epsilon: float = 1.0
+    minimum: float | None = None
+    maximum: float | None = None
+    integer: bool = False
+
+    def __post_init__(self) -> None:
+        self._init_bounded()
 
     def _init_bounded(self) -> None:
         self._init_range()
@@ -78,14 +85,6 @@ class Laplace(Bounded):
     """
 
     name: ClassVar[str] = "laplace"
-    epsilon: float = 1.0
-    minimum: float | None = None
-    maximum: float | None = None
-    integer: bool = False
-
-    def __post_init__(self) -> None:
-        self._init_bounded()
-
     @property
     def step(self) -> float:
         """The grid step g."""
@@ -190,14 +189,6 @@ class Duchi(Bounded):
     """
 
     name: ClassVar[str] = "duchi"
-    epsilon: float = 1.0
-    minimum: float | None = None
-    maximum: float | None = None
-    integer: bool = False
-
-    def __post_init__(self) -> None:
-        self._init_bounded()
-
     @property
     def c(self) -> float:
         """C = (e^eps + 1) / (e^eps - 1)."""
@@ -279,14 +270,6 @@ class Piecewise(Bounded):
     """
 
     name: ClassVar[str] = "piecewise"
-    epsilon: float = 1.0
-    minimum: float | None = None
-    maximum: float | None = None
-    integer: bool = False
-
-    def __post_init__(self) -> None:
-        self._init_bounded()
-
     @property
     def s(self) -> float:
         """e^(eps / 2)."""

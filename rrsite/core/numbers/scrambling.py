@@ -220,6 +220,15 @@ class MixtureUnknown(NumberDesign):
             "bounds what a report reveals",))
 
 
+def read_scramble(design: NumberDesign, meaning: str, integer: bool) -> None:
+    """Check a scrambling design's ``scramble`` and store it as a :class:`Mask`."""
+    scramble = getattr(design, "scramble", None)
+    if scramble is None:
+        raise DesignError(f"design {design.name} needs scramble: {meaning}")
+    if not isinstance(scramble, Mask):
+        object.__setattr__(design, "scramble", Mask.from_spec(scramble, "scramble", integer))
+
+
 @dataclass(frozen=True)
 class Additive(NumberDesign):
     """Pollock & Bek 1976: report y + S, S drawn from ``scramble``. E[z | y] = y + E[S]."""
@@ -232,12 +241,7 @@ class Additive(NumberDesign):
 
     def __post_init__(self) -> None:
         self._init_range()
-        if self.scramble is None:
-            raise DesignError("design additive needs scramble: the distribution of the number "
-                              "added")
-        if not isinstance(self.scramble, Mask):
-            object.__setattr__(self, "scramble",
-                               Mask.from_spec(self.scramble, "scramble", self.integer))
+        read_scramble(self, "the distribution of the number added", self.integer)
 
     def params(self) -> dict[str, Any]:
         """Scramble."""
@@ -363,12 +367,7 @@ class Multiplicative(NumberDesign):
 
     def __post_init__(self) -> None:
         self._init_range()
-        if self.scramble is None:
-            raise DesignError("design multiplicative needs scramble: the distribution of the "
-                              "positive factor")
-        if not isinstance(self.scramble, Mask):
-            object.__setattr__(self, "scramble",
-                               Mask.from_spec(self.scramble, "scramble", False))
+        read_scramble(self, "the distribution of the positive factor", False)
         s = self.scramble
         if s.kind not in ("uniform", "exponential") or s.lowest <= 0 and s.kind == "uniform":
             raise DesignError("scramble for multiplicative must be positive and continuous: "
