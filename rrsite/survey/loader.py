@@ -107,8 +107,10 @@ def _language(front: schema.Fields | None) -> str:
     """The survey file's language: ``language:``, else the first of ``languages:``, else en."""
     if front is None:
         return "en"
-    listed = front.get("languages") or [None]
-    return str(front.get("language") or listed[0] or "en")
+    if front.given("language"):
+        return str(front.get("language"))
+    listed = front.get("languages") or ["en"]
+    return str(listed[0])
 
 
 # --------------------------------------------------------------------------------------------
@@ -430,7 +432,7 @@ def _survey(
         file=file,
         id=survey_id,
         title=front.get("title"),
-        language=front.get("language"),
+        language=_language(front),
         questions=questions,
         submit=submit,
         epsilon=defaults.epsilon,
