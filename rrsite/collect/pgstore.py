@@ -258,6 +258,10 @@ class PgStore:
             try:
                 invited = bool(await connection.fetchval(
                     "SELECT EXISTS (SELECT 1 FROM invitation_codes)"))
+                # [panels] a completion record is rewritten like the codes: the same settings
+                invited = invited or bool(await connection.fetchval(
+                    "SELECT EXISTS (SELECT 1 FROM manifests "
+                    "WHERE manifest::jsonb -> 'panel' ->> 'record' = 'true')"))
                 settings = {name: str(await connection.fetchval(f"SHOW {name}"))
                             for name in MINIMAL_WAL}
                 return invited, settings
@@ -270,7 +274,8 @@ class PgStore:
         if not invited or not off:
             return []
         return [f"PostgreSQL runs with {', '.join(off)}: its write-ahead log keeps, for a while, "
-                "the order in which invitation codes were spent; set "
+                "the order in which invitation codes were spent (and panel completions "
+                "recorded); set "
                 + ", ".join(f"{name} = {values[0]}" for name, values in MINIMAL_WAL.items())
                 + " (docs: the threat model of invitation codes)"]
 

@@ -203,3 +203,21 @@ def test_rrsite_completions_refuses_a_list_without_ids(tmp_path: Path) -> None:
          "--ids", str(ids)], capture_output=True, text=True)
     assert result.returncode == 0 and result.stdout.splitlines() == ["Participant id,completed",
                                                                       "p1,no"]
+
+
+def test_postgres_warns_of_a_logging_wal_when_a_survey_keeps_a_record(pg_db: str,
+                                                                       kit: Any) -> None:
+    """The session's server logs rewritten tables (the default wal_level): a collector whose
+    survey keeps a completion record says so at start-up, as for invitation codes."""
+    store = PgStore(pg_db)
+    try:
+        store.register_manifests([kit.manifest()])
+        assert store.advice() == []
+        manifest = kit.manifest(version="fedcba9876543210")
+        manifest["panel"] = PANEL
+        store.register_manifests([manifest])
+        advice = store.advice()
+        assert len(advice) == 1 and "panel completions recorded" in advice[0]
+        assert "wal_level = minimal" in advice[0]
+    finally:
+        store.close()
