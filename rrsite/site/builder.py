@@ -664,8 +664,9 @@ def describe(result: BuildResult, log: Callable[[str], None]) -> None:
     """Tell what was built, one line per survey, and the compressed sizes of the largest files."""
     for survey in result.surveys:
         sensitive = len(survey.sensitive_questions)
-        log(f"built {result.dist / survey.id / 'index.html'}  ({len(survey.questions)} questions, "
-            f"{sensitive} randomized, version {survey.version})")
+        others = "".join(f", {language}/" for language in survey.translations)
+        log(f"built {result.dist / survey.id / 'index.html'}{others}  ({len(survey.questions)} "
+            f"questions, {sensitive} randomized, version {survey.version})")
     if result.compressed:
         raw = sum(item.size for item in result.compressed)
         packed = sum(item.brotli_size or item.size for item in result.compressed)

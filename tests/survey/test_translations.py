@@ -269,3 +269,14 @@ def test_a_survey_without_languages_is_unchanged(tmp_path: Path) -> None:
     manifest = survey.manifest()
     assert "languages" not in manifest and "translations" not in manifest
     assert [q["id"] for q in manifest["questions"]] == ["faculty", "stimulants"]
+
+
+def test_the_analysis_takes_a_manifest_from_before_the_second_language(tmp_path: Path) -> None:
+    """The same version with and without the variable `language`: one version to the catalog."""
+    from rrsite.exports.catalog import build_catalog
+
+    survey = load_survey(write(tmp_path))
+    older = parse_survey(SURVEY.replace("languages: [en, de]\n", "")).manifest()
+    catalog = build_catalog([survey.path], [older])
+    assert catalog.version_ids == [survey.version]
+    assert "language" in catalog.question_ids()
