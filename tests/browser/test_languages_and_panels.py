@@ -417,3 +417,41 @@ def test_the_participant_id_is_nowhere_in_a_postgres_store(
     files = [path for path in server.data.rglob("*") if path.is_file()]
     assert not [str(path) for path in files if PID.encode() in path.read_bytes()]
     server.start()  # the fixture's collector and clean-up expect it running
+
+
+# ---- accessible, and fits a phone ------------------------------------------------------------
+
+RUN_AXE = """async () => {
+  const result = await axe.run(document, { resultTypes: ["violations"] });
+  return result.violations
+    .filter((v) => v.impact === "serious" || v.impact === "critical")
+    .map((v) => ({ id: v.id, help: v.help, nodes: v.nodes.map((n) => n.target.join(" ")) }));
+}"""
+
+
+@pytest.mark.parametrize(("path", "arm"), [("campus/", "randomized"), ("campus/de/", "direct"),
+                                           (f"prolific-study/?PROLIFIC_PID={PID}", None)])
+def test_the_new_pieces_are_accessible_on_a_phone(fielded: Site, browser: Any, path: str,
+                                                  arm: str | None) -> None:
+    """axe-core finds no serious or critical violation in the language menu, the check, the
+    direct arm's notice, the screen-out note; nothing is wider than a 360 px screen."""
+    from browserkit import axe_source
+
+    context = browser.new_context(viewport={"width": 360, "height": 740})
+    try:
+        page = context.new_page()
+        if arm is not None:
+            key = f"rrsite:arm:campus:{fielded.manifest('campus')['version']}"
+            page.add_init_script(f"localStorage.setItem({json.dumps(key)}, {json.dumps(arm)})")
+        page.goto(fielded.url + path)
+        page.wait_for_selector("#rr-submit:not([disabled])", timeout=30_000)
+        if arm is not None:
+            page.click("#rr-consent-agree")
+        else:
+            page.check("#q-enrolled input[value=no]")  # the screen-out note
+            assert page.is_visible("#q-enrolled-screen-out")
+        page.evaluate(axe_source())
+        assert page.evaluate(RUN_AXE) == []
+        assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth + 1")
+    finally:
+        context.close()
