@@ -265,3 +265,12 @@ def test_check_survey_counts_no_added_question_among_identifying_answers(
     assert [w for w in fielded if "combinations of answers" in w.message] == []
     languages = check_survey(parse_survey(text("language: en")), 20)
     assert [w for w in languages if "combinations of answers" in w.message] == []
+
+
+def test_a_check_on_a_design_that_fails_adds_no_error_of_its_own() -> None:
+    source = text(stimulants="check: true").replace(
+        "randomize: forced-response\ntruth: 0.7", "randomize: cdm\np: [0.2, 0.3]")
+    messages = errors(source)
+    assert len(messages) == 1 and "design cdm is not differentially private" in messages[0]
+    fixed = parse_survey(source.replace("check: true", "check: true\naccept_no_epsilon: true"))
+    assert fixed.question("stimulants_check").role == "check"

@@ -202,6 +202,9 @@ def _check(question: Question, answer_words: dict[str, str], words: dict[str, st
         return None
     line = question.fields.line_of("check")
     design = question.design.name if question.design is not None else None
+    if design is None and any(question.fields.given(key)
+                              for key in ("randomize", "epsilon", "sensitive")):
+        return None  # meant to be randomized: its design's own error says what is wrong
     if design not in CHECKED_DESIGNS or question.type != "yes-no":
         problems.error(line, "check asks what is sent when the device's draw says "
                        f"“{answer_words['yes']}”, which {', '.join(CHECKED_DESIGNS)} draw; "
