@@ -9,7 +9,10 @@
 //   localStorage so that a reload does not draw again, and set in the hidden radio group `arm`.
 //   conditions.js then shows the randomized questions (arm "randomized") or their direct
 //   versions (arm "direct"), which say that their answer is sent as given.
-// Nothing here reads an answer of the respondent.
+// Nothing here reads an answer of the respondent. "Forget" removes the kept arm, and a device that
+// answered this version and forgot it keeps none (its form is not shown again).
+
+import { answeredAndForgotten } from "./storage.js";
 
 const config = JSON.parse(document.getElementById("rr-config").textContent);
 const form = document.getElementById("rr-form");
@@ -68,12 +71,24 @@ function keptArm() {
   }
 }
 
-function drawArm() {
-  arm = drawDirect(armQuestion.direct_share) ? "direct" : "randomized";
+function keepArm() {
   try {
     window.localStorage.setItem(ARM_KEY, arm);
   } catch {
     // storage refused: the draw lasts as long as the page
+  }
+}
+
+function drawArm() {
+  arm = drawDirect(armQuestion.direct_share) ? "direct" : "randomized";
+  answeredAndForgotten().then((forgotten) => { if (!forgotten) keepArm(); });
+}
+
+function forgetArm() {
+  try {
+    window.localStorage.removeItem(ARM_KEY);
+  } catch {
+    // storage refused: nothing was kept
   }
 }
 
@@ -104,6 +119,8 @@ if (form && (languageQuestion || armQuestion)) {
   answerOwnQuestions();
   // form.reset() clears the radios after the event: set them again once it is done.
   form.addEventListener("reset", () => setTimeout(answerOwnQuestions, 0));
+  const forget = document.getElementById("rr-forget");
+  if (forget && armQuestion) forget.addEventListener("click", forgetArm);
   // A new respondent (kiosk mode, tests): a new draw.
   document.addEventListener("rrsite:reset", () => {
     if (armQuestion) drawArm();

@@ -455,3 +455,35 @@ def test_the_new_pieces_are_accessible_on_a_phone(fielded: Site, browser: Any, p
         assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth + 1")
     finally:
         context.close()
+
+
+def test_forget_removes_the_kept_arm_and_nothing_keeps_it_again(
+        fielded: Site, context: BrowserContext, watch: Watch) -> None:
+    version = fielded.manifest("campus")["version"]
+    key = f"rrsite:arm:campus:{version}"
+    page = context.new_page()
+    page.goto(fielded.url + "campus/")
+    page.wait_for_selector("#rr-submit:not([disabled])", timeout=30_000)
+    page.wait_for_function(f"() => localStorage.getItem({json.dumps(key)}) !== null")
+    arm = page.evaluate("document.documentElement.dataset.rrArm")
+    page.click("#rr-consent-agree")
+    page.check("#q-faculty input[value=arts]")
+    if arm == "randomized":
+        page.check("#q-stimulants_check input[value=yes]")
+        page.click("#q-stimulants input[data-truth][value=no]")
+    else:
+        page.check("#q-stimulants_direct input[value=no]")
+    page.click("#q-cheated input[data-truth][value=no]")
+    wait_ready(page)
+    page.click("#rr-submit")
+    page.wait_for_selector("#rr-review:not([hidden])", timeout=60_000)
+    page.click("#rr-confirm")
+    page.wait_for_selector("#rr-done:not([hidden])", timeout=30_000)
+    page.click("#rr-forget")
+    page.wait_for_function(f"() => localStorage.getItem({json.dumps(key)}) === null")
+    page.reload()
+    page.wait_for_selector("#rr-done:not([hidden])", timeout=30_000)  # "forgotten"
+    page.wait_for_timeout(500)
+    assert page.evaluate(f"localStorage.getItem({json.dumps(key)})") is None
+    kept = page.evaluate("Object.keys(localStorage)")
+    assert not [name for name in kept if "campus" in name], kept
