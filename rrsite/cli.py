@@ -23,6 +23,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "serve": ("rrsite.commands.serve", "serve a built site and collect submissions"),
     "export": ("rrsite.commands.export", "export stored submissions to CSV or JSONL"),
     "invite": ("rrsite.commands.invite", "personal invitation links, each accepted once"),
+    "completions": ("rrsite.commands.completions",
+                    "which of a panel's participants completed (the completion record)"),
     "analyze": ("rrsite.commands.analyze", "de-bias exported submissions into estimates"),
     "plan": (
         "rrsite.plan.designs",

@@ -414,6 +414,8 @@ def _meaning(manifest: Mapping[str, Any]) -> str:
     keep = ("id", "type", "sensitive", "values", "design", "matrix", "required", "min", "max")
     questions = [
         {key: q.get(key) for key in keep} for q in manifest.get("questions", [])
-        if isinstance(q, Mapping)
+        # the page's language is not in the version (a survey that gets a second language keeps
+        # it): a manifest with it and one without are the same version
+        if isinstance(q, Mapping) and q.get("role") != "language"
     ]
     return json.dumps([manifest.get("id"), questions], sort_keys=True)

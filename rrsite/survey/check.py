@@ -133,7 +133,10 @@ def _answers(question: Question) -> float:
 
 
 def _combinations(survey: Survey, respondents: int, warn: Warn) -> None:
-    direct = [q for q in survey.questions if not q.sensitive]
+    # the arm is drawn at random and checks and direct versions are about the survey, not the
+    # person: none of them can single anyone out (the page's language can, and is counted)
+    direct = [q for q in survey.questions
+              if not q.sensitive and q.role not in ("arm", "check", "direct")]
     counted = [q for q in direct if math.isfinite(_answers(q))]
     for question in direct:
         if question.type == "text":

@@ -89,6 +89,15 @@ class Question:
     number_design: NumberDesign | None = None
     #: The unit shown beside a number (``EUR``, ``days``).
     unit: str | None = None
+    #: The question block's keys as read (a translation's are compared with them), or None.
+    fields: Any = field(default=None, repr=False, compare=False)
+    #: A question the build adds (rrsite.survey.fielding): ``language``, ``arm``, ``check`` or
+    #: ``direct``; None for the survey's own questions.
+    role: str | None = None
+    #: The manifest keys of an added question (``check``, ``direct``, ``direct_share``).
+    role_info: dict[str, Any] = field(default_factory=dict)
+    #: Answers of a direct question that screen a panel participant out (``screen_out:``).
+    screen_out: list[str] | None = None
 
     @property
     def sensitive(self) -> bool:
@@ -137,6 +146,11 @@ class Question:
         if self.show_if is not None:
             entry["show_if"] = {"question": self.show_if["question"],
                                 "is": list(self.show_if["is"])}
+        if self.role is not None:
+            entry["role"] = self.role
+            entry.update(self.role_info)
+        if self.screen_out is not None:
+            entry["screen_out"] = list(self.screen_out)
         if self.design is not None and self.privacy is not None:
             entry["design"] = self.design.spec()
             if isinstance(self.design, TwoGroupDesign):
@@ -217,6 +231,14 @@ class Survey:
     outro_source: list[tuple[int, str]] = field(default_factory=list)
     #: The survey's own message catalog (front matter ``messages:``), if it brings one.
     messages: Catalog | None = None
+    #: The survey's languages (``languages:``), its own first; empty for a one-language survey.
+    languages: list[str] = field(default_factory=list)
+    #: The survey in each of its other languages (its translation file), by language code.
+    translations: dict[str, Survey] = field(default_factory=dict)
+    #: ``panel:`` as the manifest gives it (rrsite.survey.fielding), or None.
+    panel: dict[str, Any] | None = None
+    #: ``validation:`` as the manifest gives it (rrsite.survey.fielding), or None.
+    validation: dict[str, Any] | None = None
 
     def question(self, question_id: str) -> Question:
         """The question with this id."""
@@ -243,9 +265,45 @@ class Survey:
     @property
     def version(self) -> str:
         """16 hex digits of SHA-256 over what changes an answer's meaning (not prose, not core)."""
-        meaning = {"id": self.id, "questions": [q.meaning() for q in self.questions]}
+        # the page's language is not part of what an answer means: every language, one version
+        meaning = {"id": self.id, "questions": [q.meaning() for q in self.questions
+                                                if q.role != "language"]}
         canonical = json.dumps(meaning, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
         return hashlib.sha256(canonical.encode("utf-8")).hexdigest()[:16]
+
+    def texts(self) -> dict[str, Any]:
+        """The title and the question texts and option labels (a translation's, in the manifest)."""
+        return {"title": self.title, "questions": {
+            question.id: {"text": question.text, **({"options": {
+                option.value: option.label_text for option in question.options}}
+                if question.options else {})}
+            for question in self.questions}}
+
+    def fielding(self) -> dict[str, Any]:
+        """The manifest keys of languages, panel and validation (docs/contracts.md); {} if none."""
+        keys: dict[str, Any] = {}
+        if self.languages:
+            keys["languages"] = list(self.languages)
+            keys["translations"] = {language: translation.texts()
+                                    for language, translation in self.translations.items()}
+        if self.panel is not None:
+            keys["panel"] = dict(self.panel)
+        if self.validation is not None:
+            keys["validation"] = dict(self.validation)
+        return keys
+
+    def direct_arm(self) -> dict[str, Any]:
+        """``privacy.direct_arm``: what the direct arm gives away; {} without a split."""
+        if self.validation is None:
+            return {}
+        share = self.validation["direct_share"]
+        direct = list(self.validation["direct"].values())
+        return {"direct_arm": {
+            "share": share, "questions": direct, "epsilon": None,
+            "note": f"About {share:.0%} of respondents, drawn on each device, are asked "
+                    f"{', '.join(self.validation['questions'])} directly ({', '.join(direct)}): "
+                    "a direct answer is sent as given and has no deniability (no epsilon); "
+                    "spent and budget are the randomized arm's."}}
 
     def manifest(self) -> dict[str, Any]:
         """The manifest dict of docs/contracts.md (``core_hash`` included)."""
@@ -267,10 +325,12 @@ class Survey:
                     q.id for q in self.sensitive_questions
                     if q.privacy is not None and math.isinf(q.privacy.epsilon)
                 ],
+                **self.direct_arm(),
             },
             "questions": [question.manifest() for question in self.questions],
             **({"consent": self.consent} if self.consent is not None else {}),
             **({"pages": [{"title": title} for title in self.pages]} if self.pages else {}),
             **({"shuffle": True} if self.shuffle else {}),
             **({"mode": self.mode} if self.mode != "web" else {}),
+            **self.fielding(),
         }

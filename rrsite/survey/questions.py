@@ -187,6 +187,7 @@ def build_question(
         prior=prior,
         chosen_for=chosen_for,
         number_design=number_design,
+        fields=fields,
     )
     if fields.given("unit"):
         question.unit = fields.get("unit")

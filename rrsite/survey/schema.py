@@ -17,6 +17,7 @@ from collections.abc import Sequence
 
 from ..core import NAMED_DESIGNS, NUMBER_DESIGNS
 from .catalog import LANGUAGE_RULE, LANGUAGE_TAG
+from .fielding.blocks import FRONT_KEYS, PANEL, QUESTION_KEYS, VALIDATION
 from .kinds import (
     PROBABILITY,
     SYNONYMS,
@@ -159,6 +160,8 @@ FRONT_MATTER = Block(
         Key("shuffle", Flag(), "Show the questions of each page (of the survey, without pages) "
             "in an order drawn on the respondent's device; the order is not sent.",
             default=False),
+        # a study as researchers field it: languages, panels, validation (survey/fielding/)
+        *FRONT_KEYS,
     ),
 )
 
@@ -276,10 +279,13 @@ QUESTION = Block(
         Key("practice", Flag(), "Randomized yes-no questions: show before it a practice round "
             "of its device on a neutral question (\"Is it daytime now?\"), repeatable, never "
             "sent or stored.", default=False),
+        # a study as researchers field it: comprehension checks, screening (survey/fielding/)
+        *QUESTION_KEYS,
     ),
 )
 
-BLOCKS: tuple[Block, ...] = (FRONT_MATTER, PRIVACY, SUBMIT, QUESTION, SHOW_IF, OPTION)
+BLOCKS: tuple[Block, ...] = (FRONT_MATTER, PRIVACY, SUBMIT, QUESTION, SHOW_IF, OPTION, PANEL,
+                             VALIDATION)
 
 
 def _cell(text: str) -> str:
@@ -311,6 +317,8 @@ def reference_markdown(blocks: Sequence[Block] = BLOCKS, level: int = 4) -> str:
         "question": "Question block (YAML in a ```` ```question ```` fence under a `##` heading)",
         "option": "An option given as a mapping (in `options:`)",
         "show_if": "`show_if:` in a question block",
+        "panel": "`panel:` in the front matter",
+        "validation": "`validation:` in the front matter",
     }
     parts = []
     for block in blocks:
@@ -323,8 +331,9 @@ def reference_markdown(blocks: Sequence[Block] = BLOCKS, level: int = 4) -> str:
 
 __all__ = [
     "BLOCKS", "DELTA", "DESIGN_NAMES", "EPSILON", "EPSILON_MAX", "FRONT_MATTER", "LANGUAGES",
-    "OPTION", "PRIVACY", "PROBABILITIES", "PROBABILITY", "QUESTION", "QUESTION_TYPES",
+    "OPTION", "PANEL", "PRIVACY", "PROBABILITIES", "PROBABILITY", "QUESTION", "QUESTION_TYPES",
     "RANDOMIZABLE_TYPES", "SHOW_IF", "SUBMIT", "SUBMIT_TARGETS", "SYNONYMS", "TYPO_RATIO",
+    "VALIDATION",
     "Answers", "Block", "Distribution", "Fields", "Flag", "Invalid", "Key", "Kind", "MatrixKind",
     "Name", "Nested", "Number", "OneOf", "OptionSpec", "Options", "Priors", "ProbabilityOrPair",
     "Text", "closest", "is_null", "line_of", "parse_number", "read_block", "reference_markdown",

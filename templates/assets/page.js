@@ -142,7 +142,8 @@ async function randomizeAndStore() {
     body: { survey: config.survey, version: config.version, respondent: newRespondentToken(), answers,
       ...(Object.keys(groups).length ? { groups } : {}),
       ...(token ? { token } : invitationCode ? { invitation: invitationCode } : {}), // [collector hooks, issues 12, 24]
-      ...(designCell ? { cell: designCell } : {}) }, // [design cell, issue 22]
+      ...(designCell ? { cell: designCell } : {}), // [design cell, issue 22]
+      ...(window.rrsitePanel ? await window.rrsitePanel.fields() : {}) }, // [panels: panel.js]
     randomized_at: new Date().toISOString(),
     sent_at: null,
   };

@@ -158,6 +158,7 @@ export function optionInputs(q, selector) {
 /** The text of the option whose value is `value`, as the page shows it (Markdown rendered). */
 export function optionLabel(q, value) {
   for (const input of optionInputs(q, "input[data-truth], input[data-report], input[name]")) {
+    if (input.closest(".rr-check") && !questionElement(q).matches(".rr-check")) continue; // its check's
     if (input.value === value && input.labels && input.labels[0]) {
       return input.labels[0].textContent.trim();
     }
