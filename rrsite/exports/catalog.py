@@ -75,6 +75,19 @@ class QuestionSpec:
     number_design: NumberDesign | None = None
     #: The unit of a number question (``EUR``), or None.
     unit: str | None = None
+    #: The question's short name for reports and variable labels (``short:``), or None.
+    short: str | None = None
+    #: Each value's label as the respondent saw it (the manifest's ``options``).
+    labels: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def name(self) -> str:
+        """The short name when the survey gives one, else the id."""
+        return self.short or self.id
+
+    def label(self, value: str) -> str:
+        """A value's label (the value itself when it has none)."""
+        return self.labels.get(value, value)
 
     @property
     def numeric(self) -> bool:
@@ -306,6 +319,9 @@ def version_from_manifest(manifest: Mapping[str, Any], source: str) -> VersionSp
             raise ManifestError(f"{where}: {error}") from error
         if isinstance(raw.get("unit"), str):
             spec.unit = raw["unit"]
+        if isinstance(raw.get("short"), str) and raw["short"]:
+            spec.short = raw["short"]
+        spec.labels = _option_labels(raw.get("options"))
         if sensitive and qtype == "number":
             try:
                 spec.number_design = number_design_from_spec(raw.get("design") or {})
@@ -333,6 +349,15 @@ def version_from_manifest(manifest: Mapping[str, Any], source: str) -> VersionSp
         survey=survey, version=version, title=str(manifest.get("title", survey)), source=source,
         questions=questions, budget=dict(budget or {}),
     )
+
+
+def _option_labels(options: object) -> dict[str, str]:
+    """``{value: label}`` of a manifest's ``options`` (``[{value, label}]``); ``{}`` otherwise."""
+    if not isinstance(options, list):
+        return {}
+    return {str(o["value"]): str(o["label"]) for o in options
+            if isinstance(o, Mapping) and isinstance(o.get("value"), str)
+            and isinstance(o.get("label"), str) and o["label"]}
 
 
 def load_manifest_file(path: str | Path) -> dict[str, Any]:

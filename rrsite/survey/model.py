@@ -89,6 +89,8 @@ class Question:
     number_design: NumberDesign | None = None
     #: The unit shown beside a number (``EUR``, ``days``).
     unit: str | None = None
+    #: The short name for reports, the codebook and variable labels (``short:``).
+    short: str | None = None
 
     @property
     def sensitive(self) -> bool:
@@ -109,6 +111,8 @@ class Question:
             "sensitive": self.sensitive,
             "required": self.required,
         }
+        if self.short is not None:
+            entry["short"] = self.short
         if self.options:
             entry["values"] = self.values
             entry["options"] = [{"value": o.value, "label": o.label_text} for o in self.options]

@@ -190,6 +190,8 @@ def build_question(
     )
     if fields.given("unit"):
         question.unit = fields.get("unit")
+    if fields.given("short"):
+        question.short = fields.get("short")
     if qtype == "number":
         question.minimum, question.maximum = fields.get("min"), fields.get("max")
         question.integer = bool(fields.get("integer"))

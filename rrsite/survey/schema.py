@@ -183,6 +183,9 @@ QUESTION = Block(
         Key("type", OneOf(QUESTION_TYPES),
             "`yes-no` and `choice` can be randomized; `multi-choice`, `number` and `text` are "
             "always asked directly (for subgroups).", required=True),
+        Key("short", Text(max_length=60), "A short name for the question in reports, the "
+            "codebook and the variable labels of Stata and SPSS files (`Exam cheating`); not "
+            "shown to respondents.", default_doc="the id"),
         Key("options", Options(OPTION), "The answers of a `choice` or `multi-choice` question: "
             "strings, or `{value, label}` with a Markdown label. A randomized choice question's "
             "design matrix follows this order.", applies="type: choice, multi-choice"),
