@@ -8,8 +8,9 @@ result.to_pandas()      # one row per question, answer and subgroup (needs panda
 
 The steps: the survey's versions (rrsite.exports.catalog), every export read and checked into
 a tally (rrsite.exports), yes-no and choice questions de-biased (rrsite.analyze.prevalence),
-randomized numbers (rrsite.analyze.numbers), and with a sample design the design-based
-estimates (rrsite.analyze.sample_design).
+randomized numbers (rrsite.analyze.numbers), with a sample design the design-based
+estimates (rrsite.analyze.sample_design), and the checks of whether randomized response worked
+(rrsite.analyze.compliance: the split ballot, comprehension checks, the crosswise anchor).
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ from ..exports.readers import BLOCK_SIZE, ExportError, FileInfo, file_size, pars
 from ..exports.rejections import Rejections
 from ..exports.subgroups import parse_by
 from ..exports.tally import Tally
+from .compliance import compliance
 from .numbers import number_results
 from .prevalence import assemble
 from .results import Analysis, DirectResult, QuestionResult, privacy_dict
@@ -143,6 +145,9 @@ def analyze(
             number.design_based = based.numbers.get(number.id)
     analysis.privacy["questions"] += [{"id": n.id, **privacy_dict(n.privacy)}
                                       for n in analysis.numbers]
+    checked = compliance(paths, catalog, column_map, analysis, confidence, block_size)
+    if checked:
+        analysis.compliance = checked.to_dict()
     if analysis.numbers and any("nothing to de-bias" in note for note in analysis.notes):
         analysis.notes = [note for note in analysis.notes if "nothing to de-bias" not in note]
     return analysis

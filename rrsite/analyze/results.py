@@ -364,6 +364,8 @@ class Analysis:
     subgroups: Subgroups | None = None
     #: Short names and value labels, for the reports.
     labels: Labels = field(default_factory=Labels)
+    #: Did randomized response work? (rrsite.analyze.compliance: its ``to_dict()``), or None.
+    compliance: dict[str, Any] | None = None
 
     @property
     def by_questions(self) -> list[str]:
@@ -405,6 +407,7 @@ class Analysis:
             "population": self.population,
             "notes": list(self.notes),
             **({"sample_design": self.sample_design} if self.sample_design is not None else {}),
+            **({"compliance": self.compliance} if self.compliance is not None else {}),
         }
 
     def _cells(self, entry: dict[str, Any]) -> dict[str, Any]:

@@ -10,6 +10,7 @@ import textwrap
 from collections.abc import Callable
 
 from ..analyze.results import CI_METHOD_NAMES, VARIANCE_CONVENTION, Analysis
+from . import compliance
 from .rows import (
     DESIGN_HEADERS,
     MODEL_HEADERS,
@@ -105,6 +106,7 @@ def render_table(analysis: Analysis) -> str:
         out += [f"    note: {sentence}"
                 for sentence in uninformative(question, labels=analysis.labels)]
     out += design_lines(analysis, level)
+    out += compliance.table_lines(analysis)
     models = [row for question in analysis.questions for row in model_rows(question)]
     if models:
         out += ["", f"RRreg's models ({level} intervals):"]
@@ -264,6 +266,7 @@ def render_markdown(analysis: Analysis) -> str:
             out += table(["question", by_title(analysis), "answer", "n", "estimate", "se",
                           "interval", "deff"],
                          [[f"`{r[0]}`" if r[0] else "", *r[1:]] for r in by_rows])
+    out += compliance.markdown_lines(analysis)
     models = [row for question in analysis.questions for row in model_rows(question)]
     if models:
         out += ["", "### RRreg's models", ""]

@@ -11,6 +11,7 @@ import math
 from collections.abc import Sequence
 
 from ..analyze.results import CI_METHOD_NAMES, VARIANCE_CONVENTION, Analysis
+from . import compliance
 from .plots import PlotRow, bars_svg, cumulative_svg, distribution_svg, forest_svg
 from .rows import (
     DESIGN_HEADERS,
@@ -225,6 +226,7 @@ def render_html(analysis: Analysis) -> str:
                 body.append("<figure>" + forest_svg(
                     group_rows, f"{named(analysis, question.id)} by {by}") + _legend()
                     + "</figure>")
+    body.extend(compliance.html_parts(analysis))
     body.append("<h2>Privacy</h2><p>" + e(analysis.privacy["composition"]) + ".</p><table>"
                 + _cells(["question", "guarantee"], None, True) + "".join(
                     _cells([f"<code>{e(x['id'])}</code>",
