@@ -227,6 +227,7 @@ def _question_variables(catalog: Catalog, qid: str, taken: set[str]) -> list[Var
         variable.values = [Value(i, v, first.label(v)) for i, v in enumerate(first.values)]
         variable.notes.append("a JSON list of the chosen values (as exported)")
     variable.designs = [_design_entry(q, versions) for q, versions in designs.values()]
+    variable.notes += _role_notes(first)
     if sensitive:
         variable.notes.append(
             "RANDOMIZED: each value is the report the respondent's device sent, not the "
@@ -247,6 +248,25 @@ def _question_variables(catalog: Catalog, qid: str, taken: set[str]) -> list[Var
                    "and 2, as exported): RRreg's group argument"])
         out.append(group)
     return out
+
+
+def _role_notes(question: QuestionSpec) -> list[str]:
+    """What a variable the page adds, or an anchor question, is."""
+    if question.anchor:
+        return ["the anchor question: its statement is false for everyone, so its reports "
+                "measure how many respondents answered at random (rrsite analyze corrects the "
+                "other crosswise questions with it)"]
+    if question.role == "direct" and question.direct_of:
+        return [f"the direct arm's answer to {question.direct_of!r}: the respondent's TRUE "
+                "answer, asked without randomized response (the split ballot)"]
+    if question.role == "check" and question.check:
+        return [f"comprehension check of {question.check.get('question')!r} (the right answer: "
+                f"{question.check.get('correct')!r}); never used to exclude anyone"]
+    if question.role == "arm":
+        return ["the arm the respondent's device drew: randomized response or direct questions"]
+    if question.role == "language":
+        return ["the language of the page the respondent answered in"]
+    return []
 
 
 def build(catalog: Catalog) -> Codebook:

@@ -30,7 +30,7 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
-from scipy import optimize, stats
+from scipy import optimize, special, stats
 
 #: z beyond which the p-value is taken as 0 (the bound is positive at any usual level).
 Z_MAX = 40.0
@@ -62,9 +62,9 @@ class Difference:
 
 def exact_bounds(count: int, n: int, z: float) -> tuple[float, float]:
     """Clopper-Pearson bounds of count / n, each a one-sided bound at the normal quantile z."""
-    tail = float(stats.norm.sf(z))
-    low = 0.0 if count <= 0 else float(stats.beta.ppf(tail, count, n - count + 1))
-    high = 1.0 if count >= n else float(stats.beta.ppf(1 - tail, count + 1, n - count))
+    tail = float(special.ndtr(-z))
+    low = 0.0 if count <= 0 else float(special.betaincinv(count, n - count + 1, tail))
+    high = 1.0 if count >= n else float(special.betaincinv(count + 1, n - count, 1 - tail))
     return low, high
 
 
@@ -107,11 +107,11 @@ def _p_value(d: float, se: float, count: int, n: int) -> float:
     if d > 0 and _lower(d, se, count, n, 0.0) > 0:
         if _lower(d, se, count, n, Z_MAX) > 0:
             return float(stats.norm.sf(Z_MAX))
-        z = optimize.brentq(lambda z: _lower(d, se, count, n, z), 0.0, Z_MAX, xtol=1e-12)
+        z = optimize.brentq(lambda z: _lower(d, se, count, n, z), 0.0, Z_MAX, xtol=1e-10)
         return float(stats.norm.sf(z))
     if d < 0 and _upper(d, se, count, n, 0.0) < 0:
         if _upper(d, se, count, n, Z_MAX) < 0:
             return float(stats.norm.cdf(Z_MAX))
-        z = optimize.brentq(lambda z: _upper(d, se, count, n, z), 0.0, Z_MAX, xtol=1e-12)
+        z = optimize.brentq(lambda z: _upper(d, se, count, n, z), 0.0, Z_MAX, xtol=1e-10)
         return float(stats.norm.cdf(z))
     return 0.5
