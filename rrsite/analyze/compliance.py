@@ -138,7 +138,7 @@ def _split(catalog: Catalog, analysis: Analysis, confidence: float) -> list[dict
         for i, label in enumerate(estimate.labels):
             count = asked.counts.get(label, 0)
             found = difference(float(estimate.unbiased[i]), float(estimate.se[i]), count, n,
-                               confidence)
+                               confidence, _exact_reports(randomized))
             entry: dict[str, Any] = {"answer": label, "direct_count": count}
             if found is None:
                 entry["not_estimated"] = "no answers in one of the arms"
@@ -154,6 +154,18 @@ def _split(catalog: Catalog, analysis: Analysis, confidence: float) -> list[dict
                 "for its respondents these questions have no epsilon"),
         })
     return out
+
+
+def _exact_reports(result: QuestionResult) -> tuple[int, int, float, float] | None:
+    """(reports "1", reports, p00, p11) of a yes-no question under one fixed 2 x 2 design."""
+    if len(result.designs) != 1 or result.kind != "binary":
+        return None
+    part = result.designs[0]
+    counts = part.counts.sum(axis=1)
+    if part.by_group is not None or part.matrix.shape != (2, 2) or len(counts) != 2:
+        return None
+    return (int(counts[1]), int(counts.sum()), float(part.matrix[0, 0]),
+            float(part.matrix[1, 1]))
 
 
 # --------------------------------------------------------------------- comprehension checks
