@@ -265,10 +265,20 @@ def _privacy(catalog: Catalog, tally: Tally, questions: list[QuestionResult]) ->
     return {
         "composition": "basic: a respondent's epsilons and deltas add up over the sensitive "
                        "questions of the version answered",
-        "questions": [{"id": q.id, **privacy_dict(q.privacy)} for q in questions],
+        "questions": [_anchor_said({"id": q.id, **privacy_dict(q.privacy)}, catalog)
+                      for q in questions],
         "per_respondent": per_respondent,
         "by_version": [entry for _, _, entry in by_version],
     }
+
+
+def _anchor_said(entry: dict[str, Any], catalog: Catalog) -> dict[str, Any]:
+    """A crosswise anchor's privacy entry says why it is not in the per-respondent total."""
+    if any(q.anchor for _, q in catalog.questions_named(entry["id"])):
+        entry["anchor"] = True
+        entry["statement"] += ("; the anchor question (its statement is false for everyone) is "
+                               "left out of the per-respondent total")
+    return entry
 
 
 def assemble(

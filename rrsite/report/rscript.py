@@ -62,13 +62,14 @@ version <- as.character(column(data, "version", "version"))
 ECWM = """\
 # the extended crosswise model (Heck, Hoffmann & Moshagen 2018): crosswise with p in group 1
 # and 1 - p in group 2; RRreg fits each group, the two together by maximum likelihood below
+ingroup <- function(g) keep & !is.na(group) & group == g
 for (g in 1:2) {{
   pg <- if (g == 1) {p} else 1 - {p}
   cat("\\n{qid}: group", g, "(Crosswise, p =", pg, ")\\n")
-  print(summary(RRuni(response = y[keep & group == g], model = "Crosswise", p = pg)))
+  print(summary(RRuni(response = y[ingroup(g)], model = "Crosswise", p = pg)))
 }}
-same <- sapply(1:2, function(g) sum(y[keep & group == g] == 1))
-n <- sapply(1:2, function(g) sum(keep & group == g))
+same <- sapply(1:2, function(g) sum(y[ingroup(g)] == 1))
+n <- sapply(1:2, function(g) sum(ingroup(g)))
 pgroup <- c({p}, 1 - {p})
 loglik <- function(pi) {{
   lambda <- pi * pgroup + (1 - pi) * (1 - pgroup)

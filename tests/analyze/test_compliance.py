@@ -346,3 +346,6 @@ def test_the_anchor_in_an_analysis_corrects_from_the_joint_reports(tmp_path: Pat
     assert corrected["ci"][0] <= 0.3 <= corrected["ci"][1]
     bounds = data["compliance"]["bounds"]
     assert [b["question"] for b in bounds] == ["cheated"]  # the anchor has none
+    privacy = {q["id"]: q for q in data["privacy"]["questions"]}
+    assert privacy["anchor"]["anchor"] and "left out" in privacy["anchor"]["statement"]
+    assert data["privacy"]["per_respondent"]["epsilon"] == pytest.approx(math.log(3))

@@ -196,3 +196,18 @@ def test_the_survey_keys_are_checked(tmp_path: Path) -> None:
     two = SURVEY.replace("budget: 1.1", "budget: 9") + anchor.format(id="a1") + anchor.format(
         id="a2")
     assert "'a2' is a second anchor question (the first is 'a1'" in errors(two)
+
+
+def test_the_r_script_fits_each_group_and_both(tmp_path: Path) -> None:
+    survey = tmp_path / "campus.md"
+    survey.write_text(SURVEY, "utf-8")
+    script = tmp_path / "fit.R"
+    assert main(["export", "--manifest", str(survey), "--r-script", str(script)]) == 0
+    text = script.read_text("utf-8")
+    assert ('group <- suppressWarnings(as.numeric(column(data, "stimulants.group", '
+            '"stimulants_group")))') in text
+    assert "pg <- if (g == 1) 0.25 else 1 - 0.25" in text
+    assert ('print(summary(RRuni(response = y[ingroup(g)], model = "Crosswise", p = pg)))'
+            in text)
+    assert "lambda <- pi * pgroup + (1 - pi) * (1 - pgroup)" in text  # one prevalence, two p
+    assert "G2 <- 2 * (saturated - best$objective)" in text and "pchisq(G2, 1)" in text
