@@ -166,7 +166,11 @@ def analyze_counts(
     catalog = build_catalog(surveys, manifests)
     by_questions = check_options(catalog, confidence, interval, by)
     tally, info = read_counts(path, catalog, by_questions)
-    return assemble(catalog, tally, [info], tally.rejections, confidence, interval)
+    analysis = assemble(catalog, tally, [info], tally.rejections, confidence, interval)
+    checked = compliance([], catalog, {}, analysis, confidence, rows=False)
+    if checked:
+        analysis.compliance = checked.to_dict()
+    return analysis
 
 
 __all__ = ["Analysis", "DirectResult", "QuestionResult", "RRSiteError", "analyze",

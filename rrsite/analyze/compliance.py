@@ -66,14 +66,23 @@ class Compliance:
 
 def compliance(
     paths: Sequence[str | Path], catalog: Catalog, column_map: dict[str, str],
-    analysis: Analysis, confidence: float, block_size: int = BLOCK_SIZE,
+    analysis: Analysis, confidence: float, block_size: int = BLOCK_SIZE, rows: bool = True,
 ) -> Compliance:
-    """The checks the survey asks for (the module docstring), from the analysis and the rows."""
+    """The checks the survey asks for (the module docstring), from the analysis and the rows.
+
+    ``rows=False`` (report counts, `--counts`): only what the counts give, the split ballot, the
+    sensitivity bounds and the extended crosswise test; checks and the anchor need each
+    respondent's answers together, and a note says they were not estimated.
+    """
     out = Compliance()
     out.split = _split(catalog, analysis, confidence)
     checks = _checks_of(catalog)
     anchors = [qid for qid in catalog.question_ids()
                if any(q.anchor for _, q in catalog.questions_named(qid))]
+    if not rows and (checks or anchors):
+        out.notes.append("comprehension checks and the anchor question need each respondent's "
+                         "answers together: not estimated from report counts")
+        checks, anchors = {}, []
     tallies = _read_again(paths, catalog, column_map, [*checks, *anchors[:1]], block_size) \
         if checks or anchors else {}
     out.checks = [_check(catalog, analysis, tallies[cid], cid, target, correct, confidence)

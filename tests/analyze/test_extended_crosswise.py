@@ -211,3 +211,27 @@ def test_the_r_script_fits_each_group_and_both(tmp_path: Path) -> None:
             in text)
     assert "lambda <- pi * pgroup + (1 - pi) * (1 - pgroup)" in text  # one prevalence, two p
     assert "G2 <- 2 * (saturated - best$objective)" in text and "pchisq(G2, 1)" in text
+
+
+def test_report_counts_give_the_same_test(tmp_path: Path) -> None:
+    from rrsite.analyze.api import analyze_counts
+
+    survey = tmp_path / "campus.md"
+    survey.write_text(SURVEY, "utf-8")
+    export = tmp_path / "export.csv"
+    assert main(["simulate", str(survey), "--respondents", "1000", "--truth",
+                 "stimulants=0.3", "--seed", "4", "-o", str(export)]) == 0
+    with open(export, newline="", encoding="utf-8") as handle:
+        rows = list(csv.DictReader(handle))
+    counts = tmp_path / "counts.csv"
+    with open(counts, "w", newline="", encoding="utf-8") as handle:
+        writer = csv.writer(handle)
+        writer.writerow(["question", "version", "group", "report", "count"])
+        for group in ("1", "2"):
+            for report in ("different", "same"):
+                writer.writerow(["stimulants", rows[0]["version"], group, report,
+                                 sum(r["stimulants.group"] == group and r["stimulants"] == report
+                                     for r in rows)])
+    from_rows = analyze([export], survey=survey, progress=False).to_dict()["compliance"]
+    from_counts = analyze_counts(counts, survey=survey).to_dict()["compliance"]
+    assert from_counts["extended"] == from_rows["extended"]
