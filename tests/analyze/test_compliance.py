@@ -349,3 +349,19 @@ def test_the_anchor_in_an_analysis_corrects_from_the_joint_reports(tmp_path: Pat
     privacy = {q["id"]: q for q in data["privacy"]["questions"]}
     assert privacy["anchor"]["anchor"] and "left out" in privacy["anchor"]["statement"]
     assert data["privacy"]["per_respondent"]["epsilon"] == pytest.approx(math.log(3))
+
+
+def test_a_simulated_anchor_is_false_for_everyone(tmp_path: Path) -> None:
+    survey = tmp_path / "anchor.md"
+    survey.write_text(
+        "---\nid: a\ntitle: A\nlanguage: en\nprivacy: {budget: 1}\nsubmit: {to: collector}\n"
+        "---\n\n## I was born on 30 February.\n\n```question\nid: anchor\ntype: yes-no\n"
+        "randomize: crosswise\nanchor: true\np: 1/4\ninnocuous: My mother was born in January "
+        "to March.\n```\n", "utf-8")
+    export = tmp_path / "a.csv"
+    assert main(["simulate", str(survey), "--respondents", "4000", "--seed", "2", "-o",
+                 str(export)]) == 0
+    with open(export, newline="", encoding="utf-8") as handle:
+        same = sum(r["anchor"] == "same" for r in csv.DictReader(handle)) / 4000
+    # every simulated respondent is attentive and the statement false: "same" = 1 - p' = 3/4
+    assert same == pytest.approx(0.75, abs=3 * math.sqrt(0.75 * 0.25 / 4000))
