@@ -238,3 +238,17 @@ def test_design_based_domains_are_the_cells(tmp_path: Path) -> None:
                                     and r["violated"]])
         assert entry["values"]["yes"]["estimate"] == pytest.approx((share - 0.25) / 0.5,
                                                                    abs=1e-9)
+
+
+@pytest.mark.parametrize("form", ["markdown", "html"])
+def test_every_report_shows_labels_and_short_names(tmp_path: Path, form: str) -> None:
+    survey = survey_file(tmp_path)
+    export = simulate(tmp_path, survey, respondents=600, seed=3)
+    out = tmp_path / f"report.{form}"
+    assert main(["analyze", str(export), "--survey", str(survey), "--by", "year,housing",
+                 "--format", form, "-o", str(out)]) == 0
+    text = out.read_text("utf-8")
+    assert f"First{SEPARATOR}On campus" in text and f"First{SEPARATOR}campus" not in text
+    assert "Honor Code violation (" in text
+    assert "On campus: " in text and "Off campus: " in text  # the direct answers by label
+    assert f"year{SEPARATOR}housing" in text
