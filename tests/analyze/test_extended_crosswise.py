@@ -9,6 +9,7 @@ power, and the interval's coverage, by simulation.
 from __future__ import annotations
 
 import csv
+import json
 import math
 import random
 from pathlib import Path
@@ -235,3 +236,22 @@ def test_report_counts_give_the_same_test(tmp_path: Path) -> None:
     from_rows = analyze([export], survey=survey, progress=False).to_dict()["compliance"]
     from_counts = analyze_counts(counts, survey=survey).to_dict()["compliance"]
     assert from_counts["extended"] == from_rows["extended"]
+
+
+def test_plan_sizes_it_as_the_crosswise_model(capsys) -> None:
+    # each group's variance is the crosswise model's: |2p - 1| and lambda (1 - lambda) agree
+    sizes = []
+    for design in ("extended-crosswise", "crosswise"):
+        assert main(["plan", "--design", design, "--rrreg-p", "0.25", "--prior", "0.2",
+                     "--margin", "0.05", "--format", "json"]) == 0
+        sizes.append(json.loads(capsys.readouterr().out)["respondents"])
+    assert sizes[0] == sizes[1]
+    # by the likelihood: the information of n/2 reports in each group equals n crosswise ones
+    parts = parts_from_manifest(QUESTION, {1: {"different": 300, "same": 200},
+                                           2: {"different": 200, "same": 300}})
+    from rrsite.estimate.univariate import observed_information
+
+    pi = np.array([0.7])
+    group_info = observed_information(pi, parts)[0, 0]
+    lam = 0.7 * 0.25 + 0.3 * 0.75
+    assert group_info == pytest.approx(1000 * (2 * 0.25 - 1) ** 2 / (lam * (1 - lam)), rel=0.05)
