@@ -28,7 +28,7 @@ import numpy as np
 from ..errors import RRSiteError
 from ..estimate import numbers as number_estimates
 from ..estimate import survey_design as sd
-from ..estimate.models import TWO_GROUP_MODELS
+from ..estimate.models import TWO_GROUP_MODELS, Design
 from ..exports.catalog import Catalog
 from ..exports.readers import EXTRA_PREFIX, ExportError, FileInfo, read_export
 from ..exports.rejections import Rejections
@@ -458,6 +458,15 @@ def _question_data(
                 data = sd.debias_two_group(design, codes.clip(0), groups, weights, rows)
                 r[label][rows], v[label][rows] = data.r[rows], data.v[rows]
                 e[label][rows] = data.u[rows]
+            elif isinstance((question.manifest.get("rrreg") or {}).get("group_p"), list):
+                # the extended crosswise model: each row is crosswise with its group's p
+                group_p = question.manifest["rrreg"]["group_p"]
+                for g, rate in ((1, group_p[0]), (2, group_p[1])):
+                    inside = rows & (groups == g)
+                    data = sd.debias_rrreg(Design(design.model, float(rate)),
+                                           codes[inside].astype(np.int64))
+                    r[label][inside], v[label][inside], e[label][inside] = (data.r, data.v,
+                                                                            data.r)
             else:
                 data = sd.debias_rrreg(design, local)
                 r[label][rows], v[label][rows], e[label][rows] = data.r, data.v, data.r

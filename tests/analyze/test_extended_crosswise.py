@@ -19,6 +19,7 @@ import pytest
 from scipy import optimize, stats
 
 from rrsite.analyze import analyze
+from rrsite.analyze.sample_design import SampleOptions
 from rrsite.cli import main
 from rrsite.core import DesignError, ExtendedCrosswise, design_from_spec, privacy_of
 from rrsite.estimate.univariate import fit, parts_from_manifest
@@ -255,3 +256,28 @@ def test_plan_sizes_it_as_the_crosswise_model(capsys) -> None:
     group_info = observed_information(pi, parts)[0, 0]
     lam = 0.7 * 0.25 + 0.3 * 0.75
     assert group_info == pytest.approx(1000 * (2 * 0.25 - 1) ** 2 / (lam * (1 - lam)), rel=0.05)
+
+
+def test_design_based_estimates_debias_each_row_with_its_groups_p(tmp_path: Path) -> None:
+    survey = tmp_path / "campus.md"
+    survey.write_text(SURVEY, "utf-8")
+    export = tmp_path / "export.csv"
+    assert main(["simulate", str(survey), "--respondents", "1200", "--truth",
+                 "stimulants=0.25", "--seed", "9", "-o", str(export)]) == 0
+    with open(export, newline="", encoding="utf-8") as handle:
+        rows = list(csv.DictReader(handle))
+    for i, row in enumerate(rows):
+        row["w"] = str(1 + i % 4)
+    weighted = tmp_path / "weighted.csv"
+    with open(weighted, "w", newline="", encoding="utf-8") as handle:
+        writer = csv.DictWriter(handle, fieldnames=list(rows[0]))
+        writer.writeheader()
+        writer.writerows(rows)
+    data = analyze([weighted], survey=survey, progress=False,
+                   sample=SampleOptions(weights="w")).to_dict()
+    based = data["questions"][0]["design_based"]["values"]["yes"]["estimate"]
+    # each row: (same + p_g - 1) / (2 p_g - 1), p_1 = 1/4, p_2 = 3/4; the weighted (Hajek) mean
+    values = [((r["stimulants"] == "same") + p - 1) / (2 * p - 1)
+              for r in rows for p in [0.25 if r["stimulants.group"] == "1" else 0.75]]
+    weights = [float(r["w"]) for r in rows]
+    assert based == pytest.approx(np.average(values, weights=weights), abs=1e-12)
