@@ -8,8 +8,9 @@ result.to_pandas()      # one row per question, answer and subgroup (needs panda
 
 The steps: the survey's versions (rrsite.exports.catalog), every export read and checked into
 a tally (rrsite.exports), yes-no and choice questions de-biased (rrsite.analyze.prevalence),
-randomized numbers (rrsite.analyze.numbers), and with a sample design the design-based
-estimates (rrsite.analyze.sample_design).
+randomized numbers (rrsite.analyze.numbers), with a sample design the design-based
+estimates (rrsite.analyze.sample_design), and the checks of whether randomized response worked
+(rrsite.analyze.compliance: the split ballot, comprehension checks, the crosswise anchor).
 """
 
 from __future__ import annotations
@@ -27,22 +28,37 @@ from ..exports.pipeline import read_into
 from ..exports.progress import Progress
 from ..exports.readers import BLOCK_SIZE, ExportError, FileInfo, file_size, parse_mapping
 from ..exports.rejections import Rejections
+from ..exports.subgroups import parse_by
 from ..exports.tally import Tally
+from .compliance import compliance
 from .numbers import number_results
 from .prevalence import assemble
 from .results import Analysis, DirectResult, QuestionResult, privacy_dict
 from .sample_design import SampleOptions, design_based
 
 
-def check_options(catalog: Catalog, confidence: float, interval: str, by: str | None) -> None:
-    """--confidence in (0, 1), a known --interval, and --by a direct yes-no or choice question."""
+def check_options(catalog: Catalog, confidence: float, interval: str,
+                  by: str | Sequence[str] | None) -> tuple[str, ...]:
+    """Check --confidence, --interval and --by; return the --by questions (several: crossed).
+
+    --confidence in (0, 1), a known --interval, and each --by a direct yes-no or choice question.
+    """
     if isinstance(confidence, bool) or not isinstance(confidence, int | float) \
             or not 0.0 < confidence < 1.0:
         raise UsageError(f"--confidence must be between 0 and 1, got {confidence!r}")
     if interval not in METHODS:
         raise UsageError(f"--interval must be one of {', '.join(METHODS)}, got {interval!r}")
-    if by is None:
-        return
+    try:
+        questions = parse_by(by)
+    except ValueError as error:
+        raise UsageError(str(error)) from error
+    for qid in questions:
+        _check_by(catalog, qid)
+    return questions
+
+
+def _check_by(catalog: Catalog, by: str) -> None:
+    """One --by question: asked directly, yes-no or choice."""
     found = catalog.questions_named(by)
     if not found:
         known = catalog.question_ids()
@@ -64,7 +80,7 @@ def analyze(
     manifests: Iterable[str | Path | Mapping[str, Any]] = (),
     *,
     confidence: float = 0.95,
-    by: str | None = None,
+    by: str | Sequence[str] | None = None,
     interval: str = "exact",
     mapping: Mapping[str, str] | Sequence[str] | None = None,
     progress: bool | None = None,
@@ -80,6 +96,8 @@ def analyze(
     (``{"Q1": "violated"}`` or ``["Q1=violated"]``). ``progress``: a bar on stderr (default: when
     stderr is a terminal and the run is long). ``threads``: 2 (the default on a machine with
     more than one CPU) checks one block while the next is read; the result is the same.
+    ``by``: a directly asked yes-no or choice question (``"year"``) whose answers are subgroups;
+    several (``["year", "sex"]`` or ``"year,sex"``) are crossed into cells, every combination.
     ``sample``: the sample design's columns (weights, strata, clusters, fpc; rrsite.analyze.
     sample_design): each sensitive question then also gets design-based estimates.
     ``population``: the population size, for the totals of randomized number questions.
@@ -91,7 +109,7 @@ def analyze(
         raise UsageError("give at least one export file")
     surveys = [] if survey is None else [survey] if isinstance(survey, str | Path) else list(survey)
     catalog = build_catalog(surveys, manifests)
-    check_options(catalog, confidence, interval, by)
+    by_questions = check_options(catalog, confidence, interval, by)
     if mapping is None:
         column_map: dict[str, str] = {}
     elif isinstance(mapping, Mapping):
@@ -102,7 +120,7 @@ def analyze(
         if not Path(path).is_file():
             raise ExportError(f"{path}: no such file")
     rejections = Rejections()
-    tally = Tally(catalog, by, rejections)
+    tally = Tally(catalog, by_questions, rejections)
     bar = Progress(sum(file_size(p) for p in paths), enabled=progress)
     files: list[FileInfo] = []
     try:
@@ -111,22 +129,25 @@ def analyze(
              extra)
     finally:
         bar.close()
-    analysis = assemble(catalog, tally, files, rejections, confidence, interval, by)
+    analysis = assemble(catalog, tally, files, rejections, confidence, interval)
     based = None
     if sample is not None:
         based = design_based(paths, catalog, column_map, sample, analysis.questions, confidence,
-                             by)
+                             by_questions)
         for question in analysis.questions:
             question.design_based = based.questions.get(question.id)
         analysis.sample_design = based.to_dict()
         analysis.notes.extend(based.notes)
     analysis.population = population
-    analysis.numbers = number_results(catalog, tally, confidence, by, population)
+    analysis.numbers = number_results(catalog, tally, confidence, tally.by, population)
     if based is not None:
         for number in analysis.numbers:
             number.design_based = based.numbers.get(number.id)
     analysis.privacy["questions"] += [{"id": n.id, **privacy_dict(n.privacy)}
                                       for n in analysis.numbers]
+    checked = compliance(paths, catalog, column_map, analysis, confidence, block_size)
+    if checked:
+        analysis.compliance = checked.to_dict()
     if analysis.numbers and any("nothing to de-bias" in note for note in analysis.notes):
         analysis.notes = [note for note in analysis.notes if "nothing to de-bias" not in note]
     return analysis
@@ -134,7 +155,7 @@ def analyze(
 
 def analyze_counts(
     path: str | Path, survey: Any = None, manifests: Any = (), *, confidence: float = 0.95,
-    by: str | None = None, interval: str = "exact",
+    by: str | Sequence[str] | None = None, interval: str = "exact",
 ) -> Analysis:
     """Estimates from report counts instead of rows (``rrsite analyze --counts FILE.csv``).
 
@@ -143,9 +164,13 @@ def analyze_counts(
     """
     surveys = [] if survey is None else [survey] if isinstance(survey, str | Path) else list(survey)
     catalog = build_catalog(surveys, manifests)
-    check_options(catalog, confidence, interval, by)
-    tally, info = read_counts(path, catalog, by)
-    return assemble(catalog, tally, [info], tally.rejections, confidence, interval, by)
+    by_questions = check_options(catalog, confidence, interval, by)
+    tally, info = read_counts(path, catalog, by_questions)
+    analysis = assemble(catalog, tally, [info], tally.rejections, confidence, interval)
+    checked = compliance([], catalog, {}, analysis, confidence, rows=False)
+    if checked:
+        analysis.compliance = checked.to_dict()
+    return analysis
 
 
 __all__ = ["Analysis", "DirectResult", "QuestionResult", "RRSiteError", "analyze",

@@ -12,7 +12,7 @@ import numpy as np
 
 from ..estimate.numbers import NumberEstimate, NumberEstimateError, combine, fit_part
 from ..exports.catalog import Catalog
-from ..exports.tally import NO_ANSWER, Tally
+from ..exports.tally import Tally
 from .results import NumberPart, NumberResult
 
 
@@ -60,8 +60,11 @@ def number_results(catalog: Catalog, tally: Tally, confidence: float, by: str | 
                     result.groups[name] = number_estimate(result.parts, g, confidence,
                                                            population)
                 except NumberEstimateError as error:
-                    if name != NO_ANSWER:
-                        result.messages.append(f"{by} = {name}: no estimate: {error}")
+                    if not tally.subgroups.unanswered(name):
+                        where = (f"{by} = {name}" if len(tally.subgroups.questions) == 1
+                                 else ", ".join(f"{q} = {a}" for q, a in
+                                                tally.subgroups.cell_of(name).items()))
+                        result.messages.append(f"{where}: no estimate: {error}")
         results.append(result)
     return results
 

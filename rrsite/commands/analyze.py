@@ -1,7 +1,7 @@
 """`rrsite analyze`: de-bias exported submissions into estimates, intervals and a privacy report.
 
 rrsite analyze EXPORT... --survey FILE.md [--manifest survey.json ...] [--confidence 0.95]
-[--by QUESTION] [--format table|json|markdown|html] [-o FILE]
+[--by QUESTION ...] [--format table|json|markdown|html] [-o FILE]
 [--interval exact|wilson|wald] [--strict] [--map COLUMN=FIELD ...] [--model "Y ~ A + B" ...]
 [--bias-reduced] [--population N]
 [--weights COL | --inclusion COL] [--strata COL] [--cluster COL] [--fpc COL]
@@ -41,9 +41,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="a built manifest (e.g. of an earlier version); repeatable")
     parser.add_argument("--confidence", type=float, default=0.95,
                         help="confidence level of the intervals (default 0.95)")
-    parser.add_argument("--by", metavar="QUESTION",
+    parser.add_argument("--by", action="append", metavar="QUESTION",
                         help="estimate each sensitive question within each answer of this "
-                        "directly asked question")
+                        "directly asked question; repeated (--by a --by b) or listed (--by a,b), "
+                        "the questions are crossed: every combination of their answers")
     parser.add_argument("--format", choices=FORMATS, default="table",
                         help="table (default), json, markdown or html (self-contained, with plots)")
     parser.add_argument("-o", "--output", metavar="FILE", help="write the report here")
@@ -142,6 +143,10 @@ def run(args: argparse.Namespace) -> int:
     if not args.survey and not args.manifest:
         raise RRSiteError("give the survey file with --survey FILE.md (and/or its built "
                           "manifests with --manifest survey.json)")
+    if args.by and (args.model or getattr(args, "joint", None) or getattr(args, "cor", None)):
+        other = "--model" if args.model else "--joint" if args.joint else "--cor"
+        raise RRSiteError(f"--by gives subgroups of the estimates; it does not apply to {other} "
+                          "(put the question in the model's formula instead)")
     if getattr(args, "joint", None) or getattr(args, "cor", None):
         return _run_joint(args)
     if args.model:

@@ -10,21 +10,25 @@ export), or the name of the question's design when exactly one version uses it; 
 two-group designs' group (1 or 2, required; empty or 1 for one-group designs); ``report`` the
 reported value (a design's own report for crosswise, triangular and kuk: same/different,
 circle/triangle, the number of red cards);
-``subgroup`` (optional column) the answer to the ``--by`` question; ``count`` a non-negative
-integer. Rows with the same keys add up. The estimates are those the rows would give: the counts
+``subgroup`` (optional column) the answer to the ``--by`` question; with several ``--by``
+questions (crossed subgroups), one column per by-question, named by its id, holds its answer
+(a one-question ``--by`` may use such a column too); ``count`` a non-negative integer. Rows
+with the same keys add up. The estimates are those the rows would give: the counts
 fill the same tally the export reader fills.
 """
 
 from __future__ import annotations
 
 import csv
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 from .catalog import Catalog
 from .readers import ExportError, FileInfo
 from .rejections import Rejections
-from .tally import NO_ANSWER, Tally
+from .subgroups import parse_by
+from .tally import Tally
 
 COLUMNS = ("question", "version", "group", "report", "subgroup", "count")
 REQUIRED = ("question", "version", "report", "count")
@@ -32,12 +36,14 @@ REQUIRED = ("question", "version", "report", "count")
 SHOWN_ERRORS = 20
 
 
-def read_counts(path: str | Path, catalog: Catalog, by: str | None) -> tuple[Tally, FileInfo]:
+def read_counts(path: str | Path, catalog: Catalog,
+                by: str | Sequence[str] | None) -> tuple[Tally, FileInfo]:
     """A tally filled from a counts CSV, and the file's description; bad rows raise ExportError.
 
     Every bad row is reported with its line (the first few are listed); nothing is counted then.
     """
     tally = Tally(catalog, by, Rejections())
+    by_columns = [q.lower() for q in parse_by(by)]  # the header is read in lower case
     errors: list[str] = []
     rows = 0
     per_version: dict[int, dict[str, int]] = {}
@@ -54,15 +60,22 @@ def read_counts(path: str | Path, catalog: Catalog, by: str | None) -> tuple[Tal
                 f"{path}:1: a counts file needs the columns {', '.join(REQUIRED)} (and optionally "
                 f"group, subgroup); missing {', '.join(missing)}"
             )
-        unknown = [name for name in header if name not in COLUMNS]
+        known = [*COLUMNS, *by_columns]
+        unknown = [name for name in header if name not in known]
         if unknown:
             raise ExportError(f"{path}:1: unknown column(s) {', '.join(unknown)}; the columns are "
-                              f"{', '.join(COLUMNS)}")
+                              f"{', '.join(known)}")
+        if len(by_columns) > 1:
+            absent = [q for q in by_columns if q not in header]
+            if absent:
+                raise ExportError(f"{path}:1: crossed subgroups (--by {','.join(by_columns)}) "
+                                  "need one column per by-question holding its answer; missing "
+                                  f"{', '.join(absent)}")
         reader.fieldnames = header
         for line, raw in enumerate(reader, start=2):
             rows += 1
             row = {k: (v or "").strip() for k, v in raw.items() if k is not None}
-            problem = _add(row, catalog, tally, by, per_version)
+            problem = _add(row, catalog, tally, per_version)
             if problem:
                 errors.append(f"{path}:{line}: {problem}")
     if errors:
@@ -79,7 +92,7 @@ def read_counts(path: str | Path, catalog: Catalog, by: str | None) -> tuple[Tal
 
 
 
-def _add(row: dict[str, str], catalog: Any, tally: Tally, by: str | None,
+def _add(row: dict[str, str], catalog: Any, tally: Tally,
          per_version: dict[int, dict[str, int]]) -> str | None:
     """Add one row's count to the tally, or say what is wrong with it."""
     qid = row.get("question", "")
@@ -116,15 +129,19 @@ def _add(row: dict[str, str], catalog: Any, tally: Tally, by: str | None,
     if not text.isdigit():
         return f"count {text!r} is not a non-negative integer"
     count = int(text)
-    subgroup = row.get("subgroup", "")
+    subgroups = tally.subgroups
     column = 0
-    if by is not None:
-        name = subgroup or NO_ANSWER
-        if name not in tally.groups:
-            return f"subgroup {subgroup!r} is not an answer of --by {by!r}"
-        column = tally.groups.index(name)
-    elif subgroup:
-        return f"subgroup {subgroup!r} given but no --by question to name it"
+    if subgroups.questions:
+        if len(subgroups.questions) == 1 and subgroups.questions[0].lower() not in row:
+            answers = [row.get("subgroup", "")]
+        else:
+            answers = [row.get(q.lower(), "") for q in subgroups.questions]
+        try:
+            column = subgroups.index(answers)
+        except ValueError as error:
+            return f"subgroup: {error}"
+    elif row.get("subgroup", ""):
+        return f"subgroup {row['subgroup']!r} given but no --by question to name it"
     target = tally.counts[(m, question.id)]
     target.counts[question.answers.index(report), column] += count
     if target.by_group is not None:

@@ -9,6 +9,10 @@ Each block becomes a ``Batch``: the line numbers of its well-formed rows and the
 Malformed rows (wrong number of columns, a line that is not a JSON object, a record without its
 fields) are handed to the ``Rejections`` here; everything else is judged by the tally.
 
+The separator is sniffed from the header and the first lines (:func:`sniff_delimiter`): a comma,
+a semicolon (what Excel writes where the decimal mark is a comma, e.g. in German) or a tab, the
+one that splits the header into the most columns and every sampled line into as many.
+
 Cells `rrsite export` neutralised against spreadsheet formulas (a leading apostrophe before
 ``= + - @``, tab or carriage return, rrsite/spreadsheet.py) are read back to their original text:
 a block holding a field that starts with an apostrophe goes through the csv module, which restores
@@ -57,6 +61,10 @@ ANSWER_PREFIXES = ("answers.", "answers[", "answer.", "answer[", "answer_", "ans
                    "q_", "q-", "q.")
 #: --map FIELD that drops a column.
 IGNORE = "-"
+#: The separators a CSV may use, in order of preference when several fit equally well.
+DELIMITERS = (",", ";", "\t")
+#: Bytes read after the header to sniff the separator from (and then parsed as usual).
+SNIFF_BYTES = 64 << 10
 
 
 class ExportError(RRSiteError):
@@ -139,20 +147,54 @@ class Layout:
     width: int
     #: (b"survey,version,", version) per known version when the file starts with those columns
     prefixes: list[tuple[bytes, str]] = field(default_factory=list)
+    #: The separator between fields (sniffed: comma, semicolon or tab).
+    delimiter: str = ","
 
 
 #: Prefix of the fields that hold a sample-design column (``read_export(extra=...)``).
 EXTRA_PREFIX = "extra:"
 
 
+def sniff_delimiter(header: str, sample: str) -> str:
+    """The separator of a CSV: comma, semicolon or tab, sniffed from its first lines.
+
+    The one of DELIMITERS that splits ``header`` into the most fields while every complete line
+    of ``sample`` (the text after the header) has as many. A separator that splits the header
+    into one field only is never chosen; when none fits every line, the one giving the header
+    the most fields is taken (its bad rows are then rejected with their column counts); a
+    one-column file reads as comma-separated.
+    """
+    lines = sample[: sample.rfind("\n") + 1] if "\n" in sample else ""
+    best, best_key = ",", (False, 1)
+    for delimiter in DELIMITERS:
+        try:
+            width = len(next(csv.reader([header], delimiter=delimiter)))
+            rows = [row for row in csv.reader(io.StringIO(lines, newline=""),
+                                              delimiter=delimiter) if row]
+        except csv.Error:
+            continue
+        if width <= 1:
+            continue
+        key = (all(len(row) == width for row in rows), width)
+        if key > best_key:
+            best, best_key = delimiter, key
+    return best
+
+
+def delimiter_name(delimiter: str) -> str:
+    """A separator in words for messages: ``','``, ``';'`` or ``a tab``."""
+    return "a tab" if delimiter == "\t" else repr(delimiter)
+
+
 def csv_layout(
     header: list[str], catalog: Catalog, mapping: Mapping[str, str], path: str,
-    extra: Sequence[str] = (),
+    extra: Sequence[str] = (), delimiter: str = ",",
 ) -> Layout:
     """Match a CSV header to fields: --map first, then known names, then question-id patterns.
 
     ``extra``: more column names (a sample design's weight, stratum, cluster ...) kept verbatim
-    as fields ``extra:<name>`` when the header has them.
+    as fields ``extra:<name>`` when the header has them. ``delimiter``: the file's separator
+    (named in the error when no column matches).
     """
     questions = catalog.question_ids()
     fields = [*questions, *group_fields(catalog)]
@@ -200,9 +242,11 @@ def csv_layout(
         notes.append("no respondent column: duplicate respondents cannot be detected")
     if not any(qid in index for qid in questions):
         raise ExportError(
-            f"{path}:1: no column matches a question of survey {catalog.survey!r} (columns: "
-            f"{', '.join(header) or 'none'}; questions: {', '.join(questions)}); map them with "
-            "--map COLUMN=QUESTION"
+            f"{path}:1: no column matches a question of survey {catalog.survey!r} (read with "
+            f"{delimiter_name(delimiter)} as the separator, {len(header)} "
+            f"column{'s' if len(header) != 1 else ''}: {', '.join(header) or 'none'}; "
+            f"questions: {', '.join(questions)}){_separator_hint(header, questions, delimiter)}"
+            "; map them with --map COLUMN=QUESTION"
         )
     for name in extra:
         if name in header:
@@ -211,11 +255,29 @@ def csv_layout(
                 ignored.remove(name)
     if ignored:
         notes.append("columns ignored: " + ", ".join(ignored))
+    if delimiter != ",":
+        notes.append(f"fields separated by {delimiter_name(delimiter)}")
     prefixes = []
     if index.get("survey") == 0 and index.get("version") == 1 and _prefix_usable(catalog):
-        prefixes = [(f"{catalog.survey},{v},".encode(), v) for v in catalog.version_ids]
+        prefixes = [(f"{catalog.survey}{delimiter}{v}{delimiter}".encode(), v)
+                    for v in catalog.version_ids]
     return Layout(index=index, constants=constants, format=form, notes=notes, width=len(header),
-                  prefixes=prefixes)
+                  prefixes=prefixes, delimiter=delimiter)
+
+
+def _separator_hint(header: list[str], questions: list[str], delimiter: str) -> str:
+    """A hint when another separator would split the header into question columns."""
+    text = delimiter.join(header)
+    for other in DELIMITERS:
+        if other == delimiter or other not in text:
+            continue
+        columns = [name.strip() for name in next(csv.reader([text], delimiter=other))]
+        if any(qid in columns for qid in questions):
+            return (f"; the header holds question columns when split at "
+                    f"{delimiter_name(other)}: is the file separated by "
+                    f"{delimiter_name(other)} while its first lines are not? (the separator is "
+                    "sniffed from the header and the first lines)")
+    return ""
 
 
 def _prefix_usable(catalog: Catalog) -> bool:
@@ -224,7 +286,7 @@ def _prefix_usable(catalog: Catalog) -> bool:
     That needs a few versions at most, written without characters CSV would quote.
     """
     texts = [catalog.survey, *catalog.version_ids]
-    return len(catalog.versions) <= 4 and not any(c in t for t in texts for c in ',"\r\n')
+    return len(catalog.versions) <= 4 and not any(c in t for t in texts for c in ',;\t"\r\n')
 
 
 def _guess_field(
@@ -315,15 +377,24 @@ def _read_csv(
         if not first.strip():
             raise ExportError(f"{label}:1: empty file (a CSV export starts with a header line)")
         header_text = first.removeprefix(b"\xef\xbb\xbf").decode("utf-8", errors="replace")
-        header = next(csv.reader([header_text]))
-        layout = csv_layout(header, catalog, mapping, label, extra)
+        sample = handle.read(SNIFF_BYTES)  # parsed below like any other data
+        delimiter = sniff_delimiter(header_text.rstrip("\r\n"),
+                                    sample[:_record_cut(sample)].decode("utf-8", errors="replace"))
+        header = next(csv.reader([header_text], delimiter=delimiter))
+        layout = csv_layout(header, catalog, mapping, label, extra, delimiter)
         info.format = layout.format
         info.notes.extend(layout.notes)
         consumed = len(first)
         line = 1
         leftover = b""
+        pending: bytes | None = sample
         while True:
-            data = handle.read(block_size)
+            if pending is not None:
+                data, pending = pending, None
+                if len(data) < block_size and len(data) == SNIFF_BYTES:
+                    data += handle.read(block_size - len(data))
+            else:
+                data = handle.read(block_size)
             buffer = leftover + data if leftover else data
             if not data:
                 if not buffer:
@@ -356,9 +427,10 @@ def _parse_block(
 
     ``line`` is the line number before the block's first line.
     """
+    separator = layout.delimiter.encode()
     if (b'"' in block or b"\0" in block
             or (b"\r" in block and block.count(b"\r") != block.count(b"\r\n"))
-            or b",'" in block or b"\n'" in block or block.startswith(b"'")):
+            or separator + b"'" in block or b"\n'" in block or block.startswith(b"'")):
         batch = _parse_block_csv_module(block, line, layout, label, rejections, info)
         return batch, block.count(b"\n")
     return _parse_block_numpy(block, line, layout, label, rejections, info)
@@ -371,7 +443,7 @@ def _parse_block_numpy(
     data = Block(block)
     array = data.array[: len(block)]
     width = layout.width
-    separators = np.flatnonzero((array == 44) | (array == 10))
+    separators = np.flatnonzero((array == ord(layout.delimiter)) | (array == 10))
     is_newline = array[separators] == 10
     lines = int(np.count_nonzero(is_newline))
     if lines * width == len(separators) and is_newline[width - 1::width].all():
@@ -451,7 +523,7 @@ def _parse_block_csv_module(
     Every cell goes through `restore`, so a neutralised cell reads as the text that was sent.
     """
     text = block.decode("utf-8", errors="replace")
-    reader = csv.reader(io.StringIO(text, newline=""))
+    reader = csv.reader(io.StringIO(text, newline=""), delimiter=layout.delimiter)
     rows: list[list[str]] = []
     numbers: list[int] = []
     previous = 0

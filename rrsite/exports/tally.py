@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -29,6 +29,7 @@ from .catalog import CHOICE_TYPES, GROUP_SUFFIX, Catalog, QuestionSpec
 from .columns import NUMBER_WIDTH, Column, Vocab
 from .readers import Batch
 from .rejections import Rejections
+from .subgroups import NO_ANSWER, Subgroups, parse_by
 
 #: Runs of sorted hashes are merged while the older is less than twice the newer, up to this size
 #: (so merging never copies more than 16 MB at once).
@@ -36,7 +37,7 @@ RUN_CAP = 1 << 21
 #: The token filter has 2^FILTER_BITS bits (16 MB).
 FILTER_BITS = 27
 
-NO_ANSWER = "(no answer)"
+__all__ = ["NO_ANSWER", "Checked", "Counts", "FieldPlan", "Tally", "TokenSet"]
 #: Row status codes, in the order the reasons are checked.
 MISSING, SURVEY, VERSION, INVALID, DUPLICATE = 1, 2, 3, 4, 5
 
@@ -176,7 +177,8 @@ class Counts:
 class Tally:
     """Checks batches of rows and counts the accepted ones."""
 
-    def __init__(self, catalog: Catalog, by: str | None, rejections: Rejections) -> None:
+    def __init__(self, catalog: Catalog, by: str | Sequence[str] | None,
+                 rejections: Rejections) -> None:
         self.catalog = catalog
         self.rejections = rejections
         self.tokens = TokenSet()
@@ -185,13 +187,13 @@ class Tally:
         self.survey_vocab = Vocab([catalog.survey])
         self.version_vocab = Vocab(catalog.version_ids)
         self.plans = {qid: self._plan(qid) for qid in catalog.question_ids()}
-        self.by = by
-        if by is not None:
-            union = self.plans[by].union
-            assert union is not None
-            self.groups = [*union.words, NO_ANSWER]
-        else:
-            self.groups = ["all"]
+        # --by: the cells of the by-questions (rrsite.exports.subgroups); "all" without one
+        questions = parse_by(by)
+        unions = {q: self.plans[q].union for q in questions}
+        self.subgroups = Subgroups.of(
+            questions, {q: union.words for q, union in unions.items() if union is not None})
+        self.by = self.subgroups.label
+        self.groups = self.subgroups.names
         self.counts: dict[tuple[int, str], Counts] = {}
         #: Randomized number questions: per (version, id) the accepted rows' (reports,
         #: subgroups, design groups) batch by batch (rrsite.estimate.numbers needs every report).
@@ -532,11 +534,7 @@ class Tally:
         version = version[ok]
         self.rows_accepted += np.bincount(version, minlength=self.versions)
         groups = len(self.groups)
-        if self.by is not None and self.by in union_codes:
-            union = union_codes[self.by][ok]
-            group = np.where(union >= 0, union, groups - 1)
-        else:
-            group = np.full(len(version), groups - 1 if self.by is not None else 0)
+        group = self.subgroups.codes(union_codes, len(ok))[ok]
         single = self.versions == 1
         for qid, plan in self.plans.items():
             codes = local_codes.get(qid)
@@ -578,12 +576,7 @@ class Tally:
         """Keep the accepted reports of randomized number questions, with their subgroups."""
         if not self.numbers or not ok.any():
             return
-        groups = len(self.groups)
-        if self.by is not None and self.by in checked.union_codes:
-            union = checked.union_codes[self.by]
-            subgroup = np.where(union >= 0, union, groups - 1)
-        else:
-            subgroup = np.full(len(ok), groups - 1 if self.by is not None else 0)
+        subgroup = self.subgroups.codes(checked.union_codes, len(ok))
         for (m, qid), store in self.numbers.items():
             values = checked.number_values.get(qid)
             if values is None:

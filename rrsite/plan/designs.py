@@ -44,6 +44,9 @@ DESIGN_OPTIONS = {
 #: Designs planned by rrsite.estimate (RRreg's models): survey design name -> RRreg model.
 RRREG_DESIGNS = {
     "crosswise": "Crosswise", "triangular": "Triangular", "kuk": "Kuk", "mangat": "Mangat",
+    # the extended crosswise model: each group's |2p - 1| and lambda (1 - lambda) are the
+    # crosswise model's (p and 1 - p), so its variance, privacy and sample size are crosswise's
+    "extended-crosswise": "Crosswise",
     "unrelated-unknown": "UQTunknown", "cdm": "CDM", "cdm-sym": "CDMsym", "sld": "SLD",
     **{name.lower(): name for name in (
         "Warner", "UQTknown", "UQTunknown", "Mangat", "Kuk", "FR", "Crosswise", "Triangular",
@@ -80,7 +83,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--rrreg-p", metavar="P[,P...]",
-        help="crosswise, triangular, kuk, mangat, unrelated-unknown, cdm, cdm-sym, sld (or any "
+        help="crosswise, extended-crosswise, triangular, kuk, mangat, unrelated-unknown, cdm, "
+        "cdm-sym, sld (or any "
         "RRreg model name): RRreg's p, comma-separated (README: 'Planning RRreg designs')",
     )
     parser.add_argument("--kukrep", type=int, default=None, help="kuk: cards drawn (default 1)")

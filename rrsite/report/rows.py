@@ -18,10 +18,12 @@ from ..analyze.results import (
     CI_METHOD_NAMES,
     VARIANCE_CONVENTION,
     Analysis,
+    Labels,
     NumberResult,
     QuestionResult,
 )
 from ..estimate.estimators import Estimate
+from ..exports.subgroups import SEPARATOR, Subgroups
 
 #: An interval that holds both of these rates is not informative: it cannot tell an answer that a
 #: quarter of respondents would give from one that three quarters would.
@@ -81,12 +83,46 @@ def privacy_text(epsilon: float | None, delta: float, infinite: bool) -> str:
     return f"epsilon {epsilon:.4g}, delta {delta:.3g}"
 
 
+def base_id(qid: str) -> str:
+    """The question id of a result's id (``"q [a, b]"`` and ``"q [SLD]"`` name question q)."""
+    return qid.split(" [", 1)[0]
+
+
+def named(analysis: Analysis, qid: str) -> str:
+    """A question as reports name it: ``short name (id)`` when it has a short name, else id."""
+    short = analysis.labels.names.get(base_id(qid))
+    return f"{short} ({qid})" if short else qid
+
+
+def by_title(analysis: Analysis) -> str:
+    """The --by questions as a heading: ``year`` or, crossed, ``year × sex``."""
+    return SEPARATOR.join(analysis.by_questions) or str(analysis.by)
+
+
+def group_name(analysis: Analysis, name: str) -> str:
+    """A subgroup as reports show it: its answers' labels (``First × Women``)."""
+    return analysis.labels.cell(analysis.subgroups, name)
+
+
+def answers_text(analysis: Analysis, qid: str, counts: Mapping[str, int],
+                 between: str = ": ") -> str:
+    """``First: 10, Second: 5``: counts of a directly asked question, by label."""
+    return ", ".join(f"{analysis.labels.value(qid, value)}{between}{count:,}"
+                     for value, count in counts.items())
+
+
 def estimate_rows(
-    question: QuestionResult, estimate: Estimate
+    question: QuestionResult, estimate: Estimate, labels: Labels | None = None,
 ) -> list[tuple[str, int, float, float, float, float, float, float, float, str]]:
-    """(label, n, observed, estimate, unbiased, se, low, high, chebyshev, flags) per answer."""
+    """(label, n, observed, estimate, unbiased, se, low, high, chebyshev, flags) per answer.
+
+    With ``labels`` the answer is its label as the respondent saw it (``Yes``, ``Often``).
+    """
+    def shown(label: str) -> str:
+        return labels.value(base_id(question.id), label) if labels is not None else label
+
     return [
-        (label, estimate.n, float(estimate.observed[i]), float(estimate.estimate[i]),
+        (shown(label), estimate.n, float(estimate.observed[i]), float(estimate.estimate[i]),
          float(estimate.unbiased[i]), float(estimate.se[i]), float(estimate.ci_low[i]),
          float(estimate.ci_high[i]), float(estimate.chebyshev[i]), flags(estimate, i))
         for i, label in enumerate(estimate.labels)
@@ -163,16 +199,24 @@ def footnotes(marks: Iterable[str]) -> list[str]:
 
 
 def uninformative(question: QuestionResult, groups: Mapping[str, Estimate] | None = None,
-                  by: str | None = None) -> list[str]:
+                  by: str | None = None, *, labels: Labels | None = None,
+                  subgroups: Subgroups | None = None) -> list[str]:
     """A sentence for each estimate whose interval is too wide to inform (or has no answers).
 
-    ``groups``: the subgroups of ``by`` (else the question's whole estimate).
+    ``groups``: the subgroups of ``by`` (else the question's whole estimate): the rule applies to
+    every subgroup, each cell of crossed ones too. ``labels`` and ``subgroups`` name the answers
+    and the cells (``year = First, sex = Women``) by their labels.
     """
     sentences = []
     items = list(groups.items()) if groups is not None else [("", question.estimate)]
     for group, estimate in items:
-        where = f"{by} = {group}" if groups is not None else "all answers"
-        for row in estimate_rows(question, estimate):
+        if groups is None:
+            where = "all answers"
+        elif labels is not None and subgroups is not None and subgroups.questions:
+            where = labels.where(subgroups, group)
+        else:
+            where = f"{by} = {group}"
+        for row in estimate_rows(question, estimate, labels):
             label, n, low, high = row[0], row[1], row[6], row[7]
             answer = "" if question.kind == "binary" else f", answer {label}"
             if n == 0:
@@ -295,7 +339,8 @@ def design_by_rows(analysis: Analysis) -> list[list[str]]:
                              amount_range(f["ci"][0], f["ci"][1], places)]
                 else:
                     shown = [fmt(f["estimate"]), fmt(f["se"]), interval_text(*f["ci"])]
-                rows.append([qid if first else "", group if i == 0 else "", label,
+                rows.append([qid if first else "", group_name(analysis, group) if i == 0 else "",
+                             label,
                              f"{entry['n']:,}", *shown, fmt(f["deff"], 2)])
                 first = False
     return rows
@@ -417,6 +462,7 @@ def number_rows(analysis: Analysis) -> list[list[str]]:
     for result in analysis.numbers:
         estimates = [("all", result.estimate), *result.groups.items()]
         for i, (group, estimate) in enumerate(estimates):
+            group = group_name(analysis, group) if group != "all" else group
             if estimate is None:
                 rows.append([result.id, result.unit or "", group, "–", "–", "–", "–", "–", "–",
                              number_design_text(result)])

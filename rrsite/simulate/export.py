@@ -187,6 +187,7 @@ def simulate_rows(
     numbers = numbers or {}
     shares = {
         q.id: truths[q.id] if q.id in truths else _direct_shares(rng, q) if not q.sensitive
+        else np.array([float(v == "no") for v in q.values]) if q.anchor  # false for everyone
         else np.full(len(q.values), 1.0 / len(q.values))
         for q in version.questions if q.type in CHOICE_TYPES
     }

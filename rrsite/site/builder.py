@@ -516,6 +516,8 @@ def _template_questions(survey: Survey, manifest: dict[str, Any]) -> list[dict[s
             extended["innocuous_html"] = Markup(question.innocuous_html)
         if question.mirrored is not None:
             extended["mirrored_html"] = Markup(question.mirrored_html)
+        if question.complement is not None:  # the extended crosswise model's group 2 statement
+            extended["complement_html"] = Markup(question.complement_html)
         questions.append(extended)
     # a comprehension check is asked inside its question's box (page.html, survey/fielding)
     by_id = {entry["id"]: entry for entry in questions}

@@ -27,7 +27,7 @@ DEVICE_WORDS: dict[str, tuple[str, ...]] = {
 }
 #: Designs the respondent answers in their head: the page draws nothing (core's ``randomize`` of
 #: these exists for simulation only).
-ANSWERED_IN_THE_HEAD = frozenset({"crosswise", "triangular"})
+ANSWERED_IN_THE_HEAD = frozenset({"crosswise", "triangular", "extended-crosswise"})
 #: Draws per true answer when listing a design's devices: every branch of the designs rrsite has
 #: is taken with chance >= 1/12, so a branch is missed with chance below (11/12)^400 ~ 1e-15.
 _DRAWS = 400

@@ -405,7 +405,13 @@ def _survey(
             if question.type != "yes-no" or not question.sensitive:
                 problems.error(line, f"priors: '{qid}' is not a randomized yes-no question; priors "
                                      "are for those")
-    sensitive = [q for q in questions if q.sensitive]
+    anchors = [q for q in questions if q.anchor]
+    for extra in anchors[1:]:
+        problems.error(extra.line, f"anchor: '{extra.id}' is a second anchor question (the first "
+                       f"is '{anchors[0].id}' at line {anchors[0].line}); one anchor measures the "
+                       "survey's inattentive respondents")
+    # an anchor's statement is false for everyone: its reports tell no sensitive attribute
+    sensitive = [q for q in questions if q.sensitive and not q.anchor]
     finite = [q for q in sensitive if q.privacy is not None and math.isfinite(q.privacy.epsilon)]
     total = sum(q.privacy.epsilon for q in finite if q.privacy is not None)
     if sensitive and budget is None:

@@ -78,6 +78,11 @@ class Question:
     innocuous_html: str = ""
     mirrored: str | None = None
     mirrored_html: str = ""
+    #: extended-crosswise: group 2's innocuous statement (true for 1 - p).
+    complement: str | None = None
+    complement_html: str = ""
+    #: A crosswise anchor question (its statement is false for everyone; not in the budget).
+    anchor: bool = False
     chosen_for: dict[str, Any] | None = None
     #: ``{"question": id, "is": [values]}``: shown only when that direct question has one of them.
     show_if: dict[str, Any] | None = None
@@ -98,6 +103,8 @@ class Question:
     role_info: dict[str, Any] = field(default_factory=dict)
     #: Answers of a direct question that screen a panel participant out (``screen_out:``).
     screen_out: list[str] | None = None
+    #: The short name for reports, the codebook and variable labels (``short:``).
+    short: str | None = None
 
     @property
     def sensitive(self) -> bool:
@@ -118,6 +125,8 @@ class Question:
             "sensitive": self.sensitive,
             "required": self.required,
         }
+        if self.short is not None:
+            entry["short"] = self.short
         if self.options:
             entry["values"] = self.values
             entry["options"] = [{"value": o.value, "label": o.label_text} for o in self.options]
@@ -174,6 +183,10 @@ class Question:
                 entry["innocuous"] = self.innocuous
             if self.mirrored is not None:
                 entry["mirrored"] = self.mirrored
+            if self.complement is not None:
+                entry["complement"] = self.complement
+            if self.anchor:
+                entry["anchor"] = True
         return entry
 
     def meaning(self) -> dict[str, Any]:
@@ -194,6 +207,8 @@ class Question:
         }
         if self.show_if is not None:  # only when given, so that older versions do not change
             meaning["show_if"] = self.show_if
+        if self.anchor:  # the analysis corrects the other crosswise questions with it
+            meaning["anchor"] = True
         return meaning
 
 
@@ -257,6 +272,8 @@ class Survey:
         epsilon = delta = 0.0
         for question in self.sensitive_questions:
             assert question.privacy is not None
+            if question.anchor:  # its statement is false for all: it tells no attribute
+                continue
             if math.isfinite(question.privacy.epsilon):
                 epsilon += question.privacy.epsilon
                 delta += question.privacy.delta

@@ -34,7 +34,7 @@ from .source import Heading, Prose, QuestionBlock
 DESIGN_KEYS = (
     "randomize", "truth", "yes", "no", "p", "innocuous_rate", "innocuous", "mirrored", "p00",
     "p11", "matrix", "epsilon", "delta", "prior", "accept_no_epsilon", "red_yes", "red_no",
-    "cards", "probability", "mask", "scramble",
+    "cards", "probability", "mask", "scramble", "complement", "anchor",
 )
 #: Keys that only make sense for some question types.
 TYPE_KEYS: dict[str, tuple[str, ...]] = {
@@ -69,12 +69,13 @@ NUMBER_REQUIRED: dict[str, tuple[tuple[str, str], ...]] = {
 #: Designs for yes/no questions only (k-rr and matrix work for any number of answers).
 BINARY_ONLY = (
     "forced-response", "forced-yes", "warner", "unrelated", "crosswise", "triangular", "mangat",
-    "kuk", "unrelated-unknown", "cdm", "cdm-sym", "sld",
+    "kuk", "unrelated-unknown", "cdm", "cdm-sym", "sld", "extended-crosswise",
 )
 #: Keys a design takes besides its core parameters.
 DESIGN_EXTRAS: dict[str, tuple[str, ...]] = {
     "unrelated": ("innocuous",), "warner": ("mirrored",), "unrelated-unknown": ("innocuous",),
-    "crosswise": ("innocuous",), "triangular": ("innocuous",),
+    "crosswise": ("innocuous", "anchor"), "triangular": ("innocuous",),
+    "extended-crosswise": ("innocuous", "complement"),
 }
 #: Designs that need a parameter a survey file must give (no sensible default), and why.
 REQUIRED_PARAMS: dict[str, tuple[tuple[str, str], ...]] = {
@@ -82,6 +83,10 @@ REQUIRED_PARAMS: dict[str, tuple[tuple[str, str], ...]] = {
                   ("innocuous", "the innocuous statement's text")),
     "triangular": (("p", "the known yes-rate of the innocuous statement"),
                    ("innocuous", "the innocuous statement's text")),
+    "extended-crosswise": (("p", "the known yes-rate of group 1's innocuous statement"),
+                           ("innocuous", "group 1's innocuous statement, true for p of people"),
+                           ("complement", "group 2's innocuous statement, true for 1 - p of "
+                                          "people (the complement of group 1's)")),
     "kuk": (("red_yes", "the red-card proportion of the deck for respondents with the attribute"),
             ("red_no", "the red-card proportion of the other deck")),
     "unrelated-unknown": (("p", "a list of two: P(sensitive question) in group 1 and group 2"),
@@ -191,6 +196,8 @@ def build_question(
     )
     if fields.given("unit"):
         question.unit = fields.get("unit")
+    if fields.given("short"):
+        question.short = fields.get("short")
     if qtype == "number":
         question.minimum, question.maximum = fields.get("min"), fields.get("max")
         question.integer = bool(fields.get("integer"))
@@ -219,6 +226,11 @@ def build_question(
     if fields.given("mirrored"):
         question.mirrored = fields.get("mirrored")
         question.mirrored_html = render_inline(fields.get("mirrored"))
+    if fields.given("complement"):  # extended crosswise: group 2's innocuous statement
+        question.complement = fields.get("complement")
+        question.complement_html = render_inline(fields.get("complement"))
+    if fields.get("anchor"):  # a crosswise anchor question: its statement is false for all
+        question.anchor = True
     return question
 
 

@@ -186,6 +186,9 @@ QUESTION = Block(
         Key("type", OneOf(QUESTION_TYPES),
             "`yes-no` and `choice` can be randomized; `multi-choice`, `number` and `text` are "
             "always asked directly (for subgroups).", required=True),
+        Key("short", Text(max_length=60), "A short name for the question in reports, the "
+            "codebook and the variable labels of Stata and SPSS files (`Exam cheating`); not "
+            "shown to respondents.", default_doc="the id"),
         Key("options", Options(OPTION), "The answers of a `choice` or `multi-choice` question: "
             "strings, or `{value, label}` with a Markdown label. A randomized choice question's "
             "design matrix follows this order.", applies="type: choice, multi-choice"),
@@ -203,7 +206,7 @@ QUESTION = Block(
             default_doc="`true` when `randomize` or `epsilon` is given"),
         Key("randomize", OneOf(DESIGN_NAMES),
             "The design, by name: `forced-response`, `forced-yes`, `warner`, `unrelated`, "
-            "`matrix`, `k-rr`, `crosswise`, `triangular`, `mangat`, `kuk`, "
+            "`matrix`, `k-rr`, `crosswise`, `extended-crosswise`, `triangular`, `mangat`, `kuk`, "
             "`unrelated-unknown`, `cdm`, `cdm-sym`, `sld`; for `type: number`: `mixture`, "
             "`mixture-unknown`, `additive`, `multiplicative`, `laplace`, `duchi`, `piecewise` "
             "(the documentation's explanation of the designs gives each one's matrix or "
@@ -218,21 +221,34 @@ QUESTION = Block(
             "group).", default_doc="half the rest", applies="randomize: forced-response, cdm-sym"),
         Key("p", PROBABILITIES, "warner: probability of the statement (not the mirrored one); "
             "unrelated: probability of the sensitive question; k-rr: probability of the truth; "
-            "crosswise, triangular: known yes-rate of the innocuous statement; mangat: "
+            "crosswise, triangular: known yes-rate of the innocuous statement; "
+            "extended-crosswise: group 1's (group 2's is 1 - p); mangat: "
             "probability that a respondent without the attribute is shown \"I have A\" (says "
             "no); two-group designs: a list of two, one per group (unrelated-unknown: P(sensitive "
             "question); cdm: P(forced yes); sld: as mangat).",
             default_doc="warner `0.75`, unrelated `0.5`",
-            applies="randomize: warner, unrelated, k-rr, crosswise, triangular, mangat, "
-                    "unrelated-unknown, cdm, sld"),
+            applies="randomize: warner, unrelated, k-rr, crosswise, extended-crosswise, "
+                    "triangular, mangat, unrelated-unknown, cdm, sld"),
         Key("innocuous_rate", PROBABILITY, "unrelated: known yes-rate of the innocuous question; "
             "unrelated-unknown: the rate assumed for privacy accounting only (the analysis "
             "estimates it).", required=False, default_doc="unrelated: required; "
             "unrelated-unknown: `0.5`", applies="randomize: unrelated, unrelated-unknown"),
         Key("innocuous", Text(markdown=True), "The innocuous question, shown when the coin picks "
             "it (unrelated), or the innocuous statement shown beside the sensitive one "
-            "(crosswise, triangular) (Markdown).", default_doc="required",
-            applies="randomize: unrelated, unrelated-unknown, crosswise, triangular"),
+            "(crosswise, triangular; extended-crosswise: group 1's) (Markdown).",
+            default_doc="required",
+            applies="randomize: unrelated, unrelated-unknown, crosswise, extended-crosswise, "
+                    "triangular"),
+        Key("complement", Text(markdown=True), "extended-crosswise: the innocuous statement "
+            "group 2 is shown, true for 1 - p of people: the complement of `innocuous` (\"My "
+            "mother was born in April to December.\") (Markdown).", default_doc="required",
+            applies="randomize: extended-crosswise"),
+        Key("anchor", Flag(), "crosswise: this question is the survey's anchor, a statement "
+            "false for everyone (\"I was born on 30 February.\"): its reports measure how many "
+            "respondents answered at random, and `rrsite analyze` corrects the other crosswise "
+            "questions for them (Atsusaka & Stevenson's bias-corrected estimator). Its reports "
+            "say nothing of any sensitive attribute: it is left out of the privacy budget.",
+            default=False, applies="randomize: crosswise"),
         Key("red_yes", PROBABILITY, "Proportion of red cards in the deck of respondents with the "
             "attribute.", default_doc="required", applies="randomize: kuk"),
         Key("red_no", PROBABILITY, "Proportion of red cards in the deck of respondents without "
@@ -242,7 +258,7 @@ QUESTION = Block(
             "`Kukrep`).", default_doc="`1`", applies="randomize: kuk"),
         Key("probability", PROBABILITY, "Probability that the page assigns a respondent to group "
             "1 (the group is drawn on the device and sent).", default_doc="`1/2`",
-            applies="randomize: unrelated-unknown, cdm, cdm-sym, sld"),
+            applies="randomize: unrelated-unknown, cdm, cdm-sym, sld, extended-crosswise"),
         Key("mirrored", Text(markdown=True), "The mirrored statement (\"I have always been "
             "faithful\"), shown when the spinner picks it (Markdown).",
             applies="randomize: warner"),

@@ -136,6 +136,9 @@ async function randomizeAndStore() {
     if (result) answers[q.id] = result.report;
     else if (Object.prototype.hasOwnProperty.call(direct, q.id)) answers[q.id] = direct[q.id];
     if (result && result.group) groups[q.id] = result.group;
+    // the extended crosswise model: the group crosswise.js drew (which statement was shown)
+    const shown = window.rrsiteCrosswise && window.rrsiteCrosswise.groups[q.id];
+    if (shown && answers[q.id] !== undefined) groups[q.id] = shown;
   }
   const record = {
     format: 1,

@@ -280,3 +280,31 @@ def test_the_analysis_takes_a_manifest_from_before_the_second_language(tmp_path:
     catalog = build_catalog([survey.path], [older])
     assert catalog.version_ids == [survey.version]
     assert "language" in catalog.question_ids()
+
+
+def test_short_names_and_the_complement_statement_are_texts_to_translate(tmp_path: Path) -> None:
+    crosswise = """
+## Have you ever cheated in an exam?
+
+```question
+id: cheated
+short: {short}
+type: yes-no
+randomize: extended-crosswise
+p: 1/4
+innocuous: {innocuous}
+complement: {complement}
+```
+"""
+    survey = SURVEY + crosswise.format(short="cheated", innocuous="My mother was born in Q1.",
+                                       complement="My mother was born in Q2 to Q4.")
+    german = GERMAN + crosswise.format(short="geschummelt",
+                                       innocuous="Meine Mutter ist im ersten Quartal geboren.",
+                                       complement="Meine Mutter ist im Q2 bis Q4 geboren.")
+    loaded = load_survey(write(tmp_path, survey, german))
+    translated = loaded.translations["de"].question("cheated")
+    assert translated.short == "geschummelt"
+    assert translated.complement == "Meine Mutter ist im Q2 bis Q4 geboren."
+    # a translated design parameter is still an error
+    wrong = german.replace("p: 1/4", "p: 1/3")
+    assert any("campus.de.md:" in m for m in errors_of(write(tmp_path, survey, wrong)))

@@ -3,8 +3,8 @@
 ``campus.de.md`` beside ``campus.md`` (``languages: [en, de]``) holds the German texts. A
 translation may repeat every key of the survey file, but only its texts may differ: the title,
 ``consent``, the prose, page titles, headings, help texts, option labels, ``innocuous``,
-``mirrored`` and ``unit``. A different id, option value, design parameter or any other key is an
-error at the translation's line, naming the survey file's line it contradicts; a text still the
+``mirrored``, ``complement``, ``short`` and ``unit``. A different id, option value, design
+parameter or any other key is an error at the translation's line, naming the survey file's line it contradicts; a text still the
 survey file's is a warning (``rrsite check`` prints them).
 """
 
@@ -29,7 +29,7 @@ TRANSLATION_FRONT = Block(
 #: Front-matter keys a translation gives values of its own.
 OWN_FRONT = ("title", "consent", "language", "messages")
 #: Question keys that are texts (translated); options' labels are too.
-TEXT_KEYS = ("innocuous", "mirrored", "unit")
+TEXT_KEYS = ("innocuous", "mirrored", "unit", "complement", "short")
 _PAGE_BREAK = re.compile(r"^ {0,3}\+\+\+(?:[ \t]+(.*?))?[ \t]*$")
 _LETTER = re.compile(r"[^\W\d_]")
 
