@@ -4,8 +4,8 @@
 translation may repeat every key of the survey file, but only its texts may differ: the title,
 ``consent``, the prose, page titles, headings, help texts, option labels, ``innocuous``,
 ``mirrored``, ``complement``, ``short`` and ``unit``. A different id, option value, design
-parameter or any other key is an error at the translation's line, naming the survey file's line it contradicts; a text still the
-survey file's is a warning (``rrsite check`` prints them).
+parameter or any other key is an error at the translation's line, naming the survey file's
+line it contradicts; a text still the survey file's is a warning (``rrsite check`` prints them).
 """
 
 from __future__ import annotations
