@@ -27,7 +27,6 @@ class Rows:
 
     version: np.ndarray
     answers: dict[str, list[object]]
-    rows_read: int
     rejections: Rejections
     #: Per two-group question: each accepted row's group (1 or 2; 0 where it has none).
     groups: dict[str, np.ndarray] = field(default_factory=dict)
@@ -43,7 +42,6 @@ def read_rows(
     versions: list[np.ndarray] = []
     answers: dict[str, list[object]] = {q: [] for q in needed}
     groups: dict[str, list[np.ndarray]] = {q: [] for q in needed}
-    read = 0
     for path in paths:
         if not Path(path).is_file():
             raise ExportError(f"{path}: no such file")
@@ -51,7 +49,6 @@ def read_rows(
         for batch in read_export(path, catalog, column_map, rejections, info):
             checked = tally.check(batch)
             tally.commit(checked)
-            read += len(batch)
             keep = checked.status == 0
             versions.append(checked.version[keep])
             for qid in needed:
@@ -64,7 +61,7 @@ def read_rows(
     version = np.concatenate(versions) if versions else np.zeros(0, dtype=np.int32)
     group_codes = {q: np.concatenate(parts) if parts else np.zeros(0, dtype=np.int8)
                    for q, parts in groups.items()}
-    return Rows(version, answers, read + rejections.total, rejections,
+    return Rows(version, answers, rejections,
                 {q: codes for q, codes in group_codes.items() if np.any(codes)})
 
 
