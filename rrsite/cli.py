@@ -11,10 +11,13 @@ import importlib
 import os
 import sys
 from collections.abc import Sequence
-from typing import IO
+from typing import TYPE_CHECKING
 
 from . import __version__
 from .errors import RRSiteError
+
+if TYPE_CHECKING:
+    from _typeshed import SupportsWrite
 
 COMMANDS: dict[str, tuple[str, str]] = {
     "new": ("rrsite.commands.new", "write a starter survey file"),
@@ -44,7 +47,7 @@ class _Parser(argparse.ArgumentParser):
         self.print_usage(sys.stderr)
         self.exit(2, f"{self.prog}: error: {message}\n")
 
-    def _print_message(self, message: str, file: IO[str] | None = None) -> None:
+    def _print_message(self, message: str, file: SupportsWrite[str] | None = None) -> None:
         """Write a help or usage text, letting a closed pipe raise.
 
         argparse swallows OSError here in some Python versions (3.11.7 does, 3.11.2 does not),
