@@ -13,6 +13,7 @@ import numpy as np
 from ..estimate.numbers import NumberEstimate, NumberEstimateError, combine, fit_part
 from ..exports.catalog import Catalog
 from ..exports.tally import NO_ANSWER, Tally
+from .prevalence import option_labels
 from .results import NumberPart, NumberResult
 
 
@@ -55,13 +56,15 @@ def number_results(catalog: Catalog, tally: Tally, confidence: float, by: str | 
             if caution:
                 result.messages.append(caution)
         if by is not None:
+            labels = option_labels(catalog).get(by, {})
             for g, name in enumerate(tally.groups):
                 try:
                     result.groups[name] = number_estimate(result.parts, g, confidence,
                                                            population)
                 except NumberEstimateError as error:
                     if name != NO_ANSWER:
-                        result.messages.append(f"{by} = {name}: no estimate: {error}")
+                        result.messages.append(f"{by} = {labels.get(name, name)}: no estimate: "
+                                               f"{error}")
         results.append(result)
     return results
 

@@ -287,4 +287,17 @@ def assemble(
         by=by, files=files, versions=versions, rejected=rejections, questions=questions,
         direct=_direct_results(catalog, tally), privacy=_privacy(catalog, tally, questions),
         rows_read=sum(f.rows for f in files), rows_accepted=accepted, notes=notes,
+        labels=option_labels(catalog),
     )
+
+
+def option_labels(catalog: Catalog) -> dict[str, dict[str, str]]:
+    """Every question's option labels by value, from the manifests (the first version wins)."""
+    labels: dict[str, dict[str, str]] = {}
+    for qid in catalog.question_ids():
+        for _, question in catalog.questions_named(qid):
+            for option in question.manifest.get("options") or []:
+                if isinstance(option, dict) and "value" in option and option.get("label"):
+                    labels.setdefault(qid, {}).setdefault(str(option["value"]),
+                                                          str(option["label"]))
+    return labels

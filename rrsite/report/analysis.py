@@ -14,6 +14,7 @@ from .rows import (
     DESIGN_HEADERS,
     MODEL_HEADERS,
     NUMBER_HEADERS,
+    answer_rows,
     column_meanings,
     design_by_rows,
     design_entries,
@@ -21,9 +22,10 @@ from .rows import (
     design_rows,
     design_summary,
     design_text,
-    estimate_rows,
+    direct_counts,
     fmt,
     footnotes,
+    groups_of,
     interval_text,
     marks_in,
     model_notes,
@@ -31,7 +33,7 @@ from .rows import (
     number_notes,
     number_rows,
     privacy_text,
-    uninformative,
+    too_wide,
 )
 
 FORMATS = ("table", "json", "markdown", "html")
@@ -84,7 +86,7 @@ def render_table(analysis: Analysis) -> str:
         rows = []
         marks: set[str] = set()
         for question in analysis.questions:
-            shown = estimate_rows(question, question.estimate)
+            shown = answer_rows(analysis, question, question.estimate)
             marks |= marks_in(shown)
             for i, r in enumerate(shown):
                 rows.append([question.id if i == 0 else "", r[0], f"{r[1]:,}", fmt(r[2]),
@@ -97,7 +99,7 @@ def render_table(analysis: Analysis) -> str:
         out += [f"  {question.id}: {design_text(question)}; {question.estimate.ci_method}"
                 + (f"; {question.missing:,} unanswered" if question.missing else "")]
         out += [f"    {note}" for note in question.estimate.notes]
-        out += [f"    note: {sentence}" for sentence in uninformative(question)]
+        out += [f"    note: {sentence}" for sentence in too_wide(analysis, question)]
     out += design_lines(analysis, level)
     models = [row for question in analysis.questions for row in model_rows(question)]
     if models:
@@ -109,8 +111,8 @@ def render_table(analysis: Analysis) -> str:
         for question in analysis.questions:
             rows = []
             marks = set()
-            for group, estimate in question.groups.items():
-                shown = estimate_rows(question, estimate)
+            for group, estimate in groups_of(analysis, question):
+                shown = answer_rows(analysis, question, estimate)
                 marks |= marks_in(shown)
                 for i, r in enumerate(shown):
                     rows.append([group if i == 0 else "", r[0], f"{r[1]:,}", fmt(r[2]), fmt(r[3]),
@@ -121,7 +123,7 @@ def render_table(analysis: Analysis) -> str:
                 rows, {2, 3, 4})]
             out += ["  " + note for note in footnotes(marks)]
             out += [f"  note: {sentence}"
-                    for sentence in uninformative(question, question.groups, analysis.by)]
+                    for sentence in too_wide(analysis, question, grouped=True)]
     out += ["", "Privacy (" + analysis.privacy["composition"] + "):"]
     for entry in analysis.privacy["questions"]:
         out.append(f"  {entry['id']}: {entry['statement']}")
@@ -132,7 +134,7 @@ def render_table(analysis: Analysis) -> str:
     if analysis.direct:
         out += ["", "Asked directly:"]
         for direct in analysis.direct:
-            counts = ", ".join(f"{v} {c:,}" for v, c in direct.counts.items())
+            counts = ", ".join(f"{v} {c:,}" for v, c in direct_counts(analysis, direct))
             out.append(f"  {direct.id}: {counts}"
                        + (f", unanswered {direct.missing:,}" if direct.missing else ""))
     out += [f"Note: {note}" for note in analysis.notes]
@@ -217,14 +219,15 @@ def render_markdown(analysis: Analysis) -> str:
                 f"{level} intervals; standard errors under {VARIANCE_CONVENTION}.", ""]
         rows = []
         for question in analysis.questions:
-            for r in estimate_rows(question, question.estimate):
+            for r in answer_rows(analysis, question, question.estimate):
                 rows.append([f"`{question.id}`", r[0], f"{r[1]:,}", fmt(r[2]), fmt(r[3]) + r[9],
                              fmt(r[4]), fmt(r[5]), interval_text(r[6], r[7]), fmt(r[8]),
                              question.estimate.ci_method])
         headers = ["question", "answer", "n", "reported", "estimate", "unbiased", "se",
                    f"{level} interval", "Chebyshev ±", "interval method"]
         out += table(headers, rows)
-        marks = marks_in(r for q in analysis.questions for r in estimate_rows(q, q.estimate))
+        marks = marks_in(r for q in analysis.questions
+                         for r in answer_rows(analysis, q, q.estimate))
         out += [""] + [f"- {note}" for note in footnotes(marks)]
         methods = [q.estimate.ci_method for q in analysis.questions]
         out += [""] + [f"- **{column}**: {meaning}"
@@ -233,7 +236,7 @@ def render_markdown(analysis: Analysis) -> str:
         for question in analysis.questions:
             out.append(f"- `{question.id}`: {design_text(question)}"
                        + "".join(f"; {n}" for n in question.estimate.notes)
-                       + "".join(f"; {n}" for n in uninformative(question)))
+                       + "".join(f"; {n}" for n in too_wide(analysis, question)))
     if analysis.sample_design is not None:
         out += ["", "## Design-based estimates", "", design_summary(analysis), "",
                 f"Weighted (Hajek) means and Horvitz-Thompson totals, {level} t intervals; SRS se "
@@ -258,15 +261,15 @@ def render_markdown(analysis: Analysis) -> str:
         for question in analysis.questions:
             rows = [[group, r[0], f"{r[1]:,}", fmt(r[2]), fmt(r[3]) + r[9],
                      interval_text(r[6], r[7])]
-                    for group, estimate in question.groups.items()
-                    for r in estimate_rows(question, estimate)]
+                    for group, estimate in groups_of(analysis, question)
+                    for r in answer_rows(analysis, question, estimate)]
             out += [f"### `{question.id}`", ""]
             out += table([analysis.by, "answer", "n", "reported", "estimate",
                           f"{level} interval"], rows)
-            group_marks = marks_in(r for estimate in question.groups.values()
-                                   for r in estimate_rows(question, estimate))
+            group_marks = marks_in(r for _, estimate in groups_of(analysis, question)
+                                   for r in answer_rows(analysis, question, estimate))
             notes = [*footnotes(group_marks),
-                     *uninformative(question, question.groups, analysis.by)]
+                     *too_wide(analysis, question, grouped=True)]
             out += [""] + [f"- {note}" for note in notes] if notes else []
             out.append("")
     out += ["", "## Privacy", "", analysis.privacy["composition"] + ".", ""]
@@ -281,7 +284,7 @@ def render_markdown(analysis: Analysis) -> str:
     if analysis.direct:
         out += ["", "## Asked directly", ""]
         out += table(["question", "answers"], [
-            [f"`{d.id}`", ", ".join(f"{v}: {c:,}" for v, c in d.counts.items())
+            [f"`{d.id}`", ", ".join(f"{v}: {c:,}" for v, c in direct_counts(analysis, d))
              + (f", unanswered: {d.missing:,}" if d.missing else "")] for d in analysis.direct
         ])
     out += [f"\nNote: {note}" for note in analysis.notes]

@@ -86,7 +86,7 @@ def test_a_mark_used_only_in_a_subgroup_gets_its_footnote_there(capsys, tmp_path
     assert "*" not in main_part.split("Columns:")[0].splitlines()[-1]
     assert STAR not in main_part and BANG not in main_part
     violated = subgroups.split("\n  major")[0]
-    assert re.search(r"Second\s+yes.*\*!", violated)
+    assert re.search(r"Second\s+Yes.*\*!", violated)  # the label, not the value
     assert f"* {STAR}" in violated and f"! {BANG}" in violated
 
 
@@ -102,15 +102,16 @@ def test_a_subgroup_too_small_for_an_informative_interval_is_said_so(capsys, tmp
         assert not (groups[name]["ci"][0] <= 0.25 and groups[name]["ci"][1] >= 0.75)
     text = report(capsys, files, "--by", "year")
     notes = [line for line in text.splitlines() if "too few for an informative" in line]
-    assert (f"note: violated (year = Third or later): 6 answers are too few for an informative "
+    # the report names the subgroup by its option's label ("Third Or Later"), the JSON by value
+    assert (f"note: violated (year = Third Or Later): 6 answers are too few for an informative "
             f"interval: [{low:.2f}, {high:.2f}] holds both 0.25 and 0.75") in notes[0]
     assert not any("year = First" in line or "year = Second" in line for line in notes
                    if line.split(":")[1].strip().startswith("violated"))
     markdown = report(capsys, files, "--format", "markdown", "--by", "year")
-    assert "violated (year = Third or later): 6 answers are too few" in markdown
+    assert "violated (year = Third Or Later): 6 answers are too few" in markdown
     out = tmp_path / "report.html"
     report(capsys, files, "--format", "html", "-o", str(out), "--by", "year")
-    assert "violated (year = Third or later): 6 answers are too few" in out.read_text("utf-8")
+    assert "violated (year = Third Or Later): 6 answers are too few" in out.read_text("utf-8")
 
 
 @pytest.mark.parametrize("module", ["analysis", "html"])
