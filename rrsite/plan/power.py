@@ -34,22 +34,24 @@ from typing import TextIO
 import numpy as np
 
 from ..errors import UsageError
+from .designs import epsilon_text, number_text
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Options of `rrsite power`."""
-    parser.add_argument("--odds-ratio", type=float, required=True, metavar="R",
+    parser.add_argument("--odds-ratio", type=number_text, required=True, metavar="R",
                         help="the odds ratio to detect (exposed vs not)")
-    parser.add_argument("--epsilon", type=float, default=None, metavar="E",
-                        help="privacy budget of the question: the optimal design at E")
+    parser.add_argument("--epsilon", type=epsilon_text, default=None, metavar="E",
+                        help="privacy budget of the question: the optimal design at E (a "
+                             "number, a fraction or ln(3), as in survey files)")
     parser.add_argument("--design", default=None, metavar="P00,P11",
                         help="a 2x2 design instead of --epsilon")
-    parser.add_argument("--prevalence", type=float, default=0.2,
+    parser.add_argument("--prevalence", type=number_text, default=0.2,
                         help="true prevalence among the unexposed (default 0.2)")
-    parser.add_argument("--exposed", type=float, default=0.5,
+    parser.add_argument("--exposed", type=number_text, default=0.5,
                         help="share of respondents with the covariate (default 0.5)")
-    parser.add_argument("--power", type=float, default=0.8, help="target power (default 0.8)")
-    parser.add_argument("--alpha", type=float, default=0.05, help="test level (default 0.05)")
+    parser.add_argument("--power", type=number_text, default=0.8, help="target power (default 0.8)")
+    parser.add_argument("--alpha", type=number_text, default=0.05, help="test level (default 0.05)")
     parser.add_argument("--simulations", type=int, default=400,
                         help="simulated surveys per sample size (default 400)")
     parser.add_argument("--seed", type=int, default=1, help="random seed (default 1)")
