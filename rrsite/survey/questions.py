@@ -181,6 +181,8 @@ def build_question(
         options=options or [],
         help_html=render_prose(raw.help),
         before_html=render_prose(before),
+        prose_source=[(part.line + offset, line) for part in (*before, *raw.help)
+                      for offset, line in enumerate(part.lines)],
         design=design,
         privacy=privacy,
         accept_no_epsilon=bool(fields.get("accept_no_epsilon")),
@@ -347,6 +349,8 @@ def read_number_design(
             spec[key] = fields.get(key)
     spec["min"], spec["max"] = fields.get("min"), fields.get("max")
     spec["integer"] = bool(fields.get("integer"))
+    if spec["min"] is not None and spec["max"] is not None and spec["min"] > spec["max"]:
+        return None, None  # one mistake, one message: the question's "max is below min"
     try:
         design = number_design_from_spec(spec)
     except DESIGN_FAILURES as error:

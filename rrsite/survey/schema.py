@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from ..core import NAMED_DESIGNS, NUMBER_DESIGNS
-from .catalog import LANGUAGE_RULE, LANGUAGE_TAG
+from .catalog import LANGUAGE_NAMES, LANGUAGE_RULE, LANGUAGE_TAG
 from .kinds import (
     PROBABILITY,
     SYNONYMS,
@@ -127,7 +127,8 @@ FRONT_MATTER = Block(
             "The survey's id: its folder in the built site and the `survey` of every submission.",
             required=True),
         Key("title", Text(max_length=300), "The page title.", required=True),
-        Key("language", Name(LANGUAGE_TAG, LANGUAGE_RULE, name="language code"),
+        Key("language", Name(LANGUAGE_TAG, LANGUAGE_RULE, name="language code",
+                             hints=LANGUAGE_NAMES),
             "Language of the page's own words (buttons, coin explanations, errors) and of the "
             "page's `lang` and text direction. rrsite ships " + ", ".join(LANGUAGES) + " (a "
             "regional code such as `pt-BR` uses its language's catalog); any other language "
@@ -205,7 +206,7 @@ QUESTION = Block(
             "`mixture-unknown`, `additive`, `multiplicative`, `laplace`, `duchi`, `piecewise` "
             "(the documentation's explanation of the designs gives each one's matrix or "
             "distribution); its parameters are the keys below. Leave it out and give `epsilon` "
-            "to let rrsite choose the optimal design."),
+            "to let rrsite choose the optimal design.", spellings=("randomise",)),
         Key("truth", PROBABILITY, "Probability of answering truthfully.",
             default_doc="`1/2`", applies="randomize: forced-response, forced-yes"),
         Key("yes", PROBABILITIES, "Probability of being told to say yes (cdm-sym: a list, one "
@@ -294,6 +295,9 @@ def reference_table(block: Block) -> str:
         if isinstance(key.kind, OneOf):
             kind = " | ".join(f"`{choice}`" for choice in key.kind.choices)
         meaning = key.doc + (f" *({key.applies})*" if key.applies else "")
+        if key.spellings:
+            meaning += " Also read when spelled " + ", ".join(f"`{s}`" for s in key.spellings) \
+                + "."
         rows.append(f"| `{key.name}` | {_cell(kind)} | {_cell(key.shown_default())} | "
                     f"{_cell(meaning)} |")
     return "\n".join(rows)
