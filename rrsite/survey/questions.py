@@ -289,8 +289,9 @@ def read_design(
                        + ("" if name is None else f"; {name} is for yes-no and choice questions"))
         return None, None, None, None
     if qtype is not None and qtype not in schema.RANDOMIZABLE_TYPES:
-        problems.error(fields.line_of(where), "only yes-no and choice questions can be "
-                                              f"randomized; a {qtype} question is asked directly")
+        problems.error(fields.line_of(where), f"only {', '.join(schema.RANDOMIZABLE_TYPES)} "
+                                              f"questions can be randomized; a {qtype} question "
+                                              "is asked directly")
         return None, None, None, None
     if qtype is None or options is None:
         return None, None, None, None

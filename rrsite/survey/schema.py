@@ -49,7 +49,7 @@ from .kinds import (
 )
 
 QUESTION_TYPES = ("yes-no", "choice", "multi-choice", "number", "text")
-RANDOMIZABLE_TYPES = ("yes-no", "choice")
+RANDOMIZABLE_TYPES = ("yes-no", "choice", "number")
 #: Design names a question may give as ``randomize:`` (core's names, the authority); the number
 #: designs (rrsite.core.numbers) are for ``type: number``.
 DESIGN_NAMES = tuple(NAMED_DESIGNS) + tuple(NUMBER_DESIGNS)
@@ -65,6 +65,12 @@ LANGUAGES: dict[str, dict[str, str]] = {
     "pt": {"no": "Não", "yes": "Sim"},
     "it": {"no": "No", "yes": "Sì"},
 }
+def _listed(words: tuple[str, ...]) -> str:
+    """```a`, `b` and `c```."""
+    quoted = [f"`{word}`" for word in words]
+    return quoted[0] if len(quoted) == 1 else ", ".join(quoted[:-1]) + " and " + quoted[-1]
+
+
 #: An epsilon above this protects nothing and overflows e^epsilon in places; refuse it.
 EPSILON_MAX = 30.0
 
@@ -182,8 +188,11 @@ QUESTION = Block(
         Key("id", Name(r"[A-Za-z][A-Za-z0-9_-]{0,63}", _ID_RULE),
             "The question's id in submissions, exports and analysis.", required=True),
         Key("type", OneOf(QUESTION_TYPES),
-            "`yes-no` and `choice` can be randomized; `multi-choice`, `number` and `text` are "
-            "always asked directly (for subgroups).", required=True),
+            _listed(RANDOMIZABLE_TYPES) + " can be randomized (a number with a number design: "
+            + ", ".join(f"`{name}`" for name in NUMBER_DESIGNS) + "), or asked directly; "
+            + _listed(tuple(t for t in QUESTION_TYPES if t not in RANDOMIZABLE_TYPES))
+            + " are always asked directly. Answers asked directly can break the estimates down "
+            "(`rrsite analyze --by`).", required=True),
         Key("options", Options(OPTION), "The answers of a `choice` or `multi-choice` question: "
             "strings, or `{value, label}` with a Markdown label. A randomized choice question's "
             "design matrix follows this order.", applies="type: choice, multi-choice"),
