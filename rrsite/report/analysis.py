@@ -256,7 +256,7 @@ def render_markdown(analysis: Analysis) -> str:
         out += ["", "### RRreg's models", ""]
         out += table(MODEL_HEADERS, [[f"`{r[0]}`" if r[0] else "", *r[1:]] for r in models])
         out += [""] + [f"- {note}" for q in analysis.questions for note in model_notes(q)]
-    if analysis.by is not None:
+    if analysis.by is not None and analysis.questions:
         out += ["", f"## Subgroups by `{analysis.by}`", ""]
         for question in analysis.questions:
             rows = [[group, r[0], f"{r[1]:,}", fmt(r[2]), fmt(r[3]) + r[9],
