@@ -180,8 +180,6 @@ class PartFit:
     floor_variance: float = 0.0
     #: duchi: how many reports were the high value (the exact interval's count); else None.
     high_reports: int | None = None
-    #: Whether every de-biased report is the same number (no spread to estimate from).
-    constant: bool = False
 
 
 def fit_part(
@@ -212,8 +210,7 @@ def fit_part(
                        {"model": "mix.unknown", "p": list(design.p), "pi": pi, "piSE": se,
                         "piUQ": pi_uq, "piUQSE": se_uq},
                        {"1": n1, "2": n2}, kappa3,
-                       None if None in vv else math.fsum(v for v in vv if v is not None),
-                       constant=bool(np.ptp(first) == 0 and np.ptp(second) == 0))
+                       None if None in vv else math.fsum(v for v in vv if v is not None))
     n = len(z)
     if n < 2:
         raise NumberEstimateError(f"design {design.name} needs at least 2 reports, got {n}")
@@ -232,8 +229,7 @@ def fit_part(
     if isinstance(design, Duchi):
         high = int(np.count_nonzero(z > sum(design.values()) / 2))
     return PartFit(design, n, mean, se, 1, noise, block, {}, _k3(r) / n ** 2,
-                   _variance_of_mean_variance(r), noise_floor(design), high,
-                   bool(np.ptp(r) == 0))
+                   _variance_of_mean_variance(r), noise_floor(design), high)
 
 
 def _k3(values: np.ndarray) -> float:
