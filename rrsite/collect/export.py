@@ -305,6 +305,9 @@ def export(db: Path | str, output: str, *, survey: str | None = None, fmt: str |
             with open(handle, "w", encoding="utf-8", newline="") as out:
                 count = (source.write_csv(out, keep_formulas=keep_formulas) if fmt == "csv"
                          else source.write_jsonl(out))
+            mask = os.umask(0)  # mkstemp makes the file 0600: the mode the user's umask gives
+            os.umask(mask)
+            os.chmod(temporary, 0o666 & ~mask)
             os.replace(temporary, target)
         except BaseException:
             os.unlink(temporary)

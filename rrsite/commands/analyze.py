@@ -119,7 +119,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def write_atomically(path: str, text: str) -> None:
-    """Write a file so that a reader never sees half of it."""
+    """Write a file so that a reader never sees half of it.
+
+    It gets the mode the user's umask gives a new file, as open() would: a co-author in the
+    same group can read the report.
+    """
     target = Path(path)
     directory = target.parent if str(target.parent) else Path(".")
     try:
@@ -129,6 +133,9 @@ def write_atomically(path: str, text: str) -> None:
     try:
         with os.fdopen(handle, "w", encoding="utf-8") as out:
             out.write(text)
+        mask = os.umask(0)  # mkstemp makes the file 0600: give it the mode open() would
+        os.umask(mask)
+        os.chmod(temporary, 0o666 & ~mask)
         os.replace(temporary, target)
     except OSError as error:
         Path(temporary).unlink(missing_ok=True)
