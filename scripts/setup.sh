@@ -79,4 +79,7 @@ if [ "$want_browser" = "--browser" ]; then
   command -v Xvfb >/dev/null || need_apt xvfb
   # the collector's tests: a PostgreSQL server for tests/collect (initdb into a temporary folder)
   ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || need_apt postgresql
+  # R, for the test that runs the RRreg script `rrsite export --r-script` writes (RRreg itself
+  # is on CRAN, out of reach here: the test installs a stand-in that records each call)
+  command -v Rscript >/dev/null || need_apt r-base-core
 fi
