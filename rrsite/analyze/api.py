@@ -25,7 +25,14 @@ from ..exports.catalog import CHOICE_TYPES, Catalog, build_catalog
 from ..exports.counts import read_counts
 from ..exports.pipeline import read_into
 from ..exports.progress import Progress
-from ..exports.readers import BLOCK_SIZE, ExportError, FileInfo, file_size, parse_mapping
+from ..exports.readers import (
+    BLOCK_SIZE,
+    ExportError,
+    FileInfo,
+    detect_format,
+    file_size,
+    parse_mapping,
+)
 from ..exports.rejections import Rejections
 from ..exports.tally import Tally
 from .numbers import number_results
@@ -72,6 +79,7 @@ def analyze(
     threads: int | None = None,
     sample: SampleOptions | None = None,
     population: float | None = None,
+    engine: str = "auto",
 ) -> Analysis:
     """Read exports, check every row against its version's manifest, and de-bias the counts.
 
@@ -83,6 +91,10 @@ def analyze(
     ``sample``: the sample design's columns (weights, strata, clusters, fpc; rrsite.analyze.
     sample_design): each sensitive question then also gets design-based estimates.
     ``population``: the population size, for the totals of randomized number questions.
+    ``engine``: what reads and counts the rows (the estimates and rejected rows are the same):
+    ``duckdb`` (checked by DuckDB, counted in numpy; rrsite.exports.sql), ``numpy`` (rrsite's
+    own reader, block by block), or ``auto`` (the default: DuckDB, except for exports under
+    ``SMALL_EXPORT`` bytes, which rrsite's reader reads before DuckDB has started).
     """
     if population is not None and (isinstance(population, bool) or not population > 0):
         raise UsageError(f"--population must be a positive number, got {population!r}")
@@ -101,17 +113,12 @@ def analyze(
     for path in paths:
         if not Path(path).is_file():
             raise ExportError(f"{path}: no such file")
-    rejections = Rejections()
-    tally = Tally(catalog, by, rejections)
-    bar = Progress(sum(file_size(p) for p in paths), enabled=progress)
-    files: list[FileInfo] = []
-    try:
-        extra = sample.export_columns() if sample is not None else []
-        read_into(paths, catalog, column_map, rejections, tally, files, block_size, bar, threads,
-             extra)
-    finally:
-        bar.close()
+    extra = sample.export_columns() if sample is not None else []
+    tally, files, rejections, note = _tally(paths, catalog, column_map, by, engine, progress,
+                                            block_size, threads, extra)
     analysis = assemble(catalog, tally, files, rejections, confidence, interval, by)
+    if note:
+        analysis.notes.append(note)
     based = None
     if sample is not None:
         based = design_based(paths, catalog, column_map, sample, analysis.questions, confidence,
@@ -130,6 +137,49 @@ def analyze(
     if analysis.numbers and any("nothing to de-bias" in note for note in analysis.notes):
         analysis.notes = [note for note in analysis.notes if "nothing to de-bias" not in note]
     return analysis
+
+
+#: Exports smaller than this (bytes, all files together) are read by rrsite's own reader when
+#: the engine is "auto": it has counted them before DuckDB would have started.
+SMALL_EXPORT = 1 << 20
+ENGINES = ("auto", "duckdb", "numpy")
+
+
+def _tally(
+    paths: list[str | Path], catalog: Catalog, column_map: dict[str, str], by: str | None,
+    engine: str, progress: bool | None, block_size: int, threads: int | None,
+    extra: Sequence[str] = (),
+) -> tuple[Tally, list[FileInfo], Rejections, str | None]:
+    """Every export read and counted by the engine chosen (or rrsite's reader, see analyze())."""
+    if engine not in ENGINES:
+        raise UsageError(f"--engine must be one of {', '.join(ENGINES)}, got {engine!r}")
+    size = sum(file_size(p) for p in paths)
+    parquet = any(detect_format(p) == "parquet" for p in paths)
+    note = None
+    if engine == "duckdb" or (engine == "auto" and (size >= SMALL_EXPORT or parquet)):
+        from ..exports.sql.files import tally_files
+        from ..exports.sql.shown import Disagreement
+
+        rejections = Rejections()
+        tally = Tally(catalog, by, rejections)
+        try:
+            files = tally_files(paths, catalog, column_map, by, rejections, tally, threads,
+                                extra)
+            return tally, files, rejections, None
+        except Disagreement as error:
+            if parquet:
+                raise ExportError(str(error)) from error
+            note = f"read by rrsite's own reader: {error}"
+    rejections = Rejections()
+    tally = Tally(catalog, by, rejections)
+    bar = Progress(size, enabled=progress)
+    read: list[FileInfo] = []
+    try:
+        read_into(paths, catalog, column_map, rejections, tally, read, block_size, bar, threads,
+                  extra)
+    finally:
+        bar.close()
+    return tally, read, rejections, note
 
 
 def analyze_counts(

@@ -70,6 +70,13 @@ class Rejections:
         for i in range(min(self.keep - len(shown), len(rows))):
             shown.append(Example(file, int(rows[i]), message(i)))
 
+    def set(self, reason: str, count: int, examples: list[Example]) -> None:
+        """Add ``count`` rows rejected for ``reason``, of which ``examples`` are the first."""
+        assert reason in REASONS, reason
+        self.counts[reason] = self.counts.get(reason, 0) + count
+        shown = self.examples.setdefault(reason, [])
+        shown.extend(examples[: self.keep - len(shown)])
+
     def to_dict(self) -> dict[str, Any]:
         """{reason: {"count", "description", "examples": [{"file", "row", "message"}]}}."""
         return {
