@@ -17,6 +17,7 @@ import sys
 import tempfile
 from pathlib import Path
 
+from ..analyze.api import ENGINES
 from ..analyze.sample_design import SampleOptions, parse_rake
 from ..errors import RRSiteError
 from ..estimate.intervals import METHODS
@@ -113,6 +114,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         "question asked directly, or a design column): a CSV of VAR's values "
                         "and 'count' (or 'share', with --population); one --rake is "
                         "post-stratification; repeatable")
+    parser.add_argument("--engine", choices=ENGINES, default="auto",
+                        help="what reads and counts the rows (same estimates and rejected rows "
+                        "either way): duckdb (a columnar engine, in parallel), numpy (rrsite's "
+                        "own reader), or auto (default: DuckDB, except for exports under 1 MB)")
     parser.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
                         help="progress bar on stderr (default: on a terminal, for long runs)")
 
@@ -167,7 +172,7 @@ def run(args: argparse.Namespace) -> int:
             args.exports, survey=args.survey, manifests=args.manifest,
             confidence=args.confidence, by=args.by, interval=args.interval,
             mapping=args.mapping, progress=args.progress, sample=_sample_options(args),
-            population=args.population,
+            population=args.population, engine=args.engine,
         )
     rejected = analysis.rejected
     if args.strict and rejected.total:

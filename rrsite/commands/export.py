@@ -1,4 +1,4 @@
-"""`rrsite export --db FILE [--survey ID] -o FILE.csv|FILE.jsonl`: stored submissions, offline.
+"""`rrsite export --db FILE [--survey ID] -o FILE.csv|.jsonl|.parquet`: stored submissions, offline.
 
 Reads the collector's SQLite file directly (a running `rrsite serve` may keep writing: the export is
 a consistent snapshot). There is deliberately no HTTP export endpoint: whoever can read the file can
@@ -20,10 +20,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         "(postgresql://user@host/dbname)")
     parser.add_argument("--survey", metavar="ID", help="only this survey (default: all)")
     parser.add_argument("-o", "--output", required=True, metavar="FILE",
-                        help="FILE.csv or FILE.jsonl (`-` writes to standard output; give "
-                        "--format)")
+                        help="FILE.csv, FILE.jsonl or FILE.parquet (`-` writes to standard "
+                        "output; give --format)")
     parser.add_argument("--format", choices=FORMATS,
-                        help="csv or jsonl (default: from the output file's extension)")
+                        help="csv, jsonl or parquet (default: from the output file's "
+                        "extension); Parquet is columnar and compressed, for large exports "
+                        "read by rrsite analyze, DuckDB, polars or pandas")
     parser.add_argument("--keep-formulas", action="store_true",
                         help="write CSV text cells exactly as sent, even ones a spreadsheet would "
                         "run as a formula (by default a cell starting with = + - @, tab or "

@@ -67,6 +67,10 @@ from .shown import Disagreement, Shown
 COLUMN_COUNT_ERRORS = ("MISSING COLUMNS", "TOO MANY COLUMNS")
 #: Longest CSV record DuckDB reads (a longer one is a disagreement: rrsite's reader reads it).
 MAX_LINE = 1 << 24
+#: What DuckDB would read as NULL: no cell is. An empty cell then reads as '', and a record with
+#: empty cells past the header's columns (``a,b,c,``) is rejected as rrsite's reader rejects
+#: it (with empty cells as NULL, DuckDB accepts it, dropping them).
+NO_NULL = "'\x01rrsite: no null\x01'"
 #: JSON types DuckDB gives numbers.
 JSON_NUMBERS = ("BIGINT", "UBIGINT", "DOUBLE", "HUGEINT", "UHUGEINT", "INTEGER")
 
@@ -129,7 +133,8 @@ def csv_plan(path: str, catalog: Catalog, mapping: Mapping[str, str], index: int
     columns = ", ".join(f"'c{i}': 'VARCHAR'" for i in range(len(header)))
     relation = (f"read_csv({_literal(path)}, columns={{{columns}}}, header=true, "
                 "auto_detect=false, delim=',', quote='\"', escape='\"', strict_mode=true, "
-                f"null_padding=false, store_rejects=true, rejects_table='rr_rejects_{index}', "
+                f"null_padding=false, nullstr={NO_NULL}, store_rejects=true, "
+                f"rejects_table='rr_rejects_{index}', "
                 f"rejects_scan='rr_scans_{index}', max_line_size={MAX_LINE})")
     fields: dict[str, Field] = {}
     restored = []
@@ -204,11 +209,11 @@ def jsonl_plan(path: str, catalog: Catalog) -> Plan:
            f"read_ndjson_objects({_literal(path)}, ignore_errors=true)")
     names = ["survey", "version", "respondent", *questions, *(q + GROUP_SUFFIX for q in grouped)]
     fields = {name: _json_field(f"rr_j[{i + 1}]") for i, name in enumerate(names)}
-    known = ", ".join(DUCKDB.text(q) for q in questions) or "NULL"
-    grouped_list = ", ".join(DUCKDB.text(q) for q in grouped) or "NULL"
-    strays = (f"(len(list_filter(json_keys(rr_json, '$.answers'), k -> NOT list_contains("
-              f"[{known}], k))) > 0 OR len(list_filter(COALESCE(json_keys(rr_json, '$.groups'), "
-              f"[]), k -> NOT list_contains([{grouped_list}], k))) > 0)")
+    known = f"CAST([{', '.join(DUCKDB.text(q) for q in questions)}] AS VARCHAR[])"
+    grouped_list = f"CAST([{', '.join(DUCKDB.text(q) for q in grouped)}] AS VARCHAR[])"
+    strays = (f"(NOT list_has_all({known}, json_keys(rr_json, '$.answers')) OR NOT "
+              f"list_has_all({grouped_list}, COALESCE(json_keys(rr_json, '$.groups'), "
+              "CAST([] AS VARCHAR[]))))")
     has = " AND ".join(f"json_exists(rr_json, '$.{k}')"
                        for k in ("survey", "version", "respondent", "answers"))
     before = [
@@ -340,6 +345,7 @@ def tally_files(
 
     ``extra``: columns a sample design reads (kept out of the "columns ignored" note).
     """
+    rejections.files.extend(str(path) for path in paths)
     reader = Reader(catalog, by, mapping, threads, extra)
     try:
         reads = [reader.read(reader.plan(str(path), i)) for i, path in enumerate(paths)]
