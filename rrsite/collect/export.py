@@ -320,7 +320,7 @@ def export(db: Path | str, output: str, *, survey: str | None = None, fmt: str |
     """
     fmt = fmt or format_for(output)
     if fmt not in FORMATS:
-        raise RRSiteError(f"-o {output}: name the file .csv, .jsonl or .parquet (or give "
+        raise RRSiteError(f"-o {output}: name the file .csv or .jsonl, or .parquet (or give "
                           "--format)")
     source = PgExport(str(db), survey) if is_postgres(db) else Export(Path(db), survey)
     try:
