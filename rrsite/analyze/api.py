@@ -127,11 +127,19 @@ def analyze(
             question.design_based = based.questions.get(question.id)
         analysis.sample_design = based.to_dict()
         analysis.notes.extend(based.notes)
+    return _add_numbers(analysis, catalog, tally, confidence, by, population,
+                        based.numbers if based is not None else None)
+
+
+def _add_numbers(analysis: Analysis, catalog: Catalog, tally: Tally, confidence: float,
+                 by: str | None, population: float | None,
+                 design_based_numbers: Mapping[str, Any] | None = None) -> Analysis:
+    """The randomized number questions of a filled tally, added to its analysis."""
     analysis.population = population
     analysis.numbers = number_results(catalog, tally, confidence, by, population)
-    if based is not None:
+    if design_based_numbers is not None:
         for number in analysis.numbers:
-            number.design_based = based.numbers.get(number.id)
+            number.design_based = design_based_numbers.get(number.id)
     analysis.privacy["questions"] += [{"id": n.id, **privacy_dict(n.privacy)}
                                       for n in analysis.numbers]
     if analysis.numbers and any("nothing to de-bias" in note for note in analysis.notes):
@@ -184,19 +192,120 @@ def _tally(
 
 def analyze_counts(
     path: str | Path, survey: Any = None, manifests: Any = (), *, confidence: float = 0.95,
-    by: str | None = None, interval: str = "exact",
+    by: str | None = None, interval: str = "exact", population: float | None = None,
 ) -> Analysis:
     """Estimates from report counts instead of rows (``rrsite analyze --counts FILE.csv``).
 
-    For published tables and counts computed elsewhere; the columns are rrsite.exports.counts'.
-    Randomized numbers need every report and are refused there. Bad rows raise ExportError.
+    For published tables and counts computed elsewhere (the query of ``tally_sql``); the
+    columns are rrsite.exports.counts'. A randomized number's counts are one row per distinct
+    report. Bad rows raise ExportError.
     """
     surveys = [] if survey is None else [survey] if isinstance(survey, str | Path) else list(survey)
     catalog = build_catalog(surveys, manifests)
     check_options(catalog, confidence, interval, by)
     tally, info = read_counts(path, catalog, by)
-    return assemble(catalog, tally, [info], tally.rejections, confidence, interval, by)
+    analysis = assemble(catalog, tally, [info], tally.rejections, confidence, interval, by)
+    return _add_numbers(analysis, catalog, tally, confidence, by, population)
+
+
+def analyze_database(
+    dsn: str, survey: str, manifests: Iterable[str | Path | Mapping[str, Any]] = (), *,
+    confidence: float = 0.95, by: str | None = None, interval: str = "exact",
+    population: float | None = None,
+) -> Analysis:
+    """Estimates of one survey counted in the collector's PostgreSQL database, read-only.
+
+    ``rrsite analyze --db URL --survey ID``: the tally runs in the database
+    (rrsite.exports.sql.postgres); only counts, each randomized number's distinct reports and
+    the few rejected rows shown leave it. The survey's versions are the manifests the collector
+    stored (``manifests`` may add more).
+    """
+    from ..exports.catalog import load_manifest_file
+    from ..exports.sql.postgres import tally_database
+
+    if not str(dsn).startswith(("postgresql://", "postgres://")):
+        raise UsageError(f"--db {dsn!r}: analyze counts in a PostgreSQL database "
+                         "(postgresql://...); export a SQLite collector with rrsite export")
+    extra = [dict(m) if isinstance(m, Mapping) else load_manifest_file(m) for m in manifests]
+    counted = tally_database(str(dsn), survey, by, extra)
+    check_options(counted.catalog, confidence, interval, by)
+    analysis = assemble(counted.catalog, counted.tally, [counted.info], counted.tally.rejections,
+                        confidence, interval, by)
+    return _add_numbers(analysis, counted.catalog, counted.tally, confidence, by, population)
+
+
+def tally_sql(
+    survey: Any = None, manifests: Any = (), *, dialect: str = "duckdb",
+    table: str = "rrsite_export", by: str | None = None, reports: str | Path | None = None,
+) -> str:
+    """The tally as one SQL query for ``dialect``, over ``table`` (``rrsite analyze --sql``).
+
+    Its result, saved as CSV, is a counts file (``analyze_counts``). A survey with randomized
+    numbers needs two steps: without ``reports`` this is the query of their distinct reports;
+    with its result (``reports``, CSV: question, version, report) the counting query, where
+    rrsite.core's designs have judged each report possible or not.
+    """
+    from ..exports.sql.aggregate import Aggregate, table_source
+    from ..exports.sql.checks import RowChecks
+    from ..exports.sql.dialects import DIALECTS
+
+    if dialect not in DIALECTS:
+        raise UsageError(f"--sql must be one of {', '.join(DIALECTS)}, got {dialect!r}")
+    surveys = [] if survey is None else [survey] if isinstance(survey, str | Path) else list(survey)
+    catalog = build_catalog(surveys, manifests)
+    check_options(catalog, 0.95, "exact", by)
+    d = DIALECTS[dialect]
+    fields, query = table_source(catalog, d, table)
+    checks = RowChecks(catalog, by, d, fields)
+    if checks.numbers and reports is None:
+        return _reports_sql(checks, query.source)
+    if checks.numbers:
+        assert reports is not None
+        checks.impossible = _impossible_reports(catalog, reports)
+    return Aggregate(checks, query).sql()
+
+
+def _reports_sql(checks: Any, source: str) -> str:
+    """The first query of a survey with randomized numbers: every distinct report."""
+    d = checks.d
+    select = checks.select(source, number_text=True, keep_all=True)
+    parts = []
+    for i, (qid, versions) in enumerate(checks.numbers):
+        version = " ".join(f"WHEN rr_m = {m} THEN {d.text(checks.catalog.version_ids[m])}"
+                           for m in versions)
+        parts.append(f"SELECT DISTINCT {d.text(qid)} AS {d.ident('question')}, CASE {version} "
+                     f"END AS {d.ident('version')}, rr_v{i} AS {d.ident('report')} FROM "
+                     f"rr_rows WHERE rr_v{i} IS NOT NULL")
+    return f"WITH rr_rows AS ({select})\n" + "\nUNION ALL\n".join(parts)
+
+
+def _impossible_reports(catalog: Catalog, path: str | Path) -> dict[tuple[int, str], list[float]]:
+    """Reports of the first query (CSV: question, version, report) that their design cannot give."""
+    import csv
+
+    impossible: dict[tuple[int, str], list[float]] = {}
+    try:
+        handle = open(path, encoding="utf-8-sig", newline="")
+    except OSError as error:
+        raise ExportError(f"{path}: cannot read: {error.strerror or error}") from error
+    with handle:
+        for line, row in enumerate(csv.DictReader(handle), start=2):
+            qid, version, text = (row.get(k) or "" for k in ("question", "version", "report"))
+            if version not in catalog.version_ids:
+                raise ExportError(f"{path}:{line}: version {version!r} is not one of "
+                                  f"{', '.join(catalog.version_ids)}")
+            m = catalog.version_ids.index(version)
+            question = catalog.versions[m].question(qid)
+            if question is None or question.number_design is None:
+                raise ExportError(f"{path}:{line}: {qid!r} is not a randomized number question")
+            try:
+                value = float(text)
+            except ValueError:
+                raise ExportError(f"{path}:{line}: report {text!r} is not a number") from None
+            if question.number_design.impossible(value) is not None:
+                impossible.setdefault((m, qid), []).append(value)
+    return impossible
 
 
 __all__ = ["Analysis", "DirectResult", "QuestionResult", "RRSiteError", "analyze",
-           "analyze_counts"]
+           "analyze_counts", "analyze_database", "tally_sql"]

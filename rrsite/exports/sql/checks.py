@@ -164,7 +164,7 @@ class RowChecks:
         return f"{expr} IN ({', '.join(self.d.text(v) for v in values)})"
 
     def _versions(self, indices: Sequence[int]) -> str:
-        m = self._column("rr_m", self._version_expr(), 2)
+        m = self._column("rr_xm", self._version_expr(), 2)
         if len(indices) == 1:
             return f"{m} = {indices[0]}"
         return f"{m} IN ({', '.join(str(i) for i in indices)})"
@@ -298,7 +298,7 @@ class RowChecks:
             cases.append((SURVEY, f"NOT COALESCE({text} = {self.d.text(self.catalog.survey)}, "
                                   "FALSE)"))
         if "version" in self.source.fields:
-            cases.append((VERSION, f"{self._column('rr_m', self._version_expr(), 2)} IS NULL"))
+            cases.append((VERSION, f"{self._column('rr_xm', self._version_expr(), 2)} IS NULL"))
         invalid: list[str] = []
         for qid, plan in self.plans.items():
             invalid += self._field_invalid(qid, plan)
@@ -334,7 +334,7 @@ class RowChecks:
     def key(self, keys: Keys) -> str:
         """1 + the slot the row counts in for one choice question, 0 where not asked."""
         plan = self.plans[keys.qid]
-        g = self._column("rr_g", self.subgroup(), 2)
+        g = self._column("rr_xg", self.subgroup(), 2)
         design = self._design_group(keys.qid, plan)
         whens = []
         for m, (start, reports, designs) in keys.blocks.items():
@@ -374,8 +374,8 @@ class RowChecks:
         """(name, SQL) of every output column (``number_text``: reports as text, not double)."""
         self._derived = {}
         columns = [("rr_st", self.status()),
-                   ("rr_m", f"COALESCE({self._column('rr_m', self._version_expr(), 2)}, 0)"),
-                   ("rr_g", self._column("rr_g", self.subgroup(), 2))]
+                   ("rr_m", f"COALESCE({self._column('rr_xm', self._version_expr(), 2)}, 0)"),
+                   ("rr_g", self._column("rr_xg", self.subgroup(), 2))]
         for i, keys in enumerate(self.counted):
             columns.append((f"rr_k{i}", self.key(keys)))
         for i, (qid, versions) in enumerate(self.numbers):
@@ -387,8 +387,8 @@ class RowChecks:
         return columns
 
     def select(self, source: str, keep: Sequence[str] = (), number_text: bool = False,
-               types: Mapping[str, str] | None = None) -> str:
-        """The query: outputs (and the source columns ``keep``) of every row of ``source``."""
+               types: Mapping[str, str] | None = None, keep_all: bool = False) -> str:
+        """The query: outputs (and the source columns ``keep``, or all) of every row."""
         outputs = self.outputs(number_text)
         types = types or {}
         relation = f"({source}) AS rr_src"
@@ -397,7 +397,7 @@ class RowChecks:
                      if at == level]
             if layer:
                 relation = f"(SELECT {', '.join(layer)}, * FROM {relation}) AS rr_l{level}"
-        passed = [self.d.ident(k) for k in keep]
+        passed = ["*"] if keep_all else [self.d.ident(k) for k in keep]
         top = [f"CAST({expr} AS {types[name]}) AS {name}" if name in types
                else f"{expr} AS {name}" for name, expr in outputs]
         return f"SELECT {', '.join([*top, *passed])} FROM {relation}"
