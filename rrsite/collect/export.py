@@ -154,6 +154,7 @@ class Export:
                 header = next(csv.reader([written.readline()]))
             columns = ", ".join(f"{_quoted(name)}: 'VARCHAR'" for name in header)
             with duckdb.connect() as connection:
+                connection.execute("SET enable_progress_bar = false")
                 connection.execute(
                     f"COPY (SELECT * FROM read_csv(?, columns={{{columns}}}, header=true, "
                     "auto_detect=false, delim=',', quote='\"', escape='\"', "

@@ -531,6 +531,7 @@ def _read_parquet(
     select = ", ".join(f'CAST("{header[p].replace(chr(34), chr(34) * 2)}" AS VARCHAR)'
                        for _, p in wanted) or "NULL"
     with duckdb.connect() as connection:
+        connection.execute("SET enable_progress_bar = false")
         result = connection.execute(f"SELECT {select} FROM read_parquet(?)", [label])
         row = 0
         while True:

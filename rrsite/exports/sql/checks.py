@@ -391,12 +391,14 @@ class RowChecks:
         """The query: outputs (and the source columns ``keep``, or all) of every row."""
         outputs = self.outputs(number_text)
         types = types or {}
-        relation = f"({source}) AS rr_src"
+        fence = self.d.fence()
+        relation = f"({source}{fence}) AS rr_src"
         for level in (1, 2, 3):
             layer = [f"{expr} AS {name}" for name, (at, expr) in self._derived.items()
                      if at == level]
             if layer:
-                relation = f"(SELECT {', '.join(layer)}, * FROM {relation}) AS rr_l{level}"
+                relation = (f"(SELECT {', '.join(layer)}, * FROM {relation}{fence}) "
+                            f"AS rr_l{level}")
         passed = ["*"] if keep_all else [self.d.ident(k) for k in keep]
         top = [f"CAST({expr} AS {types[name]}) AS {name}" if name in types
                else f"{expr} AS {name}" for name, expr in outputs]

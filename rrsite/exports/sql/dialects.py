@@ -79,6 +79,14 @@ class Dialect:
         kind = {"postgres": "float8", "bigquery": "FLOAT64"}.get(self.name, "DOUBLE")
         return f"CAST({self.text(repr(value))} AS {kind})"
 
+    def fence(self) -> str:
+        """What keeps a subquery's columns computed once.
+
+        PostgreSQL would inline a column into every expression that reads it: the answers'
+        JSON would be parsed once per use.
+        """
+        return " OFFSET 0" if self.name == "postgres" else ""
+
     def integer(self) -> str:
         """The type of small whole numbers."""
         return {"bigquery": "INT64", "postgres": "integer"}.get(self.name, "INTEGER")

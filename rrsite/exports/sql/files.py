@@ -244,6 +244,7 @@ class Reader:
         self.connection = duckdb.connect()
         self.connection.execute(f"SET threads = {threads or os.cpu_count() or 1}")
         self.connection.execute("SET preserve_insertion_order = true")
+        self.connection.execute("SET enable_progress_bar = false")  # stdout is the report's
 
     def close(self) -> None:
         """Close the connection."""
@@ -292,18 +293,16 @@ class Reader:
             impossible = self._impossible(plan)
             checks = RowChecks(self.catalog, self.by, DUCKDB, plan.source, impossible)
             query = checks.select(plan.sql)
-            names = [name for name, _ in checks.outputs()]
-            kinds = {"rr_st": "UTINYINT", "rr_m": "USMALLINT", "rr_g": "USMALLINT"}
-            select = []
-            for name in names:
-                if name == "rr_tok":
-                    select.append("hash(rr_tok) AS rr_h")
-                elif name.startswith("rr_v"):
-                    select.append(f"COALESCE({name}, CAST('NaN' AS DOUBLE)) AS {name}")
-                elif name.startswith(("rr_k", "rr_d")):
-                    select.append(f"CAST({name} AS UINTEGER) AS {name}")
-                else:
-                    select.append(f"CAST({name} AS {kinds[name]}) AS {name}")
+            select = ["CAST(rr_st AS UTINYINT) AS rr_st", "hash(rr_tok) AS rr_h"]
+            for j, group in enumerate(packing(checks)):
+                terms = " + ".join(f"CAST({name} AS UBIGINT) * {scale}"
+                                   for name, _, scale in group)
+                select.append(f"CAST({terms} AS UINTEGER) AS rr_p{j}")
+            if checks.numbers:
+                select.append("CAST(rr_g AS USMALLINT) AS rr_g")
+            for i in range(len(checks.numbers)):
+                select.append(f"COALESCE(rr_v{i}, CAST('NaN' AS DOUBLE)) AS rr_v{i}")
+                select.append(f"CAST(rr_d{i} AS UTINYINT) AS rr_d{i}")
             columns = self.connection.execute(
                 f"SELECT {', '.join(select)} FROM ({query})").fetchnumpy()
             rejected: list[int] = []
@@ -335,6 +334,32 @@ class Reader:
 
 
 # ----------------------------------------------------------------------------------- counting
+
+#: Most bins of one packed column (``np.bincount`` of the accepted rows allocates this many).
+PACKED_BINS = 1 << 20
+
+
+def packing(checks: RowChecks) -> list[list[tuple[str, int, int]]]:
+    """The version and every question's slot packed into few integer columns.
+
+    Each column is a list of (output column, its number of values, its scale): the column holds
+    the sum of value x scale, at most ``PACKED_BINS`` (a question with more slots than that has
+    a column of its own). Fewer, narrower columns are fewer bytes per row out of DuckDB.
+    """
+    items = [("rr_m", len(checks.catalog.versions))]
+    items += [(f"rr_k{i}", keys.size + 1) for i, keys in enumerate(checks.counted)]
+    groups: list[list[tuple[str, int, int]]] = []
+    current: list[tuple[str, int, int]] = []
+    scale = 1
+    for name, size in items:
+        if current and scale * size > PACKED_BINS:
+            groups.append(current)
+            current, scale = [], 1
+        current.append((name, size, scale))
+        scale *= size
+    groups.append(current)
+    return groups
+
 
 
 def tally_files(
@@ -386,13 +411,22 @@ def _statuses(reads: list[Read]) -> list[np.ndarray]:
 def _count(reads: list[Read], statuses: list[np.ndarray], checks: RowChecks, tally: Tally) -> None:
     """Add every accepted row to the tally's counts and number reports."""
     groups = checks.groups
+    packed = packing(checks)
     for read, st in zip(reads, statuses, strict=True):
         ok = st == OK
-        version = read.columns["rr_m"][ok].astype(np.int64)
-        tally.rows_accepted += np.bincount(version, minlength=len(checks.catalog.versions))
+        bins: dict[str, np.ndarray] = {}
+        for j, group in enumerate(packed):
+            sizes = [size for _, size, _ in group]
+            total = int(np.prod(sizes))
+            counted = np.bincount(read.columns[f"rr_p{j}"][ok].astype(np.int64),
+                                  minlength=total).reshape(sizes[::-1])
+            axes = list(range(len(sizes)))
+            for k, (name, _, _) in enumerate(group):
+                keep = len(sizes) - 1 - k  # the reshape puts the last packed value first
+                bins[name] = counted.sum(axis=tuple(a for a in axes if a != keep))
+        tally.rows_accepted += bins["rr_m"]
         for i, keys in enumerate(checks.counted):
-            slots = np.bincount(read.columns[f"rr_k{i}"][ok].astype(np.int64),
-                                minlength=keys.size + 1)[1:]
+            slots = bins[f"rr_k{i}"][1:]
             for m, (start, reports, designs) in keys.blocks.items():
                 block = slots[start:start + (reports + 1) * designs * groups].reshape(
                     reports + 1, designs, groups)
@@ -401,6 +435,9 @@ def _count(reads: list[Read], statuses: list[np.ndarray], checks: RowChecks, tal
                 target.missing += block[reports].sum(axis=0)
                 if target.by_group is not None:
                     target.by_group += block[:reports].transpose(1, 0, 2)
+        if not checks.numbers:
+            continue
+        version = unpack(read, packed, "rr_m")[ok]
         subgroup = read.columns["rr_g"][ok].astype(np.int64)
         for i, (qid, versions) in enumerate(checks.numbers):
             reports = read.columns[f"rr_v{i}"][ok]
@@ -409,6 +446,16 @@ def _count(reads: list[Read], statuses: list[np.ndarray], checks: RowChecks, tal
                 rows = (version == m) & ~np.isnan(reports)
                 if rows.any():
                     tally.add_reports(m, qid, reports[rows], subgroup[rows], design[rows])
+
+
+def unpack(read: Read, packed: list[list[tuple[str, int, int]]], name: str) -> np.ndarray:
+    """One output column of every row, out of its packed column."""
+    for j, group in enumerate(packed):
+        for item, size, scale in group:
+            if item == name:
+                values: np.ndarray = (read.columns[f"rr_p{j}"].astype(np.int64) // scale) % size
+                return values
+    raise KeyError(name)
 
 
 def _reject(reads: list[Read], statuses: list[np.ndarray], catalog: Catalog, by: str | None,

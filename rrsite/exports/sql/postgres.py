@@ -110,8 +110,8 @@ def source(catalog: Catalog, survey: str) -> tuple[Source, Query]:
         fields[qid + GROUP_SUFFIX] = json_field(f"jsonb_typeof(rr_a -> {key})",
                                                 f"(rr_a ->> {key})", d)
     allowed = [*catalog.question_ids(), *(q + GROUP_SUFFIX for q in grouped), CELL_KEY]
-    strays = (f"EXISTS (SELECT 1 FROM jsonb_object_keys(rr_a) AS rr_key WHERE rr_key NOT IN "
-              f"({', '.join(d.text(k) for k in allowed)}))")
+    strays = (f"((rr_a - CAST(ARRAY[{', '.join(d.text(k) for k in allowed)}] AS text[])) <> "
+              "CAST('{}' AS jsonb))")
     relation = (f"SELECT survey, version, respondent, submitted_at, answers, "
                 f"CAST(answers AS jsonb) AS rr_a FROM submissions WHERE survey = {d.text(survey)}")
     values = [(k, k) for k in ("survey", "version", "respondent", "submitted_at", "answers")]
