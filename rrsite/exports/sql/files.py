@@ -54,6 +54,8 @@ from .checks import (
     OK,
     REASON_OF,
     SKIP,
+    SURVEY,
+    VERSION,
     Field,
     RowChecks,
     Source,
@@ -485,7 +487,7 @@ def _reject(reads: list[Read], statuses: list[np.ndarray], catalog: Catalog, by:
         mine = [(code, r) for code, items in wanted.items() for g, r in items if g == f]
         if mine:
             described.update(_describe(f, read, mine, shown_by, reader))
-    order = [MALFORMED_ROW, MALFORMED_JSON, MISSING, 2, 3, INVALID, DUPLICATE]
+    order = [MALFORMED_ROW, MALFORMED_JSON, MISSING, SURVEY, VERSION, INVALID, DUPLICATE]
     for code in order:
         if code in counts:
             reason = REASON_OF[code]
