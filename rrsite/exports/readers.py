@@ -1,4 +1,4 @@
-"""Reading exports in blocks: rrsite CSV and JSONL, Netlify Forms CSV, any CSV with a mapping.
+"""Reading exports in blocks: rrsite CSV, JSONL and Parquet, Netlify Forms CSV, any mapped CSV.
 
 Files are read in blocks of whole records (``BLOCK_SIZE`` bytes), so memory does not grow with
 the number of rows. A CSV block without any quote character is split with numpy alone (byte
