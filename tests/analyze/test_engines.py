@@ -83,6 +83,7 @@ def test_malformed_rows_blank_lines_and_lines_spanning_records(tmp_path, manifes
         header, line(1), line(2, '"a\nb\nc"'), "", line(3, extra=",EXTRA"), line(4),
         ",".join(line(5).split(",")[:-3]), "", "", line(6, '"multi\n\nline"'), line(7, "bad,"),
         line(8, '"' + "y" * 25 + '"'), line(2), line(9, "'=1+1"), line(10, '"a\n\'=b"'),
+        '""', line(11),
     ]) + "\n"
     export = tmp_path / "export.csv"
     export.write_text(text)
@@ -95,7 +96,7 @@ def test_malformed_rows_blank_lines_and_lines_spanning_records(tmp_path, manifes
     assert shown["duplicate-respondent"][0][0] == 17
     assert shown["invalid-value"] == [(16, "comment: text longer than 20 characters (or not "
                                            "text)")]
-    assert result["rows"]["accepted"] == 6
+    assert result["rows"]["accepted"] == 7  # the line holding only "" is blank, as skipped
 
 
 def test_duplicates_across_files(tmp_path, manifests):

@@ -97,9 +97,11 @@ class Read:
 
     plan: Plan
     columns: dict[str, np.ndarray]
-    #: Records DuckDB rejected (its record numbers), sorted.
+    #: Records DuckDB rejected (its record numbers), sorted: malformed rows.
     rejected: list[int]
     tokens: bool
+    #: Records DuckDB rejected that rrsite's reader skips as blank (a line holding only ``""``).
+    blank: list[int] = field(default_factory=list)
 
 
 # ------------------------------------------------------------------------------------ sources
@@ -311,17 +313,23 @@ class Reader:
             if plan.kind == "csv":
                 index = plan.sql.split("rejects_table='rr_rejects_", 1)[1].split("'", 1)[0]
                 errors = self.connection.execute(
-                    f"SELECT DISTINCT line, error_type FROM rr_rejects_{index}").fetchall()
-                other = sorted({str(kind) for _, kind in errors} - set(COLUMN_COUNT_ERRORS))
+                    f"SELECT DISTINCT line, error_type, csv_line FROM rr_rejects_{index}"
+                ).fetchall()
+                other = sorted({str(kind) for _, kind, _ in errors} - set(COLUMN_COUNT_ERRORS))
                 if other:
                     raise Disagreement(f"{plan.path}: DuckDB rejected records "
                                        f"({', '.join(other)})")
-                rejected = sorted({int(line) for line, _ in errors})
+                # rrsite's reader skips a record of one empty cell (a line `""`) as blank
+                width = plan.layout.width if plan.layout is not None else 0
+                blank = sorted({int(line) for line, _, text in errors
+                                if width > 1 and str(text or "").strip("\r\n") == '""'})
+                rejected = sorted({int(line) for line, _, _ in errors} - set(blank))
         except duckdb.Error as error:
             raise Disagreement(f"{plan.path}: DuckDB cannot read it: "
                                f"{str(error).splitlines()[0]}") from error
         arrays = {name: np.asarray(values) for name, values in columns.items()}
-        return Read(plan, arrays, rejected, "respondent" in plan.source.fields)
+        return Read(plan, arrays, rejected, "respondent" in plan.source.fields,
+                    blank if plan.kind == "csv" else [])
 
     def example_rows(self, plan: Plan, ordinals: Sequence[int]) -> dict[int, dict[str, Any]]:
         """Parquet rows by their number (1 = the first), as {field: text}."""
@@ -511,7 +519,8 @@ def _describe(f: int, read: Read, rows: list[tuple[int, int]], shown: Shown,
             out[(code, f, r)] = Example(label, r, message)
         return out
     found_rows, found_records = locate(plan.path, quoted=plan.kind == "csv",
-                                       header=plan.kind == "csv", rejected=read.rejected,
+                                       header=plan.kind == "csv",
+                                       rejected=[*read.rejected, *read.blank],
                                        ordinals=data, records=records,
                                        blank_spaces=plan.kind == "jsonl")
     for code, r in rows:
