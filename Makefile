@@ -48,7 +48,6 @@ check: setup-test
 
 test: setup-test
 	$(MAKE) lint
-	PYTHON=$(PY) node tests/pyodide/run_core_tests.mjs
 	OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 $(PY) -m pytest -q -n auto --dist loadfile --durations=30
 
 bench: setup-test
