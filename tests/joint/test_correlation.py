@@ -15,6 +15,7 @@ import pytest
 
 from rrsite.cli import main
 from rrsite.estimate.correlation import CorVariable, mixture_moments, rrcor
+from tests.surveytext import CHEAT_FORCED, FACULTY, HOURS, SLD, question, survey
 
 
 def warner(rng, truth, p):
@@ -102,50 +103,7 @@ def test_mixture_variance_is_not_the_binary_one():
     assert abs(variance - mean * (1 - mean)) > 50         # RRcor's pi (1 - pi) is far off
 
 
-SURVEY = """\
----
-id: cor-test
-title: Cor
-language: en
-privacy:
-  budget: 20
----
-
-## Q
-
-```question
-id: cheat
-type: yes-no
-randomize: forced-response
-```
-
-## Q
-
-```question
-id: hours
-type: number
-min: 0
-max: 100
-```
-
-## Q
-
-```question
-id: faculty
-type: choice
-options: [arts, science]
-```
-
-## Q
-
-```question
-id: sld
-type: yes-no
-randomize: sld
-p: [0.3, 0.7]
-accept_no_epsilon: true
-```
-"""
+SURVEY = survey("cor-test", CHEAT_FORCED, HOURS, FACULTY, SLD, title="Cor")
 
 
 @pytest.fixture(scope="module")
@@ -286,49 +244,12 @@ def test_mixture_unknown_bootstrap_se_matches_the_spread():
     assert float(np.mean(estimates)) == pytest.approx(0.5, abs=3 * spread / math.sqrt(200) + 0.01)
 
 
-NUMBER_SURVEY = """\
----
-id: cornum
-title: Correlations of numbers
-language: en
-privacy:
-  budget: 20
----
-
-## Q
-
-```question
-id: income
-type: number
-min: 0
-max: 1000
-randomize: mixture
-p: 0.7
-mask:
-  uniform: {min: 0, max: 1000}
-accept_no_epsilon: true
-```
-
-## Q
-
-```question
-id: spend
-type: number
-min: 0
-max: 100
-randomize: duchi
-epsilon: 1
-```
-
-## Q
-
-```question
-id: hours
-type: number
-min: 0
-max: 100
-```
-"""
+NUMBER_SURVEY = survey(
+    "cornum",
+    question("income", "number", min=0, max=1000, randomize="mixture", p=0.7,
+             mask="\n  uniform: {min: 0, max: 1000}", accept_no_epsilon="true"),
+    question("spend", "number", min=0, max=100, randomize="duchi", epsilon=1),
+    HOURS, title="Correlations of numbers")
 
 
 def test_cli_randomized_numbers_and_duchi_refused(tmp_path, capsys):

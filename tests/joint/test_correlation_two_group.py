@@ -24,6 +24,7 @@ from rrsite.estimate.correlation import (
     rrcor_groups,
     two_group_moments,
 )
+from tests.surveytext import CDM, CHEAT_FORCED, SLD, survey
 
 P_SLD, T = (0.3, 0.7), 0.8
 P_UQT, Q = (0.7, 0.3), 0.35
@@ -133,43 +134,7 @@ def test_bootstrap_se_is_the_spread_over_samples():
     assert np.mean(ses) == pytest.approx(spread, rel=0.2)
 
 
-SURVEY = """\
----
-id: cor-two-group
-title: Cor
-language: en
-privacy:
-  budget: 20
----
-
-## Q
-
-```question
-id: cheat
-type: yes-no
-randomize: forced-response
-```
-
-## Q
-
-```question
-id: sld
-type: yes-no
-randomize: sld
-p: [0.3, 0.7]
-accept_no_epsilon: true
-```
-
-## Q
-
-```question
-id: cdm
-type: yes-no
-randomize: cdm
-p: [0.3, 0.7]
-accept_no_epsilon: true
-```
-"""
+SURVEY = survey("cor-two-group", CHEAT_FORCED, SLD, CDM, title="Cor")
 
 
 @pytest.fixture(scope="module")

@@ -19,6 +19,7 @@ from scipy import optimize, stats
 from rrsite.analyze.joint import joint
 from rrsite.cli import main
 from rrsite.estimate.joint import JointPart, fit_joint, loglik, mle, profile_loglik
+from tests.surveytext import CHEAT_FORCED, DRUGS_WARNER, FACULTY, NOTE, UQT, survey
 
 WARNER = np.array([[0.75, 0.25], [0.25, 0.75]])
 FORCED = np.array([[0.8, 0.2], [0.3, 0.7]])
@@ -169,58 +170,7 @@ def test_not_identified_is_refused():
                   [["0", "1"], ["0", "1"]])
 
 
-SURVEY = """\
----
-id: joint-test
-title: Joint
-language: en
-privacy:
-  budget: 20
----
-
-## Q
-
-```question
-id: cheat
-type: yes-no
-randomize: forced-response
-```
-
-## Q
-
-```question
-id: drugs
-type: yes-no
-randomize: warner
-p: 0.8
-mirrored: I have never used drugs.
-```
-
-## Q
-
-```question
-id: faculty
-type: choice
-options: [arts, science]
-```
-
-## Q
-
-```question
-id: uqt
-type: yes-no
-randomize: unrelated-unknown
-p: [0.7, 0.3]
-innocuous: Born in spring?
-```
-
-## Q
-
-```question
-id: note
-type: text
-```
-"""
+SURVEY = survey("joint-test", CHEAT_FORCED, DRUGS_WARNER, FACULTY, UQT, NOTE, title="Joint")
 
 
 @pytest.fixture(scope="module")

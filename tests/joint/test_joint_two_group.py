@@ -22,6 +22,9 @@ from scipy import optimize, stats
 
 from rrsite.cli import main
 from rrsite.estimate.joint_groups import GroupedPart, fit_joint_groups
+from tests.surveytext import CDM as CDM_BLOCK
+from tests.surveytext import DRUGS_WARNER, question, survey
+from tests.surveytext import SLD as SLD_BLOCK
 
 
 def uqt(p, q):
@@ -245,63 +248,11 @@ def test_recovery_from_exact_report_probabilities(makers, taus, names):
         assert t.ci_low < truth < t.ci_high or abs(t.estimate - truth) < 4 * t.se
 
 
-SURVEY = """\
----
-id: two-group-joint
-title: Two groups
-language: en
-privacy:
-  budget: 20
----
-
-## Q
-
-```question
-id: drugs
-type: yes-no
-randomize: warner
-p: 0.8
-mirrored: I have never used drugs.
-```
-
-## Q
-
-```question
-id: uqt
-type: yes-no
-randomize: unrelated-unknown
-p: [0.7, 0.3]
-innocuous: Born in spring?
-innocuous_rate: 0.3
-```
-
-## Q
-
-```question
-id: sld
-type: yes-no
-randomize: sld
-p: [0.3, 0.7]
-accept_no_epsilon: true
-```
-
-## Q
-
-```question
-id: cdm
-type: yes-no
-randomize: cdm
-p: [0.3, 0.7]
-accept_no_epsilon: true
-```
-
-## Q
-
-```question
-id: smoker
-type: yes-no
-```
-"""
+SURVEY = survey(
+    "two-group-joint", DRUGS_WARNER,
+    question("uqt", "yes-no", randomize="unrelated-unknown", p="[0.7, 0.3]",
+             innocuous="Born in spring?", innocuous_rate=0.3),
+    SLD_BLOCK, CDM_BLOCK, question("smoker", "yes-no"), title="Two groups")
 
 
 @pytest.fixture(scope="module")

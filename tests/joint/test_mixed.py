@@ -21,6 +21,7 @@ from rrsite.cli import main
 from rrsite.estimate.regression import mixed
 from rrsite.estimate.regression.mixed import ClusterData, fit_mixed, loglik
 from rrsite.exports.catalog import build_catalog
+from tests.surveytext import CHEATED_FORCED, HOURS, question, survey
 
 
 def simulate(clusters, size, s, beta, seed, p_truth=0.5, sizes=None):
@@ -151,53 +152,10 @@ def test_non_convergence_is_reported(monkeypatch):
     assert any("NOT CONVERGED" in m and "gradient" in m for m in fit.messages)
 
 
-SURVEY = """---
-id: mixtest
-title: Random intercept
-privacy:
-  budget: 3
-submit:
-  to: collector
----
-## Q1
-
-```question
-id: cheated
-type: yes-no
-randomize: forced-response
-truth: 1/2
-yes: 1/4
-no: 1/4
-```
-
-## Q2
-
-```question
-id: school
-type: choice
-options: [A, B, C, D, E, F]
-```
-
-## Q3
-
-```question
-id: hours
-type: number
-min: 0
-max: 100
-```
-
-## Q4
-
-```question
-id: other
-type: yes-no
-randomize: forced-response
-truth: 1/2
-yes: 1/4
-no: 1/4
-```
-"""
+SURVEY = survey(
+    "mixtest", CHEATED_FORCED, question("school", "choice", options="[A, B, C, D, E, F]"), HOURS,
+    question("other", "yes-no", randomize="forced-response", truth="1/2", yes="1/4", no="1/4"),
+    title="Random intercept", budget=3, language=None, collector=True)
 
 
 def _export(tmp: Path, sizes: list[int], seed: int) -> tuple[Path, Path]:

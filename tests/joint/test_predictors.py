@@ -22,6 +22,7 @@ from rrsite.cli import main
 from rrsite.estimate.joint import JointPart
 from rrsite.estimate.regression.predictors import fit_predictors, latent_classes, loglik
 from rrsite.exports.catalog import build_catalog
+from tests.surveytext import CHEATED_FORCED, HOURS, YEAR, question, survey
 
 FORCED = np.array([[0.75, 0.25], [0.25, 0.75]])
 WARNER = np.array([[0.8, 0.2], [0.2, 0.8]])
@@ -205,49 +206,8 @@ def test_a_combination_that_does_not_occur_is_held_at_zero():
     assert fit.loglik >= -best.fun - 1e-6
 
 
-SURVEY = """---
-id: predtest
-title: Randomized predictors
-privacy:
-  budget: 3
-submit:
-  to: collector
----
-## Q1
-
-```question
-id: cheated
-type: yes-no
-randomize: forced-response
-truth: 1/2
-yes: 1/4
-no: 1/4
-```
-
-## Q2
-
-```question
-id: hours
-type: number
-min: 0
-max: 100
-```
-
-## Q3
-
-```question
-id: passed
-type: yes-no
-```
-
-## Q4
-
-```question
-id: year
-type: choice
-options: [First, Second]
-```
-"""
+SURVEY = survey("predtest", CHEATED_FORCED, HOURS, question("passed", "yes-no"), YEAR,
+                title="Randomized predictors", budget=3, language=None, collector=True)
 
 
 def _export(tmp: Path, n: int, seed: int) -> tuple[Path, Path, dict[str, np.ndarray]]:
