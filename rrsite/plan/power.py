@@ -35,6 +35,7 @@ import numpy as np
 
 from ..errors import UsageError
 from .designs import epsilon_text, number_text
+from .search import smallest_n
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -189,18 +190,9 @@ def required_n(s: Scenario, power: float, alpha: float, simulations: int, seed: 
                bar: Bar | None = None, steps: int = 7) -> tuple[int, int, float]:
     """(asymptotic N, simulated N, simulated power at it): bisection over [N0 / 2, 2 N0]."""
     n0 = asymptotic_n(s, power, alpha)
-    low, high = max(n0 // 2, 10), 2 * n0
-    at_high = simulated_power(s, high, simulations, alpha, seed, bar)
-    for _ in range(steps):
-        if high - low <= max(2, high // 100):
-            break
-        middle = (low + high) // 2
-        value = simulated_power(s, middle, simulations, alpha, seed, bar)
-        if value >= power:
-            high, at_high = middle, value
-        else:
-            low = middle
-    return n0, high, at_high
+    n, at_n = smallest_n(lambda size: simulated_power(s, size, simulations, alpha, seed, bar),
+                         max(n0 // 2, 10), 2 * n0, power, steps)
+    return n0, n, at_n
 
 
 def run(args: argparse.Namespace) -> int:
