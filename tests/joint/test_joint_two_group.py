@@ -206,6 +206,7 @@ def scipy_max_tau_fixed(tally, makers, tau):
     return found.x, tau, -found.fun * n
 
 
+@pytest.mark.slow
 def test_two_taus_sld_and_cdm_are_the_generic_maximum():
     rng = np.random.default_rng(5)
     makers = [SLD, CDM]
@@ -221,6 +222,7 @@ def test_two_taus_sld_and_cdm_are_the_generic_maximum():
     assert mine >= best - 1e-8
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("makers, taus, names", [
     ([UQT, lambda g, taus: cdmsym((0.2, 0.3)[g - 1], (0.1, 0.25)[g - 1], taus[1])],
      [0.3, 0.1], [("uqt", "piUQ", ""), ("cdmsym", "gamma", "")]),
@@ -274,6 +276,7 @@ DESIGNS = {
 }
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("pair, k, simulated", [
     (("drugs", "uqt"), 1, [0.3]),        # simulate's innocuous rate
     (("sld", "cdm"), 2, [1.0, 0.0]),     # simulated respondents are honest and never cheat
@@ -307,6 +310,7 @@ def test_cli_equals_the_generic_maximum_of_the_rows(export, capsys, pair, k, sim
     assert data["n"] == len(rows)
 
 
+@pytest.mark.slow
 def test_cli_formats_name_the_nuisance(export, capsys):
     survey, out, _ = export
     assert main(["analyze", str(out), "--survey", str(survey), "--joint", "uqt,cdm"]) == 0

@@ -164,6 +164,7 @@ def params_of(fit, kind, q):
     return np.concatenate(parts)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("predictors, kind, taus", [
     (["uqt", "warner"], "linear", [0.35]),
     (["sld"], "logistic", [0.8]),
@@ -200,6 +201,7 @@ def test_rrsite_is_the_generic_maximum(predictors, kind, taus):
     assert np.all(np.sqrt(np.diag(held)[:p]) <= fit.se * (1 + 1e-6))
 
 
+@pytest.mark.slow
 def test_recovery_with_two_two_group_predictors():
     rng = np.random.default_rng(8)
     truth = [1.0, 1.5, -1.0, 0.5]
