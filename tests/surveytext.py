@@ -1,12 +1,24 @@
 """Survey files written from parts, for tests that need a survey but do not test its grammar.
 
-``survey(id, *blocks)`` writes the front matter and one ``## Q`` section per question block;
+``survey_text(id, *blocks)`` writes the front matter and one ``## Q`` section per question block;
 ``question(id, type, **fields)`` writes one fenced question block, a field per line in the order
 given (a value that starts with a newline is a nested mapping, written as it stands). The blocks
-most tests ask for stand here once, named for what they are.
+most tests ask for stand here once, named for what they are. ``line_of`` finds the line of a
+snippet in a survey's text (for the file:line of an error).
 """
 
 from __future__ import annotations
+
+
+def line_of(text: str, needle: str, occurrence: int = 1) -> int:
+    """1-based line number of the n-th line of ``text`` containing ``needle``."""
+    found = 0
+    for number, line in enumerate(text.splitlines(), start=1):
+        if needle in line:
+            found += 1
+            if found == occurrence:
+                return number
+    raise AssertionError(f"{needle!r} not in the text")
 
 
 def question(qid: str, qtype: str, **fields: object) -> str:
@@ -18,7 +30,7 @@ def question(qid: str, qtype: str, **fields: object) -> str:
     return "```question\n" + "\n".join(lines) + "\n```\n"
 
 
-def survey(sid: str, *blocks: str, title: str = "Test", budget: float = 20,
+def survey_text(sid: str, *blocks: str, title: str = "Test", budget: float = 20,
            language: str | None = "en", collector: bool = False) -> str:
     """A survey file: front matter (id, title, language, budget, optionally the collector) and
     one ``## Q`` section per block, in order."""
@@ -46,3 +58,8 @@ FACULTY = question("faculty", "choice", options="[arts, science]")
 YEAR = question("year", "choice", options="[First, Second]")
 HOURS = question("hours", "number", min=0, max=100)
 NOTE = question("note", "text")
+YEAR_REQUIRED = question("year", "choice", options="[First, Second]", required="true")
+SLD_QUARTERS = question("sld", "yes-no", randomize="sld", p="[0.25, 0.75]",
+                        accept_no_epsilon="true")
+KUK3 = question("kuk3", "yes-no", randomize="kuk", red_yes=0.7, red_no=0.3, cards=3)
+MOTHER = "My mother was born in January to March."

@@ -15,7 +15,7 @@ import pytest
 
 from rrsite.cli import main
 from rrsite.estimate.correlation import CorVariable, mixture_moments, rrcor
-from tests.surveytext import CHEAT_FORCED, FACULTY, HOURS, SLD, question, survey
+from tests.surveytext import CHEAT_FORCED, FACULTY, HOURS, SLD, question, survey_text
 
 
 def warner(rng, truth, p):
@@ -103,7 +103,7 @@ def test_mixture_variance_is_not_the_binary_one():
     assert abs(variance - mean * (1 - mean)) > 50         # RRcor's pi (1 - pi) is far off
 
 
-SURVEY = survey("cor-test", CHEAT_FORCED, HOURS, FACULTY, SLD, title="Cor")
+SURVEY = survey_text("cor-test", CHEAT_FORCED, HOURS, FACULTY, SLD, title="Cor")
 
 
 @pytest.fixture(scope="module")
@@ -244,7 +244,7 @@ def test_mixture_unknown_bootstrap_se_matches_the_spread():
     assert float(np.mean(estimates)) == pytest.approx(0.5, abs=3 * spread / math.sqrt(200) + 0.01)
 
 
-NUMBER_SURVEY = survey(
+NUMBER_SURVEY = survey_text(
     "cornum",
     question("income", "number", min=0, max=1000, randomize="mixture", p=0.7,
              mask="\n  uniform: {min: 0, max: 1000}", accept_no_epsilon="true"),

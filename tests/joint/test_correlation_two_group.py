@@ -24,7 +24,7 @@ from rrsite.estimate.correlation import (
     rrcor_groups,
     two_group_moments,
 )
-from tests.surveytext import CDM, CHEAT_FORCED, SLD, survey
+from tests.surveytext import CDM, CHEAT_FORCED, SLD, survey_text
 
 P_SLD, T = (0.3, 0.7), 0.8
 P_UQT, Q = (0.7, 0.3), 0.35
@@ -134,7 +134,7 @@ def test_bootstrap_se_is_the_spread_over_samples():
     assert np.mean(ses) == pytest.approx(spread, rel=0.2)
 
 
-SURVEY = survey("cor-two-group", CHEAT_FORCED, SLD, CDM, title="Cor")
+SURVEY = survey_text("cor-two-group", CHEAT_FORCED, SLD, CDM, title="Cor")
 
 
 @pytest.fixture(scope="module")

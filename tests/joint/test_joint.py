@@ -19,7 +19,7 @@ from scipy import optimize, stats
 from rrsite.analyze.joint import joint
 from rrsite.cli import main
 from rrsite.estimate.joint import JointPart, fit_joint, loglik, mle, profile_loglik
-from tests.surveytext import CHEAT_FORCED, DRUGS_WARNER, FACULTY, NOTE, UQT, survey
+from tests.surveytext import CHEAT_FORCED, DRUGS_WARNER, FACULTY, NOTE, UQT, survey_text
 
 WARNER = np.array([[0.75, 0.25], [0.25, 0.75]])
 FORCED = np.array([[0.8, 0.2], [0.3, 0.7]])
@@ -175,7 +175,7 @@ def test_not_identified_is_refused():
                   [["0", "1"], ["0", "1"]])
 
 
-SURVEY = survey("joint-test", CHEAT_FORCED, DRUGS_WARNER, FACULTY, UQT, NOTE, title="Joint")
+SURVEY = survey_text("joint-test", CHEAT_FORCED, DRUGS_WARNER, FACULTY, UQT, NOTE, title="Joint")
 
 
 @pytest.fixture(scope="module")

@@ -23,7 +23,7 @@ from scipy import optimize, stats
 from rrsite.cli import main
 from rrsite.estimate.joint_groups import GroupedPart, fit_joint_groups
 from tests.surveytext import CDM as CDM_BLOCK
-from tests.surveytext import DRUGS_WARNER, question, survey
+from tests.surveytext import DRUGS_WARNER, question, survey_text
 from tests.surveytext import SLD as SLD_BLOCK
 
 
@@ -250,7 +250,7 @@ def test_recovery_from_exact_report_probabilities(makers, taus, names):
         assert t.ci_low < truth < t.ci_high or abs(t.estimate - truth) < 4 * t.se
 
 
-SURVEY = survey(
+SURVEY = survey_text(
     "two-group-joint", DRUGS_WARNER,
     question("uqt", "yes-no", randomize="unrelated-unknown", p="[0.7, 0.3]",
              innocuous="Born in spring?", innocuous_rate=0.3),

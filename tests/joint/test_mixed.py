@@ -21,7 +21,7 @@ from rrsite.cli import main
 from rrsite.estimate.regression import mixed
 from rrsite.estimate.regression.mixed import ClusterData, fit_mixed, loglik
 from rrsite.exports.catalog import build_catalog
-from tests.surveytext import CHEATED_FORCED, HOURS, question, survey
+from tests.surveytext import CHEATED_FORCED, HOURS, question, survey_text
 
 
 def simulate(clusters, size, s, beta, seed, p_truth=0.5, sizes=None):
@@ -152,7 +152,7 @@ def test_non_convergence_is_reported(monkeypatch):
     assert any("NOT CONVERGED" in m and "gradient" in m for m in fit.messages)
 
 
-SURVEY = survey(
+SURVEY = survey_text(
     "mixtest", CHEATED_FORCED, question("school", "choice", options="[A, B, C, D, E, F]"), HOURS,
     question("other", "yes-no", randomize="forced-response", truth="1/2", yes="1/4", no="1/4"),
     title="Random intercept", budget=3, language=None, collector=True)

@@ -16,9 +16,9 @@ from rrsite.analyze import analyze
 from rrsite.cli import main
 from rrsite.core.designs import DesignError, UnrelatedUnknown
 from rrsite.core.privacy import smallest_epsilon
-from tests.surveytext import question, survey
+from tests.surveytext import question, survey_text
 
-SURVEY = survey("moors", question("uqt", "yes-no", randomize="unrelated-unknown", p="[0.6, 0]",
+SURVEY = survey_text("moors", question("uqt", "yes-no", randomize="unrelated-unknown", p="[0.6, 0]",
                                  innocuous="Were you born in spring?", innocuous_rate=0.3),
                 title="Moors")
 

@@ -21,8 +21,7 @@ from rrsite.cli import main
 from rrsite.estimate.joint import JointPart
 from rrsite.estimate.regression.predictors import fit_predictors, latent_classes
 from rrsite.plan.power_predictor import PredictorScenario, cell_probabilities, slope_variance
-from tests.surveytext import CHEATED_FORCED, question
-from tests.surveytext import survey as survey_text
+from tests.surveytext import CHEATED_FORCED, YEAR_REQUIRED, question, survey_text
 
 ROOT = Path(__file__).resolve().parents[2]
 DOPING = ROOT / "surveys" / "doping.md"
@@ -54,8 +53,7 @@ def test_simulated_export_recovers_a_logistic_model_with_a_direct_covariate(tmp_
     survey = tmp_path / "s.md"
     survey.write_text(survey_text(
         "simpred", CHEATED_FORCED, question("passed", "yes-no", required="true"),
-        question("year", "choice", options="[First, Second]", required="true"),
-        title="t", budget=2, language=None, collector=True), encoding="utf-8")
+        YEAR_REQUIRED, title="t", budget=2, language=None, collector=True), encoding="utf-8")
     export = tmp_path / "x.csv"
     assert main(["simulate", str(survey), "--respondents", "5000", "--seed", "5",
                  "--truth", "cheated=0.3", "--truth", "year=First:0.5,Second:0.5",

@@ -22,7 +22,7 @@ from rrsite.cli import main
 from rrsite.estimate.joint import JointPart
 from rrsite.estimate.regression.predictors import fit_predictors, latent_classes, loglik
 from rrsite.exports.catalog import build_catalog
-from tests.surveytext import CHEATED_FORCED, HOURS, YEAR, question, survey
+from tests.surveytext import CHEATED_FORCED, HOURS, YEAR, question, survey_text
 
 FORCED = np.array([[0.75, 0.25], [0.25, 0.75]])
 WARNER = np.array([[0.8, 0.2], [0.2, 0.8]])
@@ -206,7 +206,7 @@ def test_a_combination_that_does_not_occur_is_held_at_zero():
     assert fit.loglik >= -best.fun - 1e-6
 
 
-SURVEY = survey("predtest", CHEATED_FORCED, HOURS, question("passed", "yes-no"), YEAR,
+SURVEY = survey_text("predtest", CHEATED_FORCED, HOURS, question("passed", "yes-no"), YEAR,
                 title="Randomized predictors", budget=3, language=None, collector=True)
 
 

@@ -14,9 +14,9 @@ import re
 import pytest
 
 from rrsite.cli import main
-from tests.surveytext import NOTE, question, survey
+from tests.surveytext import NOTE, question, survey_text
 
-SURVEY = survey(
+SURVEY = survey_text(
     "simcor", question("cheat", "yes-no", randomize="warner", p=0.8),
     question("income", "number", min=0, max=1000, randomize="additive",
              scramble="\n  normal: {mean: 0, sd: 100}", accept_no_epsilon="true"),
