@@ -84,6 +84,23 @@ def write_csv(path: Path, rows: list[dict[str, str]], header: list[str] = HEADER
     return path
 
 
+def read_table(path: Path) -> tuple[list[str], list[list[str]]]:
+    """A CSV file as its header and its rows (lists of strings)."""
+    with open(path, newline="", encoding="utf-8") as handle:
+        reader = csv.reader(handle)
+        header = next(reader)
+        return header, list(reader)
+
+
+def write_table(path: Path, header: list[str], rows: Any) -> Path:
+    """Write a header and rows (sequences of cells) as CSV with \\n line ends."""
+    with open(path, "w", newline="", encoding="utf-8") as handle:
+        writer = csv.writer(handle, lineterminator="\n")
+        writer.writerow(header)
+        writer.writerows(rows)
+    return path
+
+
 def write_jsonl(path: Path, rows: list[dict[str, Any]]) -> Path:
     with open(path, "w", encoding="utf-8") as handle:
         for r in rows:
