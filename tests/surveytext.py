@@ -63,3 +63,8 @@ SLD_QUARTERS = question("sld", "yes-no", randomize="sld", p="[0.25, 0.75]",
                         accept_no_epsilon="true")
 KUK3 = question("kuk3", "yes-no", randomize="kuk", red_yes=0.7, red_no=0.3, cards=3)
 MOTHER = "My mother was born in January to March."
+
+
+def days_question(qid: str = "days", **design: object) -> str:
+    """A whole number of days out of the last 30 (0 to 30), with the design's fields if any."""
+    return question(qid, "number", min=0, max=30, integer="true", **design)
