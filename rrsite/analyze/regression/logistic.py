@@ -232,6 +232,16 @@ def positive_reports(outcome: list[Any], used: np.ndarray, version: np.ndarray,
     return kept, y
 
 
+def outcome_privacy(catalog: Catalog, qid: str) -> str:
+    """The outcome's privacy in each version that asks it, in words."""
+    return "; ".join(
+        f"version {v.version}: {q.privacy.describe()}"
+        for v in catalog.versions
+        for q in [v.question(qid)]
+        if q is not None and q.privacy is not None
+    ) or "not randomized (asked directly)"
+
+
 def fit_model(catalog: Catalog, rows: Rows, formula: Formula, confidence: float,
               bias_reduced: bool = False, sample: SampleDesign | None = None) -> ModelResult:
     """Code the covariates, fit, and compute the predicted prevalence by each factor's levels.
@@ -284,12 +294,7 @@ def fit_model(catalog: Catalog, rows: Rows, formula: Formula, confidence: float,
         p00, p11 = 1.0 - coef[0], coef[0] + coef[2]
         result = fit(matrix.X, y, p00, p11, matrix.names, matrix.term_columns, confidence,
                      bias_reduction=bias_reduced)
-    privacy = "; ".join(
-        f"version {v.version}: {q.privacy.describe()}"
-        for v in catalog.versions
-        for q in [v.question(qid)]
-        if q is not None and q.privacy is not None
-    ) or "not randomized (asked directly)"
+    privacy = outcome_privacy(catalog, qid)
     model = ModelResult(formula, result, matrix, int(np.count_nonzero(outcome_missing)),
                         designs, privacy, len(outcome))
     if sample is not None:

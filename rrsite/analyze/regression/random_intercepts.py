@@ -31,7 +31,7 @@ from ...estimate.regression.mixed import MixedFit, fit_mixed
 from ...exports.catalog import Catalog
 from ...exports.rejections import Rejections
 from ...exports.rows import Rows
-from .logistic import model_inputs, positive_reports
+from .logistic import model_inputs, outcome_privacy, positive_reports
 
 CLUSTER_TYPES = ("yes-no", "choice", "number", "text")
 
@@ -139,11 +139,6 @@ def fit_mixed_model(catalog: Catalog, rows: Rows, formula: Formula, confidence: 
     index = {level: j for j, level in enumerate(levels)}
     cluster = np.array([index[v] for v in labels], dtype=np.int64)
     result = fit_mixed(matrix.X, y, a, b, cluster, matrix.names, confidence)
-    privacy = "; ".join(
-        f"version {v.version}: {q.privacy.describe()}"
-        for v in catalog.versions
-        for q in [v.question(qid)]
-        if q is not None and q.privacy is not None
-    ) or "not randomized (asked directly)"
+    privacy = outcome_privacy(catalog, qid)
     return MixedModel(formula, group, result, matrix, left_out,
                       [d.description for d in by_version.values()], privacy, len(outcome))
