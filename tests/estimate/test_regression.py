@@ -11,6 +11,7 @@ import statsmodels.api as sm
 from scipy import special, stats
 
 from rrsite.estimate.regression.logistic import RegressionError, fit, loglik, logsumexp
+from tests.analyze.stats import numerical_hessian
 
 NAMES = ["(Intercept)", "age", "female", "income"]
 TRUTH = np.array([-0.8, 0.4, -0.4, 0.2])
@@ -74,15 +75,8 @@ def test_randomized_loglik_and_se_match_numerical_derivatives() -> None:
     direct = float(np.sum(y * np.log(lam) + (1 - y) * np.log(1 - lam)))
     assert result.loglik == pytest.approx(direct, abs=1e-9)
     # Numerical Hessian by central differences of the log-likelihood.
-    h, k = 1e-4, len(result.beta)
-    hessian = np.zeros((k, k))
-    for i in range(k):
-        for j in range(k):
-            e_i, e_j = np.eye(k)[i] * h, np.eye(k)[j] * h
-            hessian[i, j] = (loglik(result.beta + e_i + e_j, X, y, a, b)
-                             - loglik(result.beta + e_i - e_j, X, y, a, b)
-                             - loglik(result.beta - e_i + e_j, X, y, a, b)
-                             + loglik(result.beta - e_i - e_j, X, y, a, b)) / (4 * h * h)
+    k = len(result.beta)
+    hessian = numerical_hessian(lambda beta: loglik(beta, X, y, a, b), result.beta)
     np.testing.assert_allclose(result.se, np.sqrt(np.diag(np.linalg.inv(-hessian))), rtol=1e-4)
     # The optimum: no small move increases the likelihood.
     for i in range(k):
@@ -278,13 +272,8 @@ def test_sld_nuisance_fit_is_the_maximum_with_numerical_information() -> None:
 
     theta = np.append(result.beta, result.tau)
     assert result.loglik == pytest.approx(ll(theta), abs=1e-9)
-    k, h = len(theta), 1e-4
-    hessian = np.zeros((k, k))
-    for i in range(k):
-        for j in range(k):
-            e_i, e_j = np.eye(k)[i] * h, np.eye(k)[j] * h
-            hessian[i, j] = (ll(theta + e_i + e_j) - ll(theta + e_i - e_j)
-                             - ll(theta - e_i + e_j) + ll(theta - e_i - e_j)) / (4 * h * h)
+    k = len(theta)
+    hessian = numerical_hessian(ll, theta)
     np.testing.assert_allclose(result.se, np.sqrt(np.diag(np.linalg.inv(-hessian))), rtol=1e-4)
     for i in range(k):
         for sign in (-1, 1):

@@ -22,6 +22,7 @@ from scipy import optimize, stats
 
 from rrsite.cli import main
 from rrsite.estimate.joint_groups import GroupedPart, fit_joint_groups
+from tests.analyze.stats import numerical_hessian
 from tests.surveytext import CDM as CDM_BLOCK
 from tests.surveytext import DRUGS_WARNER, question, survey_text
 from tests.surveytext import SLD as SLD_BLOCK
@@ -165,13 +166,7 @@ def test_uqt_with_warner_is_the_generic_maximum(uqt_warner):
     def ll(x):
         return brute_loglik(np.append(x[:3], 1 - x[:3].sum()), [x[3]], tally, makers)
 
-    h = 1e-4
-    hess = np.zeros((4, 4))
-    for i in range(4):
-        for j in range(4):
-            e_i, e_j = np.eye(4)[i] * h, np.eye(4)[j] * h
-            hess[i, j] = (ll(x0 + e_i + e_j) - ll(x0 + e_i - e_j) - ll(x0 - e_i + e_j)
-                          + ll(x0 - e_i - e_j)) / (4 * h * h)
+    hess = numerical_hessian(ll, x0)
     se = math.sqrt(np.linalg.inv(-hess)[3, 3])
     assert fit.nuisance[0].se == pytest.approx(se, rel=2e-3)
 

@@ -21,6 +21,7 @@ from rrsite.cli import main
 from rrsite.estimate.regression import mixed
 from rrsite.estimate.regression.mixed import ClusterData, fit_mixed, loglik
 from rrsite.exports.catalog import build_catalog
+from tests.analyze.stats import numerical_hessian
 from tests.surveytext import CHEATED_FORCED, HOURS, question, survey_text
 
 
@@ -100,17 +101,7 @@ def test_maximum_ses_and_profile_interval_against_scipy():
     np.testing.assert_allclose(fit.beta, best.x[:2], atol=1e-4)
     assert fit.sd.estimate == pytest.approx(abs(best.x[2]), abs=1e-4)
     theta = np.concatenate([fit.beta, [fit.sd.estimate]])
-    h = 1e-4
-    hessian = np.zeros((3, 3))
-    for i in range(3):
-        for j in range(3):
-            vals = []
-            for si, sj in ((1, 1), (1, -1), (-1, 1), (-1, -1)):
-                t = theta.copy()
-                t[i] += si * h
-                t[j] += sj * h
-                vals.append(minus(t))
-            hessian[i, j] = (vals[0] - vals[1] - vals[2] + vals[3]) / (4 * h * h)
+    hessian = numerical_hessian(minus, theta)
     np.testing.assert_allclose(fit.se, np.sqrt(np.diag(np.linalg.inv(hessian)))[:2], rtol=2e-3)
     critical = stats.chi2.ppf(0.95, 1)
     for end in (fit.sd.ci_low, fit.sd.ci_high):

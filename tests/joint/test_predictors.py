@@ -22,6 +22,7 @@ from rrsite.cli import main
 from rrsite.estimate.joint import JointPart
 from rrsite.estimate.regression.predictors import fit_predictors, latent_classes, loglik
 from rrsite.exports.catalog import build_catalog
+from tests.analyze.stats import numerical_hessian
 from tests.surveytext import CHEATED_FORCED, HOURS, YEAR, question, survey_text
 
 FORCED = np.array([[0.75, 0.25], [0.25, 0.75]])
@@ -134,18 +135,7 @@ def test_maximum_and_ses_agree_with_scipy_on_the_brute_force_likelihood(kind):
     theta = np.concatenate([fit.beta, [math.log(fit.sigma)] if kind == "linear" else [],
                             np.log([s.estimate for s in fit.shares][1:])
                             - math.log(fit.shares[0].estimate)])
-    k = len(theta)
-    hessian = np.zeros((k, k))
-    h = 1e-4
-    for a in range(k):
-        for b in range(k):
-            pts = []
-            for sa, sb in ((1, 1), (1, -1), (-1, 1), (-1, -1)):
-                t = theta.copy()
-                t[a] += sa * h
-                t[b] += sb * h
-                pts.append(minus(t))
-            hessian[a, b] = (pts[0] - pts[1] - pts[2] + pts[3]) / (4 * h * h)
+    hessian = numerical_hessian(minus, theta)
     se = np.sqrt(np.diag(np.linalg.inv(hessian)))[:4]
     np.testing.assert_allclose(fit.se, se, rtol=1e-3)
 
