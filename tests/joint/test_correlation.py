@@ -66,6 +66,7 @@ def test_equals_rrregs_formulation():
         np.corrcoef(e1, e2)[0, 1] * math.sqrt((1 + q1) * (1 + q2)), abs=1e-10)
 
 
+@pytest.mark.slow
 def test_consistent_for_the_latent_correlation():
     rng = np.random.default_rng(3)
     x1, x2, y = latent(rng, 200_000)
@@ -222,6 +223,7 @@ def test_number_designs_recover_the_correlation(spec):
     assert fit.se[0, 2] < 0.05
 
 
+@pytest.mark.slow
 def test_mixture_unknown_bootstrap_se_matches_the_spread():
     """200 surveys of 1,000: the stratified bootstrap's SE against the Monte-Carlo SD."""
     from rrsite.core.numbers import MixtureUnknown
@@ -268,6 +270,7 @@ def test_cli_randomized_numbers_and_duchi_refused(tmp_path, capsys):
     assert "duchi" in capsys.readouterr().err
 
 
+@pytest.mark.slow
 def test_fieller_interval_is_the_set_of_accepted_correlations():
     """The quadratic's roots against a brute-force scan: rho in the interval exactly when
     (C - rho S)^2 <= z^2 Var(C - rho S), the variance taken directly over the replicates."""
@@ -290,6 +293,7 @@ def test_fieller_interval_is_the_set_of_accepted_correlations():
         assert low[0, 0] == high[0, 0] == 1.0
 
 
+@pytest.mark.slow
 def test_fieller_covers_a_noisy_number_correlation():
     """300 surveys of 1,000: a number under a noisy mixture (reliability about 0.15) and a
     direct variable, true correlation 0.5; the interval covers about 95%."""

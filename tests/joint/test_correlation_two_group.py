@@ -119,6 +119,7 @@ def test_recovers_the_true_answers_correlation():
     assert fit.nuisance["u"]["estimate"] == pytest.approx(Q, abs=0.02)
 
 
+@pytest.mark.slow
 def test_bootstrap_se_is_the_spread_over_samples():
     """The mean bootstrap SE of r(s, u) against its SD over 150 samples of 1,500 (measured: 0.140
     against 0.147)."""

@@ -87,6 +87,7 @@ def test_adaptive_quadrature_matches_high_node_quadrature_and_quad(s0, size, tol
                                          abs=tolerance)
 
 
+@pytest.mark.slow
 def test_maximum_ses_and_profile_interval_against_scipy():
     X, y, a, b, cluster = simulate(30, 40, 0.9, [-0.4, 0.7], 2)
     fit = fit_mixed(X, y, a, b, cluster, ["(Intercept)", "x"])
@@ -110,6 +111,7 @@ def test_maximum_ses_and_profile_interval_against_scipy():
         assert 2 * (fit.loglik + held.fun) == pytest.approx(critical, abs=2e-3)
 
 
+@pytest.mark.slow
 def test_recovery_by_simulation():
     X, y, a, b, cluster = simulate(80, 50, 0.8, [-0.5, 0.6], 3, p_truth=0.7)
     fit = fit_mixed(X, y, a, b, cluster, ["(Intercept)", "x"])
@@ -186,6 +188,9 @@ def test_cli_json_and_formats(tmp_path, capsys):
     ri = model["random_intercept"]
     assert ri["ci_low"] <= ri["sd"] <= ri["ci_high"]
     assert ri["variance"] == pytest.approx(ri["sd"] ** 2)
+    # every other format prints the model (a smaller export: the fit is not what is checked)
+    (tmp_path / "small").mkdir()
+    survey, export = _export(tmp_path / "small", [60] * 6, 7)
     for fmt in ("table", "markdown", "html"):
         assert main(["analyze", str(export), "--survey", str(survey), "--format", fmt,
                      "--model", "cheated ~ hours + (1 | school)"]) == 0
