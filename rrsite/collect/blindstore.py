@@ -1,38 +1,60 @@
-"""What the store keeps for blind invitations, in tables of their own, on SQLite and PostgreSQL.
+"""What the store keeps for blind invitations, on SQLite and PostgreSQL.
 
-- ``blind_surveys(survey, key_id)``: the surveys whose codes are traded for blind tokens
-  (`rrsite invite --blind`), with the id of the key that signs them.
-- ``blind_codes(survey, code_hash, blinded_hash)``: the codes already traded, each with the
-  SHA-256 of the blinded message it was traded for (so an identical resend of the trade is
-  answered again; the blinded message is a uniformly random number, unrelated to the token).
-- ``blind_tokens(survey, token_hash)``: the SHA-256 of each token's prepared message, once spent.
+- ``blind_surveys(survey, key_id)`` (both stores): the surveys whose codes are traded for blind
+  tokens (`rrsite invite --blind`), each with the id of its own key: a token signed for one
+  survey is worthless in another.
+- SQLite: ``blind_codes(survey, code_hash, blinded_hash)`` holds one row per code of a blind
+  survey, written when the code is issued (or when the survey goes blind), in hash order, with a
+  placeholder of zeros; a trade overwrites the placeholder in place (the record keeps its size, so
+  its cell does not move) with the SHA-256 of the blinded message it was traded for, and marks
+  the code used in place too. So nothing in the file orders the trades, and the write-ahead log
+  is emptied after every commit that traded a code or redeemed a token, as after a spend
+  (store.py). ``blind_tokens(survey, token_hash)`` holds each redeemed token's SHA-256: its cells
+  may lie in redemption order, as the submissions' row ids do; it links a token to its own
+  submission and to nothing else (the token cannot be related to a code: RFC 9474).
+- PostgreSQL: traded codes and redeemed tokens go through the batch writer's pool with the spent
+  plain codes (pgspend.py): no row of them carries the transaction of its trade or redemption.
 
-The code is spent in a transaction of its own when the page opens (`exchange`), the token with
-the submission (`spend_token`, called from the store's submission job). Nothing in these tables
-joins a code to a token: the collector never sees the token while the code is spent.
-SQLite tables are WITHOUT ROWID (no row ids); none holds a time.
+The code is spent when the page opens (`exchange`), the token with the submission (the store's
+submission job). Nothing here joins a code to a token: the collector never sees the token while
+the code is spent. SQLite tables are WITHOUT ROWID (no row ids); none holds a time.
 """
 
 from __future__ import annotations
 
 import hashlib
 import sqlite3
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from .storebase import BAD_CODE, USED_CODE
+from .storebase import (
+    BAD_CODE,
+    BAD_TOKEN,
+    BLIND_ONLY,
+    NOT_BLIND,
+    SIGN,
+    USED_CODE,
+    USED_TOKEN,
+)
 
-SQLITE_SCHEMA = """
-CREATE TABLE IF NOT EXISTS blind_surveys (
-    survey TEXT PRIMARY KEY,
-    key_id TEXT NOT NULL
-) WITHOUT ROWID;
+__all__ = ["BAD_TOKEN", "BLIND_ONLY", "NOT_BLIND", "SIGN", "USED_TOKEN", "check_sqlite",
+           "exchange", "exchange_job", "mark_blind", "sha256", "survey_keys"]
+
+BLIND_CODES = """
 CREATE TABLE IF NOT EXISTS blind_codes (
     survey       TEXT NOT NULL,
     code_hash    TEXT NOT NULL,
     blinded_hash TEXT NOT NULL,
     PRIMARY KEY (survey, code_hash)
 ) WITHOUT ROWID;
+"""
+SQLITE_SCHEMA = """
+CREATE TABLE IF NOT EXISTS blind_surveys (
+    survey TEXT PRIMARY KEY,
+    key_id TEXT NOT NULL
+) WITHOUT ROWID;
+""" + BLIND_CODES + """
 CREATE TABLE IF NOT EXISTS blind_tokens (
     survey     TEXT NOT NULL,
     token_hash TEXT NOT NULL,
@@ -41,16 +63,10 @@ CREATE TABLE IF NOT EXISTS blind_tokens (
 """
 PG_SCHEMA = """
 CREATE TABLE IF NOT EXISTS blind_surveys (survey text PRIMARY KEY, key_id text NOT NULL);
-CREATE TABLE IF NOT EXISTS blind_codes (
-    survey text NOT NULL, code_hash text NOT NULL, blinded_hash text NOT NULL,
-    PRIMARY KEY (survey, code_hash));
-CREATE TABLE IF NOT EXISTS blind_tokens (
-    survey text NOT NULL, token_hash text NOT NULL, PRIMARY KEY (survey, token_hash));
 """
-#: Outcomes: the trade may go ahead; the survey's codes are not blind; a token spent already; a
-#: token sent to a survey without blind invitations; a plain code sent to a blind survey.
-SIGN, NOT_BLIND, USED_TOKEN, BAD_TOKEN, BLIND_ONLY = (
-    "sign", "not-blind", "used-token", "bad-token", "blind-only")
+#: The placeholder of a code not traded yet: as long as a SHA-256 in hex, so a trade overwrites
+#: it in place.
+UNTRADED = "0" * 64
 
 
 def sha256(data: bytes) -> str:
@@ -66,13 +82,54 @@ def _blind_key_id(connection: Any, survey: str) -> str | None:
     return None if row is None else str(row[0])
 
 
+def untraded_rows(connection: sqlite3.Connection, survey: str,
+                  hashes: Iterable[str] | None = None) -> None:
+    """Write the placeholder row of each code of a blind survey, in hash order.
+
+    All its codes if `hashes` is None; nothing for a survey that is not blind. In the caller's
+    transaction.
+    """
+    if _blind_key_id(connection, survey) is None:
+        return
+    if hashes is None:
+        hashes = [row[0] for row in connection.execute(
+            "SELECT code_hash FROM invitations WHERE survey = ? ORDER BY code_hash", (survey,))]
+    connection.executemany(
+        "INSERT INTO blind_codes (survey, code_hash, blinded_hash) VALUES (?, ?, ?) "
+        "ON CONFLICT DO NOTHING", [(survey, hashed, UNTRADED) for hashed in sorted(hashes)])
+
+
+def migrate_sqlite(connection: sqlite3.Connection) -> None:
+    """Rebuild schema 2's `blind_codes` (a row inserted per trade, in trade order) as schema 3's.
+
+    A row per code of every blind survey, in hash order; traded codes marked used. In the
+    caller's transaction.
+    """
+    traded = connection.execute("SELECT survey, code_hash, blinded_hash FROM blind_codes"
+                                ).fetchall()
+    connection.execute("DROP TABLE blind_codes")
+    connection.execute(BLIND_CODES)
+    for (survey,) in connection.execute("SELECT survey FROM blind_surveys").fetchall():
+        untraded_rows(connection, survey)
+    for survey, hashed, blinded in sorted(traded):
+        connection.execute("UPDATE invitations SET used = 1 WHERE survey = ? AND code_hash = ?",
+                           (survey, hashed))
+        connection.execute("UPDATE blind_codes SET blinded_hash = ? WHERE survey = ? "
+                           "AND code_hash = ?", (blinded, survey, hashed))
+
+
 def mark_blind_sqlite(path: Path, survey: str, key_id: str) -> None:
-    """Record that `survey` trades its codes for tokens signed by key `key_id`."""
+    """Record that `survey` trades its codes for tokens signed by key `key_id`.
+
+    With the placeholder rows of its codes issued already.
+    """
     connection = sqlite3.connect(path, isolation_level=None, timeout=10.0)
     try:
-        connection.execute(
-            "INSERT INTO blind_surveys (survey, key_id) VALUES (?, ?) "
-            "ON CONFLICT (survey) DO UPDATE SET key_id = excluded.key_id", (survey, key_id))
+        connection.execute("BEGIN IMMEDIATE")
+        connection.execute("INSERT INTO blind_surveys (survey, key_id) VALUES (?, ?) "
+                           "ON CONFLICT (survey) DO NOTHING", (survey, key_id))
+        untraded_rows(connection, survey)
+        connection.execute("COMMIT")
     finally:
         connection.close()
 
@@ -83,6 +140,7 @@ def exchange_job(survey: str, code_hash: str, blinded_hash: str) -> Any:
     An unknown code is BAD_CODE, a code used already (traded for another blinded message, or
     spent with a submission before the survey went blind) USED_CODE; the same code with the same
     blinded message again is SIGN (a resend after a lost answer gets the same blind signature).
+    The code's rows are overwritten in place (see the module docstring).
     """
     def run(connection: sqlite3.Connection) -> str:
         if _blind_key_id(connection, survey) is None:
@@ -91,17 +149,18 @@ def exchange_job(survey: str, code_hash: str, blinded_hash: str) -> Any:
                                  (survey, code_hash)).fetchone()
         if row is None:
             return BAD_CODE
-        if row[0]:
-            return USED_CODE
-        cursor = connection.execute(
-            "INSERT INTO blind_codes (survey, code_hash, blinded_hash) VALUES (?, ?, ?) "
-            "ON CONFLICT DO NOTHING", (survey, code_hash, blinded_hash))
-        if cursor.rowcount:
-            return SIGN
-        stored = connection.execute(
+        traded = connection.execute(
             "SELECT blinded_hash FROM blind_codes WHERE survey = ? AND code_hash = ?",
             (survey, code_hash)).fetchone()
-        return SIGN if stored and stored[0] == blinded_hash else USED_CODE
+        if row[0]:
+            return SIGN if traded is not None and traded[0] == blinded_hash else USED_CODE
+        if traded is None:  # a placeholder is written for every code of a blind survey
+            untraded_rows(connection, survey, [code_hash])
+        connection.execute("UPDATE blind_codes SET blinded_hash = ? WHERE survey = ? "
+                           "AND code_hash = ?", (blinded_hash, survey, code_hash))
+        connection.execute("UPDATE invitations SET used = 1 WHERE survey = ? AND code_hash = ?",
+                           (survey, code_hash))
+        return SIGN
 
     return run
 
@@ -125,44 +184,54 @@ def check_sqlite(connection: sqlite3.Connection, survey: str, invitation: str | 
     return None if cursor.rowcount else USED_TOKEN
 
 
+def sqlite_keys(path: Path) -> dict[str, str]:
+    connection = sqlite3.connect(path, isolation_level=None, timeout=10.0)
+    try:
+        return {str(survey): str(key_id) for survey, key_id in connection.execute(
+            "SELECT survey, key_id FROM blind_surveys")}
+    finally:
+        connection.close()
+
+
 # ---- PostgreSQL -----------------------------------------------------------------------------
 
+async def pg_keys(connection: Any) -> dict[str, str]:
+    """{survey: key id} of every blind survey (PostgreSQL)."""
+    return {row[0]: row[1] for row in await connection.fetch(
+        "SELECT survey, key_id FROM blind_surveys")}
+
+
 async def setup_pg(connection: Any) -> None:
-    """Create the tables if missing (under the schema's advisory lock, in its transaction)."""
+    """Create the table if missing (under the schema's advisory lock, in its transaction)."""
     await connection.execute(PG_SCHEMA)
 
 
 async def mark_blind_pg(connection: Any, survey: str, key_id: str) -> None:
-    """PostgreSQL's `mark_blind_sqlite`."""
+    """PostgreSQL's `mark_blind_sqlite` (its codes need no placeholder: pgspend.py)."""
     await connection.execute(
         "INSERT INTO blind_surveys (survey, key_id) VALUES ($1, $2) "
-        "ON CONFLICT (survey) DO UPDATE SET key_id = excluded.key_id", survey, key_id)
-
-
-async def check_pg(connection: Any, survey: str, invitation: str | None,
-                   token_hash: str | None) -> str | None:
-    """PostgreSQL's `check_sqlite` (in the submission's transaction)."""
-    blind = await connection.fetchval("SELECT key_id FROM blind_surveys WHERE survey = $1",
-                                      survey)
-    if token_hash is None:
-        return BLIND_ONLY if invitation is not None and blind is not None else None
-    if blind is None:
-        return BAD_TOKEN
-    status = await connection.execute(
-        "INSERT INTO blind_tokens (survey, token_hash) VALUES ($1, $2) ON CONFLICT DO NOTHING",
-        survey, token_hash)
-    return None if status.endswith(" 1") else USED_TOKEN
+        "ON CONFLICT (survey) DO NOTHING", survey, key_id)
 
 
 # ---- either store ---------------------------------------------------------------------------
 
 async def exchange(store: Any, survey: str, code_hash: str, blinded_hash: str) -> str:
-    """Spend a code for a blinded message, durably, on the store behind the collector.
+    """Spend a code for a blinded message (its SHA-256, hex), durably, on the collector's store.
 
     StoreUnavailable (from the store) if the database cannot take it. Each store does it in its
-    own way (``Store.exchange``, ``PgStore.exchange``).
+    own way (``Store.exchange``: the writer, in place; ``PgStore.exchange``: the batch writer).
     """
     return str(await store.exchange(survey, code_hash, blinded_hash))
+
+
+async def survey_keys(store: Any) -> dict[str, str]:
+    """{survey: key id} of every blind survey, read from the database now."""
+    return dict(await store.survey_keys())
+
+
+def survey_keys_now(store: Any) -> dict[str, str]:
+    """`survey_keys` outside an event loop (start-up, `rrsite invite`)."""
+    return dict(store.survey_keys_now())
 
 
 def mark_blind(store: Any, survey: str, key_id: str) -> None:

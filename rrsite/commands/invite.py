@@ -44,8 +44,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         "token when the survey opens and sends only the token with the answers "
                         "(docs/explanation/blind-tokens.md); makes the key file if missing")
     parser.add_argument("--blind-key", type=Path, default=None, metavar="FILE",
-                        help="with --blind: the collector's key file (default rrsite-blind.pem; "
-                        "created with mode 0600 if missing; `rrsite serve --blind-key` reads it)")
+                        help="with --blind: the collector's key file, one key per survey (default "
+                        "rrsite-blind.pem; created with mode 0600 if missing, a new survey's key "
+                        "added to it; never inside the site folder; `rrsite serve --blind-key` "
+                        "reads it)")
     frame = parser.add_argument_group(
         "sampling frame", "one code per row of a sampling frame; each link carries only the "
         "invitee's design cell (an id shared by everyone with the same stratum, cluster and "
@@ -118,17 +120,24 @@ def run(args: argparse.Namespace) -> int:
     blind_note = ""
     try:
         if args.blind:
-            from ..collect.blindkey import DEFAULT_PATH, load_or_create
-            from ..collect.blindstore import mark_blind
+            from ..collect.blindkey import DEFAULT_PATH, key_for_survey, site_folder_of
+            from ..collect.blindstore import mark_blind, survey_keys_now
 
             key_path = args.blind_key or Path(DEFAULT_PATH)
-            signer, made = load_or_create(key_path)
+            site = site_folder_of(key_path)
+            if site is not None:
+                raise UsageError(f"--blind-key {key_path} lies inside the built site {site}: a "
+                                 "server of that folder would hand the private key to anyone; "
+                                 "keep it outside (e.g. --blind-key ../rrsite-blind.pem)")
+            signer, made = key_for_survey(key_path, args.survey,
+                                          survey_keys_now(store).get(args.survey))
             mark_blind(store, args.survey, signer.key_id)
             fragment = f"&key={signer.key_id}"
             blind_note = (f"\nrrsite invite: blind invitations: the page trades its code for a "
                           f"token when it opens and sends only the token; "
-                          f"{'new key' if made else 'key'} {key_path} (mode 0600, key id "
-                          f"{signer.key_id}): keep it private, back it up, and start "
+                          f"{'new key' if made else 'key'} of survey {args.survey!r} in "
+                          f"{key_path} (mode 0600, key id {signer.key_id}): keep the file "
+                          f"private, back it up{' again' if made else ''}, and start "
                           f"`rrsite serve --blind-key {key_path}`")
         try:
             handle = open(args.output, "x", encoding="utf-8", newline="")
