@@ -16,13 +16,17 @@ keeps orders the spends finer than a pool of at least `MIX` of them:
   `MAX_BATCH`) and decides them in one transaction, committed once ("group commit"): the
   submissions of a batch share one `xmin` and are inserted ordered by their random respondent
   token, not by arrival. A request is answered only after the commit returned.
-- **The pool.** What was spent lives first in `spent_pool`: one row per spent code (with the hash
-  of the blinded message it was traded for, if it was) and per redeemed token, of every survey.
-  Each batch that spends reads it, adds its own, and rewrites it whole: `TRUNCATE` (new files;
-  the old ones emptied at commit, so no earlier version survives in the heap) and a `COPY` of the
-  rows sorted by hash. Every row of the pool then carries the same `xmin`, the newest batch's,
-  and its content is a set, in hash order. The table has fixed-width columns only (no TOAST
-  table), so the rewrite makes one new file: one fsync at commit under `wal_level = minimal`.
+- **The pool.** What was spent lives first in `spent_pool`: one row per spent code (with the
+  hash of the blinded message it was traded for, if it was) and per redeemed token, of every
+  survey. Each batch that spends copies the pool into a temporary table of its connection
+  (never written to the write-ahead log, emptied at commit), `TRUNCATE`s the pool (new files; the
+  old ones are emptied at commit, so no earlier version survives in the heap) and writes it back
+  with its own additions, ordered by hash, inside the server (`INSERT ... SELECT ... ORDER BY`).
+  Every row of the pool then carries the same `xmin`, the newest batch's, and its content is a
+  set, in hash order. The table has fixed-width columns only (no TOAST table), so the rewrite
+  makes one new file; under `wal_level = minimal` it is fsynced at commit, not logged. The pool
+  is never sent to rrsite: a batch costs rrsite the same work whatever the pool holds, and the
+  database a rewrite of at most `2 * MIX` rows per survey.
 - **Settling.** When the pool holds `2 * MIX` entries of one survey and kind, a uniformly random
   set of them (from the operating system's random source) moves to `spent`, an ordinary table with
   an index, so that `MIX` stay: the pool's cost stays bounded whatever the number of codes issued.
@@ -86,7 +90,15 @@ CREATE TABLE IF NOT EXISTS spent (
     extra  bytea,
     PRIMARY KEY (survey, kind, hash)
 );
+CREATE OR REPLACE VIEW spent_all (survey, kind, hash, extra) AS
+    SELECT survey::text, kind, uuid_send(hash_hi) || uuid_send(hash_lo),
+           uuid_send(extra_hi) || uuid_send(extra_lo) FROM spent_pool
+    UNION ALL
+    SELECT survey, kind, hash, extra FROM spent;
 """
+#: The temporary copy of the pool each connection of the batch writer makes (pool `init`).
+COPY_TABLE = ("CREATE TEMPORARY TABLE IF NOT EXISTS spent_pool_copy (LIKE spent_pool) "
+              "ON COMMIT DELETE ROWS")
 POOL_COLUMNS = ("survey", "kind", "hash_hi", "hash_lo", "extra_hi", "extra_lo")
 #: Key of an entry: (survey, kind, 32-byte digest); its value: the traded blinded message's
 #: digest, or None.
@@ -103,56 +115,68 @@ def _joined(hi: Any, lo: Any) -> bytes | None:
     return None if hi is None else bytes(hi.bytes) + bytes(lo.bytes)
 
 
-async def read_pool(connection: Any) -> dict[Key, bytes | None]:
-    """Every entry of the pool (read under its lock)."""
-    rows = await connection.fetch(f"SELECT {', '.join(POOL_COLUMNS)} FROM spent_pool")
-    return {(row[0], bytes(row[1]), _joined(row[2], row[3]) or b""): _joined(row[4], row[5])
-            for row in rows}
+def _record(key: Key, extra: bytes | None) -> tuple[Any, ...]:
+    return (key[0], key[1], *_halves(key[2]), *_halves(extra))
 
 
-async def write_pool(connection: Any, pool: dict[Key, bytes | None]) -> None:
-    """Replace the pool by `pool`: TRUNCATE (new files), then its rows in hash order."""
-    await connection.execute("TRUNCATE spent_pool")
-    records = [(survey, kind, *_halves(digest), *_halves(extra))
-               for (survey, kind, digest), extra in sorted(pool.items(), key=_order)]
-    if records:
-        await connection.copy_records_to_table("spent_pool", records=records,
-                                               columns=POOL_COLUMNS)
+def _key(row: Any) -> Key:
+    return (row[0], bytes(row[1]), _joined(row[2], row[3]) or b"")
 
 
-def _order(item: tuple[Key, bytes | None]) -> tuple[str, bytes, bytes]:
-    return item[0]
+async def rewrite_pool(connection: Any, added: dict[Key, bytes | None],
+                       counts: dict[tuple[str, bytes], int], inserts: list[tuple[str, ...]],
+                       mix: int = MIX) -> int:
+    """Write the batch: its submissions, and the pool with `added`, settling what is due.
 
-
-async def settle(connection: Any, pool: dict[Key, bytes | None], mix: int = MIX) -> int:
-    """Settle a random part of each group of 2 * mix entries or more; the number moved.
-
-    The part moved to `spent` is drawn uniformly (the operating system's random source) so that
-    `mix` entries of the group stay in the pool.
+    `counts`: the pool's entries per (survey, kind) before the batch. Under the pool's lock, in
+    the batch's transaction (see the module docstring); the number of entries settled.
     """
-    groups: dict[tuple[str, bytes], list[Key]] = {}
-    for key in pool:
-        groups.setdefault(key[:2], []).append(key)
-    chosen: list[Key] = []
-    for keys in groups.values():
-        if len(keys) >= 2 * mix:
-            chosen += secrets.SystemRandom().sample(sorted(keys), len(keys) - mix)
-    if chosen:
+    columns = [list(column) for column in zip(*inserts, strict=True)] if inserts else [[]] * 5
+    await connection.execute(
+        "WITH stored AS (INSERT INTO submissions (survey, version, respondent, submitted_at, "
+        "answers) SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], "
+        "$5::text[])) INSERT INTO spent_pool_copy SELECT * FROM spent_pool", *columns)
+    for key in added:
+        counts[key[:2]] = counts.get(key[:2], 0) + 1
+    settled: dict[Key, bytes | None] = {}
+    for group, count in sorted(counts.items()):
+        if count >= 2 * mix:  # rare: once every `mix` entries of a group
+            entries = {key: extra for key, extra in added.items() if key[:2] == group}
+            for row in await connection.fetch(
+                    f"SELECT {', '.join(POOL_COLUMNS)} FROM spent_pool_copy "
+                    "WHERE survey = $1 AND kind = $2", *group):
+                entries[_key(row)] = _joined(row[4], row[5])
+            for key in secrets.SystemRandom().sample(sorted(entries), len(entries) - mix):
+                settled[key] = entries[key]
+    new = [_record(key, extra) for key, extra in added.items() if key not in settled]
+    gone = [_record(key, None)[:4] for key in settled]
+    await connection.execute("TRUNCATE spent_pool")
+    await connection.execute(
+        "INSERT INTO spent_pool SELECT * FROM (SELECT * FROM spent_pool_copy UNION ALL "
+        "SELECT * FROM unnest($1::varchar[], $2::\"char\"[], $3::uuid[], $4::uuid[], "
+        "$5::uuid[], $6::uuid[])) AS pool (survey, kind, hash_hi, hash_lo, extra_hi, extra_lo) "
+        "WHERE (survey, kind, hash_hi, hash_lo) NOT IN (SELECT * FROM unnest($7::varchar[], "
+        "$8::\"char\"[], $9::uuid[], $10::uuid[])) ORDER BY survey, kind, hash_hi, hash_lo",
+        *([list(column) for column in zip(*new, strict=True)] if new else [[]] * 6),
+        *([list(column) for column in zip(*gone, strict=True)] if gone else [[]] * 4))
+    if settled:
         await connection.copy_records_to_table(
             "spent", columns=("survey", "kind", "hash", "extra"),
-            records=[(key[0], key[1], key[2], pool.pop(key)) for key in sorted(chosen)])
-    return len(chosen)
+            records=[(key[0], key[1], key[2], settled[key]) for key in sorted(settled)])
+    return len(settled)
 
 
 async def place(connection: Any, entries: dict[Key, bytes | None], mix: int = MIX) -> None:
     """Put entries spent elsewhere (a migration) where a batch would put them.
 
-    In the pool, settling a random part of each group as `settle` does; under the pool's lock.
+    In the pool, settling a random part of each group as a batch does; under the pool's lock.
     """
-    pool = await read_pool(connection)
-    pool.update(entries)
-    await settle(connection, pool, mix)
-    await write_pool(connection, pool)
+    await connection.execute(COPY_TABLE)
+    counts: dict[tuple[str, bytes], int] = {}
+    for survey, kind, count in await connection.fetch(
+            "SELECT survey, kind, count(*) FROM spent_pool GROUP BY survey, kind"):
+        counts[(survey, bytes(kind))] = int(count)
+    await rewrite_pool(connection, entries, counts, [], mix)
 
 
 @dataclass
@@ -175,14 +199,17 @@ class Job:
 class _Batch:
     """What one batch knows: read from the database, then changed by each job in turn."""
 
+    #: The batch's keys found in the pool, then the batch's own additions.
     pool: dict[Key, bytes | None]
     settled: dict[Key, bytes | None]
     issued: set[tuple[str, bytes]]
     blind: set[str]
     existing: dict[tuple[str, str], tuple[str, str]]
     counts: dict[str, int]
+    #: The pool's entries per (survey, kind) before the batch.
+    groups: dict[tuple[str, bytes], int]
     inserts: list[tuple[str, str, str, str, str]] = field(default_factory=list)
-    spent_now: bool = False
+    added: dict[Key, bytes | None] = field(default_factory=dict)
 
     def spent(self, key: Key) -> tuple[bool, bytes | None]:
         """(spent already, the blinded digest it was traded for) for an entry's key."""
@@ -194,7 +221,7 @@ class _Batch:
 
     def add(self, key: Key, extra: bytes | None = None) -> None:
         self.pool[key] = extra
-        self.spent_now = True
+        self.added[key] = extra
 
 
 def decide(batch: _Batch, job: Job) -> str:
@@ -243,59 +270,77 @@ def decide(batch: _Batch, job: Job) -> str:
     return STORED
 
 
+#: What a batch reads, in one query: each row tagged with what it is.
+READ = """
+WITH keys AS (SELECT * FROM unnest($1::text[], $2::"char"[], $3::bytea[]) AS k(survey, kind, hash)),
+     people AS (SELECT * FROM unnest($4::text[], $5::text[]) AS p(survey, respondent))
+SELECT 'pool', p.survey::text, p.kind, k.hash, uuid_send(p.extra_hi) || uuid_send(p.extra_lo),
+       NULL, NULL, NULL
+    FROM spent_pool p JOIN keys k ON p.survey = k.survey AND p.kind = k.kind
+    AND uuid_send(p.hash_hi) || uuid_send(p.hash_lo) = k.hash
+UNION ALL
+SELECT 'spent', s.survey, s.kind, s.hash, s.extra, NULL, NULL, NULL
+    FROM spent s JOIN keys k USING (survey, kind, hash)
+UNION ALL
+SELECT 'issued', i.survey, NULL, k.hash, NULL, NULL, NULL, NULL
+    FROM invitation_codes i JOIN keys k ON k.kind = 'c' AND i.survey = k.survey
+    AND i.code_hash = encode(k.hash, 'hex')
+UNION ALL
+SELECT 'existing', s.survey, NULL, NULL, NULL, s.respondent, s.version, s.answers
+    FROM submissions s JOIN people p USING (survey, respondent)
+UNION ALL
+SELECT 'blind', survey, NULL, NULL, NULL, NULL, NULL, NULL FROM blind_surveys
+    WHERE survey = ANY($6)
+UNION ALL
+SELECT 'group', survey::text, kind, NULL, NULL, NULL, NULL, count(*)::text
+    FROM spent_pool GROUP BY survey, kind
+"""
+
+
 async def _load(connection: Any, jobs: list[Job]) -> _Batch:
     """Read what the batch's jobs need, under the pool's lock (taken first)."""
     await connection.execute("LOCK TABLE spent_pool IN ACCESS EXCLUSIVE MODE")
-    surveys = sorted({job.survey for job in jobs})
-    capped = sorted({job.survey for job in jobs if job.cap is not None})
     counts = {}
-    for survey in capped:  # the per-request path counts under the same lock
+    for survey in sorted({job.survey for job in jobs if job.cap is not None}):
+        # the per-request path counts under the same lock
         await connection.execute("SELECT pg_advisory_xact_lock(hashtext($1))", survey)
         counts[survey] = int(await connection.fetchval(
             "SELECT count(*) FROM submissions WHERE survey = $1", survey))
-    codes: list[tuple[str, bytes]] = []
+    keys: list[Key] = []
     for job in jobs:
         code = job.trade[0] if job.trade is not None else job.code
         if code is not None:
-            codes.append((job.survey, code))
-    keys = [(survey, CODE, code) for survey, code in codes]
-    keys += [(job.survey, TOKEN, job.token) for job in jobs if job.token is not None]
+            keys.append((job.survey, CODE, code))
+        if job.token is not None:
+            keys.append((job.survey, TOKEN, job.token))
     people = [(job.survey, job.respondent) for job in jobs if job.trade is None]
-    issued = await connection.fetch(
-        "SELECT survey, code_hash FROM invitation_codes JOIN unnest($1::text[], $2::text[]) "
-        "AS q(survey, code_hash) USING (survey, code_hash)",
-        [s for s, _ in codes], [c.hex() for _, c in codes])
-    settled = await connection.fetch(
-        "SELECT survey, kind, hash, extra FROM spent JOIN unnest($1::text[], $2::\"char\"[], "
-        "$3::bytea[]) AS q(survey, kind, hash) USING (survey, kind, hash)",
-        [k[0] for k in keys], [k[1] for k in keys], [k[2] for k in keys])
-    existing = await connection.fetch(
-        "SELECT survey, respondent, version, answers FROM submissions JOIN unnest($1::text[], "
-        "$2::text[]) AS q(survey, respondent) USING (survey, respondent)",
-        [p[0] for p in people], [p[1] for p in people])
-    blind = await connection.fetch("SELECT survey FROM blind_surveys WHERE survey = ANY($1)",
-                                   surveys)
-    return _Batch(
-        pool=await read_pool(connection),
-        settled={(row[0], bytes(row[1]), bytes(row[2])):
-                 None if row[3] is None else bytes(row[3]) for row in settled},
-        issued={(row[0], bytes.fromhex(row[1])) for row in issued},
-        blind={row[0] for row in blind},
-        existing={(row[0], row[1]): (row[2], row[3]) for row in existing},
-        counts=counts)
+    batch = _Batch(pool={}, settled={}, issued=set(), blind=set(), existing={}, counts=counts,
+                   groups={})
+    for tag, survey, kind, digest, extra, respondent, version, text in await connection.fetch(
+            READ, [k[0] for k in keys], [k[1] for k in keys], [k[2] for k in keys],
+            [p[0] for p in people], [p[1] for p in people], sorted({j.survey for j in jobs})):
+        if tag in ("pool", "spent"):
+            key = (survey, bytes(kind), bytes(digest))
+            (batch.pool if tag == "pool" else batch.settled)[key] = (
+                None if extra is None else bytes(extra))
+        elif tag == "issued":
+            batch.issued.add((survey, bytes(digest)))
+        elif tag == "existing":
+            batch.existing[(survey, respondent)] = (version, text)
+        elif tag == "blind":
+            batch.blind.add(survey)
+        else:
+            batch.groups[(survey, bytes(kind))] = int(text)
+    return batch
 
 
 async def run_batch(connection: Any, jobs: list[Job], mix: int = MIX) -> list[str]:
     """Decide `jobs` in arrival order and write the result, in the caller's transaction."""
     batch = await _load(connection, jobs)
     outcomes = [decide(batch, job) for job in jobs]
-    if batch.inserts:  # ordered by the random respondent token, not by arrival
-        await connection.executemany(
-            "INSERT INTO submissions (survey, version, respondent, submitted_at, answers) "
-            "VALUES ($1, $2, $3, $4, $5)", sorted(batch.inserts, key=lambda r: (r[0], r[2])))
-    if batch.spent_now:
-        await settle(connection, batch.pool, mix)
-        await write_pool(connection, batch.pool)
+    if batch.added:  # every stored submission added an entry; inserted by respondent token
+        await rewrite_pool(connection, batch.added, batch.groups,
+                           sorted(batch.inserts, key=lambda r: (r[0], r[2])), mix)
     return outcomes
 
 

@@ -49,7 +49,7 @@ from .storebase import (
 )
 
 #: 1: `invitations` with a `used` flag; 2: `invitation_codes` and `unused_codes`; 3: spent codes
-#: and tokens in `spent_pool` and `spent` (pgspend).
+#: and tokens in the pool (`spent_pool_a`, `spent_pool_b`) and `spent` (pgspend).
 SCHEMA_VERSION = 3
 #: Key of the advisory lock held while the schema is created or checked.
 SCHEMA_LOCK = 0x72727369
@@ -163,6 +163,11 @@ def run_outside_loop(work: Any) -> Any:
 
 async def _connect(dsn: str) -> asyncpg.Connection:
     return await asyncpg.connect(dsn, timeout=10)
+
+
+async def _prepare_connection(connection: asyncpg.Connection) -> None:
+    """Each pooled connection's temporary copy of the pool (pgspend.COPY_TABLE)."""
+    await connection.execute(pgspend.COPY_TABLE)
 
 
 async def setup_schema(connection: asyncpg.Connection, dsn: str) -> None:
@@ -388,7 +393,8 @@ class PgStore:
         """Create the connection pool (on the server's event loop); connections open lazily."""
         if self._pool is None:
             self._pool = await asyncpg.create_pool(
-                self.dsn, min_size=0, max_size=self.pool_size, timeout=5, command_timeout=15)
+                self.dsn, min_size=0, max_size=self.pool_size, timeout=5, command_timeout=15,
+                init=_prepare_connection)
 
     async def aclose(self) -> None:
         """Close the pool, letting running transactions and queued batches finish."""

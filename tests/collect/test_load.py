@@ -283,10 +283,8 @@ def spent_codes(db: Any) -> set[str]:
     async def read() -> set[str]:
         connection = await asyncpg.connect(db)
         try:
-            spent = {(hi.bytes + lo.bytes).hex() for hi, lo in await connection.fetch(
-                "SELECT hash_hi, hash_lo FROM spent_pool WHERE kind = 'c'")}
-            spent |= {bytes(digest).hex() for (digest,) in await connection.fetch(
-                "SELECT hash FROM spent WHERE kind = 'c'")}
+            spent = {bytes(digest).hex() for (digest,) in await connection.fetch(
+                "SELECT hash FROM spent_all WHERE kind = 'c'")}
             return spent
         finally:
             await connection.close()

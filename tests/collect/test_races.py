@@ -54,10 +54,8 @@ def together(requests: Sequence[tuple[httpx.Client, dict[str, Any]]]) -> list[ht
 async def _state(dsn: str) -> tuple[set[str], dict[str, str]]:
     connection = await asyncpg.connect(dsn)
     try:
-        spent = {(hi.bytes + lo.bytes).hex() for hi, lo in await connection.fetch(
-            "SELECT hash_hi, hash_lo FROM spent_pool WHERE kind = 'c'")}
-        spent |= {bytes(digest).hex() for (digest,) in await connection.fetch(
-            "SELECT hash FROM spent WHERE kind = 'c'")}
+        spent = {bytes(digest).hex() for (digest,) in await connection.fetch(
+            "SELECT hash FROM spent_all WHERE kind = 'c'")}
         stored = {row[0]: row[1] for row in await connection.fetch(
             "SELECT respondent, answers FROM submissions")}
         return spent, stored
