@@ -46,6 +46,7 @@ when the server logs statements (`pgstore.log_advice`).
 from __future__ import annotations
 
 import asyncio
+import io
 import secrets
 import uuid
 from collections.abc import Callable, Iterable
@@ -129,36 +130,47 @@ async def rewrite_pool(connection: Any, added: dict[Key, bytes | None],
     """Write the batch: its submissions, and the pool with `added`, settling what is due.
 
     `counts`: the pool's entries per (survey, kind) before the batch. Under the pool's lock, in
-    the batch's transaction (see the module docstring); the number of entries settled.
+    the batch's transaction (see the module docstring); the number of entries settled. The pool
+    goes back by COPY (binary), passed through unread: COPY into a table truncated in the same
+    transaction makes no free-space map, so the rewrite is one new file to fsync, not two.
     """
     columns = [list(column) for column in zip(*inserts, strict=True)] if inserts else [[]] * 5
+    new = [list(column) for column in zip(*(_record(key, extra) for key, extra in added.items()),
+                                          strict=True)] if added else [[]] * 6
     await connection.execute(
         "WITH stored AS (INSERT INTO submissions (survey, version, respondent, submitted_at, "
         "answers) SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], "
-        "$5::text[])) INSERT INTO spent_pool_copy SELECT * FROM spent_pool", *columns)
+        "$5::text[])) INSERT INTO spent_pool_copy SELECT * FROM spent_pool UNION ALL "
+        "SELECT * FROM unnest($6::varchar[], $7::\"char\"[], $8::uuid[], $9::uuid[], "
+        "$10::uuid[], $11::uuid[])", *columns, *new)
     for key in added:
         counts[key[:2]] = counts.get(key[:2], 0) + 1
     settled: dict[Key, bytes | None] = {}
     for group, count in sorted(counts.items()):
         if count >= 2 * mix:  # rare: once every `mix` entries of a group
-            entries = {key: extra for key, extra in added.items() if key[:2] == group}
+            entries = {}
             for row in await connection.fetch(
                     f"SELECT {', '.join(POOL_COLUMNS)} FROM spent_pool_copy "
                     "WHERE survey = $1 AND kind = $2", *group):
                 entries[_key(row)] = _joined(row[4], row[5])
             for key in secrets.SystemRandom().sample(sorted(entries), len(entries) - mix):
                 settled[key] = entries[key]
-    new = [_record(key, extra) for key, extra in added.items() if key not in settled]
-    gone = [_record(key, None)[:4] for key in settled]
+    if settled:
+        gone = [_record(key, None)[:4] for key in settled]
+        await connection.execute(
+            "DELETE FROM spent_pool_copy WHERE (survey, kind, hash_hi, hash_lo) IN (SELECT * "
+            "FROM unnest($1::varchar[], $2::\"char\"[], $3::uuid[], $4::uuid[]))",
+            *(list(column) for column in zip(*gone, strict=True)))
     await connection.execute("TRUNCATE spent_pool")
-    await connection.execute(
-        "INSERT INTO spent_pool SELECT * FROM (SELECT * FROM spent_pool_copy UNION ALL "
-        "SELECT * FROM unnest($1::varchar[], $2::\"char\"[], $3::uuid[], $4::uuid[], "
-        "$5::uuid[], $6::uuid[])) AS pool (survey, kind, hash_hi, hash_lo, extra_hi, extra_lo) "
-        "WHERE (survey, kind, hash_hi, hash_lo) NOT IN (SELECT * FROM unnest($7::varchar[], "
-        "$8::\"char\"[], $9::uuid[], $10::uuid[])) ORDER BY survey, kind, hash_hi, hash_lo",
-        *([list(column) for column in zip(*new, strict=True)] if new else [[]] * 6),
-        *([list(column) for column in zip(*gone, strict=True)] if gone else [[]] * 4))
+    pool = bytearray()
+
+    async def keep(chunk: bytes) -> None:
+        pool.extend(chunk)
+
+    await connection.copy_from_query(
+        "SELECT * FROM spent_pool_copy ORDER BY survey, kind, hash_hi, hash_lo",
+        output=keep, format="binary")
+    await connection.copy_to_table("spent_pool", source=io.BytesIO(pool), format="binary")
     if settled:
         await connection.copy_records_to_table(
             "spent", columns=("survey", "kind", "hash", "extra"),
