@@ -30,8 +30,8 @@ from .model import (
     shown_apart,
 )
 from .questions import Defaults, RawQuestion, build_question, check_conditions, make_option
-from .render import render_block, render_prose
-from .source import Heading, PageBreak, Prose, read_text, split
+from .render import render_block, render_prose, unsafe_links
+from .source import Heading, PageBreak, Prose, clean_characters, read_text, split
 
 
 def load_survey(path: str | os.PathLike[str]) -> Survey:
@@ -56,6 +56,10 @@ def parse_survey(
 ) -> Survey:
     """Parse survey text (``file`` names it in messages); raise :class:`SurveyErrors` if bad."""
     problems = problems or Problems(file)
+    text = clean_characters(text, 1, problems)
+    for line, url in unsafe_links(text):
+        problems.warn(line, f"the link to {url!r} is left out: links go only to http, https "
+                            "and mailto addresses, or to pages beside the survey")
     source = split(text, problems)
     front = _front_matter(source.front_yaml, problems)
     layout = _layout(source.parts, problems)
@@ -209,9 +213,11 @@ def _own_catalog(front: schema.Fields | None, survey_path: Path,
     name = str(front.get("messages"))
     line = front.line_of("messages")
     path = survey_path.parent / name
-    if Path(name).is_absolute() or not name.endswith(".json"):
-        problems.error(line, f"messages: {name!r} must name a .json file beside the survey "
-                             "(e.g. messages: sw.json)")
+    folder = survey_path.parent.resolve()
+    if (Path(name).name != name or name.startswith(".") or not name.endswith(".json")
+            or not path.resolve().is_relative_to(folder)):
+        problems.error(line, f"messages: {name!r} must name a .json file beside the survey, "
+                             "in its folder (e.g. messages: sw.json)")
         return None
     if not path.is_file():
         problems.error(line, f"messages: {name} is not a file (looked for {path}): copy "
