@@ -129,6 +129,7 @@ def run(args: argparse.Namespace) -> int:
                 raise UsageError(f"--blind-key {key_path} lies inside the built site {site}: a "
                                  "server of that folder would hand the private key to anyone; "
                                  "keep it outside (e.g. --blind-key ../rrsite-blind.pem)")
+            existed = key_path.exists()
             signer, made = key_for_survey(key_path, args.survey,
                                           survey_keys_now(store).get(args.survey))
             mark_blind(store, args.survey, signer.key_id)
@@ -137,7 +138,7 @@ def run(args: argparse.Namespace) -> int:
                           f"token when it opens and sends only the token; "
                           f"{'new key' if made else 'key'} of survey {args.survey!r} in "
                           f"{key_path} (mode 0600, key id {signer.key_id}): keep the file "
-                          f"private, back it up{' again' if made else ''}, and start "
+                          f"private, back it up{' again' if made and existed else ''}, and start "
                           f"`rrsite serve --blind-key {key_path}`")
         try:
             handle = open(args.output, "x", encoding="utf-8", newline="")
