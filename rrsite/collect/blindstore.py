@@ -9,9 +9,12 @@
   its cell does not move) with the SHA-256 of the blinded message it was traded for, and marks
   the code used in place too. So nothing in the file orders the trades, and the write-ahead log
   is emptied after every commit that traded a code or redeemed a token, as after a spend
-  (store.py). ``blind_tokens(survey, token_hash)`` holds each redeemed token's SHA-256: its cells
-  may lie in redemption order, as the submissions' row ids do; it links a token to its own
-  submission and to nothing else (the token cannot be related to a code: RFC 9474).
+  (store.py). A redeemed token's SHA-256 goes into ``blind_token_pool(survey, token_hash)``,
+  which every batch that redeemed one writes anew in hash order (`reorder_tokens`: the cells of a
+  table written row after row lie in the order they came), settling a uniformly random part of
+  it into ``blind_tokens(survey, token_hash)`` once it holds 2 * MIX of a survey, as PostgreSQL's
+  pool does (pgspend.py). A token links to nothing but its own submission anyway (it cannot be
+  related to a code: RFC 9474); so nothing orders the redemptions either.
 - PostgreSQL: traded codes and redeemed tokens go through the batch writer's pool with the spent
   plain codes (pgspend.py): no row of them carries the transaction of its trade or redemption.
 
@@ -23,6 +26,7 @@ the code is spent. SQLite tables are WITHOUT ROWID (no row ids); none holds a ti
 from __future__ import annotations
 
 import hashlib
+import secrets
 import sqlite3
 from collections.abc import Iterable
 from pathlib import Path
@@ -32,6 +36,7 @@ from .storebase import (
     BAD_CODE,
     BAD_TOKEN,
     BLIND_ONLY,
+    MIX,
     NOT_BLIND,
     SIGN,
     USED_CODE,
@@ -56,6 +61,11 @@ CREATE TABLE IF NOT EXISTS blind_surveys (
 ) WITHOUT ROWID;
 """ + BLIND_CODES + """
 CREATE TABLE IF NOT EXISTS blind_tokens (
+    survey     TEXT NOT NULL,
+    token_hash TEXT NOT NULL,
+    PRIMARY KEY (survey, token_hash)
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS blind_token_pool (
     survey     TEXT NOT NULL,
     token_hash TEXT NOT NULL,
     PRIMARY KEY (survey, token_hash)
@@ -102,11 +112,16 @@ def untraded_rows(connection: sqlite3.Connection, survey: str,
 def migrate_sqlite(connection: sqlite3.Connection) -> None:
     """Rebuild schema 2's `blind_codes` (a row inserted per trade, in trade order) as schema 3's.
 
-    A row per code of every blind survey, in hash order; traded codes marked used. In the
-    caller's transaction.
+    A row per code of every blind survey, in hash order; traded codes marked used; the tokens
+    redeemed moved to the pool (written in hash order). In the caller's transaction.
     """
     traded = connection.execute("SELECT survey, code_hash, blinded_hash FROM blind_codes"
                                 ).fetchall()
+    redeemed = connection.execute("SELECT survey, token_hash FROM blind_tokens").fetchall()
+    connection.execute("DELETE FROM blind_tokens")  # inserted in redemption order: anew
+    connection.executemany("INSERT INTO blind_token_pool (survey, token_hash) VALUES (?, ?)",
+                           sorted(redeemed))
+    reorder_tokens(connection)
     connection.execute("DROP TABLE blind_codes")
     connection.execute(BLIND_CODES)
     for (survey,) in connection.execute("SELECT survey FROM blind_surveys").fetchall():
@@ -178,10 +193,39 @@ def check_sqlite(connection: sqlite3.Connection, survey: str, invitation: str | 
         return None
     if _blind_key_id(connection, survey) is None:
         return BAD_TOKEN
+    if connection.execute("SELECT 1 FROM blind_tokens WHERE survey = ? AND token_hash = ?",
+                          (survey, token_hash)).fetchone():
+        return USED_TOKEN
     cursor = connection.execute(
-        "INSERT INTO blind_tokens (survey, token_hash) VALUES (?, ?) ON CONFLICT DO NOTHING",
+        "INSERT INTO blind_token_pool (survey, token_hash) VALUES (?, ?) ON CONFLICT DO NOTHING",
         (survey, token_hash))
     return None if cursor.rowcount else USED_TOKEN
+
+
+def reorder_tokens(connection: sqlite3.Connection, mix: int = MIX) -> None:
+    """Write the pool of redeemed tokens anew, in hash order, settling what is due.
+
+    Run by the writer before the commit of a batch that redeemed a token. A survey with 2 * mix
+    tokens or more in the pool settles a uniformly random part of them (the operating system's
+    random source) into `blind_tokens` so that `mix` stay. With `secure_delete` on, the deleted
+    records are overwritten with zeros.
+    """
+    rows = connection.execute(
+        "SELECT survey, token_hash FROM blind_token_pool ORDER BY survey, token_hash").fetchall()
+    groups: dict[str, list[str]] = {}
+    for survey, hashed in rows:
+        groups.setdefault(survey, []).append(hashed)
+    settled = []
+    for survey, hashes in groups.items():
+        if len(hashes) >= 2 * mix:
+            chosen = set(secrets.SystemRandom().sample(hashes, len(hashes) - mix))
+            settled += [(survey, h) for h in sorted(chosen)]
+            groups[survey] = [h for h in hashes if h not in chosen]
+    connection.execute("DELETE FROM blind_token_pool")
+    connection.executemany("INSERT INTO blind_tokens (survey, token_hash) VALUES (?, ?)", settled)
+    connection.executemany(
+        "INSERT INTO blind_token_pool (survey, token_hash) VALUES (?, ?)",
+        [(survey, h) for survey in sorted(groups) for h in groups[survey]])
 
 
 def sqlite_keys(path: Path) -> dict[str, str]:

@@ -60,6 +60,7 @@ from .storebase import (
     CONFLICT,
     DUPLICATE,
     FULL,
+    MIX,
     NOT_BLIND,
     SIGN,
     STORED,
@@ -69,8 +70,6 @@ from .storebase import (
     minute_now,
 )
 
-#: Entries of one survey and kind that stay in the pool when some are settled (at 2 * MIX).
-MIX = 1024
 #: Jobs decided in one transaction at most.
 MAX_BATCH = 256
 #: Kinds of entries: a spent (or traded) invitation code, a redeemed blind token.

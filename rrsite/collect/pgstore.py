@@ -38,6 +38,7 @@ from .storebase import (
     CONFLICT,
     DUPLICATE,
     FULL,
+    MIX,
     NO_CODE,
     STORED,
     StoreError,
@@ -229,7 +230,7 @@ class PgStore:
     """The PostgreSQL store behind `rrsite serve --db postgresql://...`."""
 
     def __init__(self, dsn: str, *, caps: dict[str, int] | None = None,
-                 pool_size: int = 10, mix: int = pgspend.MIX) -> None:
+                 pool_size: int = 10, mix: int = MIX) -> None:
         self.dsn = dsn
         self.path = shown(dsn)
         self.caps = dict(caps or {})

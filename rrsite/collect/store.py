@@ -58,6 +58,7 @@ from .storebase import (
     CONFLICT,
     DUPLICATE,
     FULL,
+    MIX,
     NO_CODE,
     SIGN,
     STORED,
@@ -150,6 +151,8 @@ class _Job:
     error: BaseException | None = None
     #: The job may spend an invitation code, trade one or redeem a token (it carries one).
     spends: bool = False
+    #: The job may redeem a blind token (the pool of tokens is written anew before the commit).
+    redeems: bool = False
     done: threading.Event = field(default_factory=threading.Event)
 
 
@@ -223,9 +226,11 @@ class Store:
     """The SQLite store behind `rrsite serve`; `start()` its writer, `await submit(...)`."""
 
     def __init__(self, path: Path, *, max_batch: int = 512,
-                 caps: dict[str, int] | None = None) -> None:
+                 caps: dict[str, int] | None = None, mix: int = MIX) -> None:
         self.path = path
         self.max_batch = max_batch
+        #: Redeemed blind tokens kept in the pool when some settle (blindstore.reorder_tokens).
+        self.mix = mix
         #: Per-survey limits on the number of submissions (new respondents get FULL beyond).
         self.caps = dict(caps or {})
         self._counts: dict[str, int] = {}  # the writer's running totals of capped surveys
@@ -339,7 +344,7 @@ class Store:
         write = _submission_writer(survey, version, respondent, answers,
                                    self.caps.get(survey), self._counts, invitation, token)
         spends = invitation is not None or token is not None
-        return str(await self._submit_job(write, spends=spends))
+        return str(await self._submit_job(write, spends=spends, redeems=token is not None))
 
     def submit_sync(self, survey: str, version: str, respondent: str,
                     answers: dict[str, Any], invitation: str | None = None) -> str:
@@ -388,10 +393,10 @@ class Store:
         return blindstore.sqlite_keys(self.path)
 
     async def _submit_job(self, run: Callable[[sqlite3.Connection], Any], *,
-                          spends: bool = False) -> Any:
+                          spends: bool = False, redeems: bool = False) -> Any:
         loop = asyncio.get_running_loop()
         future: asyncio.Future[Any] = loop.create_future()
-        self._put(_Job(run=run, loop=loop, future=future, spends=spends))
+        self._put(_Job(run=run, loop=loop, future=future, spends=spends, redeems=redeems))
         return await future
 
     # -- the writer ---------------------------------------------------------------------------
@@ -444,6 +449,8 @@ class Store:
                     connection.execute("ROLLBACK TO job")
                     job.error = error
                 connection.execute("RELEASE job")
+            if any(job.redeems and job.result == STORED for job in batch):
+                blindstore.reorder_tokens(connection, self.mix)  # not in arrival order
             connection.execute("COMMIT")
             self.commits += 1
             self.committed_jobs += len(batch)

@@ -20,6 +20,9 @@ STORED, DUPLICATE, CONFLICT, FULL = "stored", "duplicate", "conflict", "full"
 NO_CODE, BAD_CODE, USED_CODE = "no-code", "bad-code", "used-code"
 #: A code issued and not used yet.
 UNUSED = "unused"
+#: Entries of one survey (and kind) that stay in a pool of spent entries when some settle (at
+#: 2 * MIX): PostgreSQL's spent codes and tokens (pgspend.py), SQLite's tokens (blindstore.py).
+MIX = 1024
 #: Outcomes of blind invitations: the trade may go ahead; the survey's codes are not blind; a
 #: token spent already; a token sent to a survey without blind invitations; a plain code sent to
 #: a blind survey.

@@ -89,7 +89,7 @@ def test_blind_survey_submits_a_token_and_never_the_code(
     assert trade["blinded_msg"] not in posts[0].text()
     with sqlite3.connect(db) as connection:
         assert connection.execute("SELECT count(*) FROM submissions").fetchone()[0] == 1
-        assert connection.execute("SELECT count(*) FROM blind_tokens").fetchone()[0] == 1
+        assert connection.execute("SELECT count(*) FROM blind_token_pool").fetchone()[0] == 1
         assert connection.execute(  # one code traded; the others keep their placeholder
             "SELECT count(*) FROM blind_codes WHERE blinded_hash != ?", ("0" * 64,)
         ).fetchone()[0] == 1

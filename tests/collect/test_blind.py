@@ -241,8 +241,8 @@ def test_what_the_sqlite_store_keeps(tmp_path, kit, key_file):
         assert post(client, {**kit.body(), "token": token}).status_code == 201
     with sqlite3.connect(db) as connection:
         traded = connection.execute("SELECT * FROM blind_codes").fetchall()
-        spent = connection.execute("SELECT * FROM blind_tokens").fetchall()
-        columns = [row[1] for row in connection.execute("PRAGMA table_info(blind_tokens)")]
+        spent = connection.execute("SELECT * FROM blind_token_pool").fetchall()
+        columns = [row[1] for row in connection.execute("PRAGMA table_info(blind_token_pool)")]
     assert len(traded) == 1 and len(spent) == 1
     assert columns == ["survey", "token_hash"]
     assert spent[0][1] == hashlib.sha256(rb.unb64(token["msg"])).hexdigest()

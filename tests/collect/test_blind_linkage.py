@@ -302,6 +302,52 @@ def test_sqlite_holds_no_order_of_codes(tmp_path, kit, blind, spread):
     assert max(running_tau, stopped_tau) < TAU_CHANCE, (running_tau, stopped_tau)
 
 
+@pytest.mark.parametrize("mix", [1024, 8])
+def test_sqlite_keeps_no_order_of_redemptions(tmp_path, kit, mix):
+    """The redeemed tokens' records do not lie in the order the submissions came (a token links
+    to its own submission only; still, nothing orders the redemptions); every token stays
+    redeemed, in the pool or settled (with a MIX of 8, settled groups are in settling order:
+    the pool mix, as on PostgreSQL)."""
+    from rrsite.collect.store import Store
+
+    db = tmp_path / "c.db"
+    codes, key = invite(tmp_path, str(db), True)
+    dist = kit.write_dist(tmp_path / "dist")
+    with TestClient(create_app(dist, Store(db, mix=mix), blind_key=load_key(key))) as client:
+        key_text = client.get("/api/blind-key?survey=honor").text
+        sent = []
+        for code in codes[:USED]:
+            state = json.loads(rb.blind_json(key_text, "honor"))
+            signed = client.post("/api/blind-sign", headers=JSON, content=json.dumps(
+                {"survey": "honor", "invitation": code, "blinded_msg": state["blinded_msg"]}))
+            token = json.loads(rb.finalize_json(key_text, state["msg"],
+                                                signed.json()["blind_sig"], state["inv"]))
+            body = {**kit.body(), "token": token}
+            assert client.post("/api/submissions", content=json.dumps(body),
+                               headers=JSON).status_code == 201
+            sent.append((hashlib.sha256(rb.unb64(token["msg"])).hexdigest(), body))
+        again = client.post("/api/submissions", headers=JSON,
+                            content=json.dumps({**kit.body(), "token": sent[0][1]["token"]}))
+        assert again.status_code == 403 and "already been used" in again.text
+    with sqlite3.connect(db) as connection:
+        kept = {row[0] for row in connection.execute(
+            "SELECT token_hash FROM blind_tokens UNION ALL "
+            "SELECT token_hash FROM blind_token_pool")}
+        pooled = connection.execute("SELECT count(*) FROM blind_token_pool").fetchone()[0]
+    assert kept == {hashed for hashed, _ in sent}
+    assert pooled == (USED if 2 * mix > USED else mix + (USED - 2 * mix) % mix)
+    if mix < USED:
+        return
+    data = db.read_bytes()
+    pages: dict[int, list[tuple[int, int]]] = {}
+    for order, (hashed, _) in enumerate(sent):
+        at = data.find(b"honor" + hashed.encode())
+        assert at >= 0
+        pages.setdefault(at // 4096, []).append((-(at % 4096), order))
+    taus = [kendall_tau(cells) for cells in pages.values() if len(cells) >= 8]
+    assert taus and max(taus) < TAU_CHANCE, taus
+
+
 def test_the_attacks_find_an_order_that_is_there():
     """Given rows and frames written in trading order, the attacks pair every code."""
     hashes = [hashlib.sha256(str(i).encode()).hexdigest() for i in range(USED)]
