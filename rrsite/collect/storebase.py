@@ -18,8 +18,6 @@ from ..errors import RRSiteError
 STORED, DUPLICATE, CONFLICT, FULL = "stored", "duplicate", "conflict", "full"
 #: Outcomes for invitation-only surveys: no code sent, a code not issued, a code already used.
 NO_CODE, BAD_CODE, USED_CODE = "no-code", "bad-code", "used-code"
-#: A code issued and not used yet.
-UNUSED = "unused"
 #: Entries of one survey (and kind) that stay in a pool of spent entries when some settle (at
 #: 2 * MIX): PostgreSQL's spent codes and tokens (pgspend.py), SQLite's tokens (blindstore.py).
 MIX = 1024
