@@ -371,7 +371,11 @@ class PgStore:
                     await connection.copy_records_to_table(
                         "invitation_codes", columns=("survey", "code_hash"),
                         records=[(survey, h) for h in new])
-                    return len(new)
+                # now, not during the survey: the planner learns the table's size (a batch
+                # looks codes up by index, never by scanning them all) and the rows' hint bits
+                # are set once, not by the first batches that read them
+                await connection.execute("VACUUM (ANALYZE) invitation_codes")
+                return len(new)
             finally:
                 await connection.close()
 
