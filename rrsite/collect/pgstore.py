@@ -78,6 +78,7 @@ CREATE TABLE IF NOT EXISTS invitation_codes (
     code_hash text NOT NULL,
     PRIMARY KEY (survey, code_hash)
 );
+CREATE TABLE IF NOT EXISTS invited_surveys (survey text PRIMARY KEY);
 """ + pgspend.SCHEMA
 #: The settings under which PostgreSQL fsyncs a table rewritten in one transaction instead of
 #: copying it into its write-ahead log (the accepted spellings of each value).
@@ -184,6 +185,10 @@ async def setup_schema(connection: asyncpg.Connection, dsn: str) -> None:
                              "upgrade rrsite")
         if version in (1, 2):
             await _migrate(connection, version)
+        if version in (1, 2, 3) and not await connection.fetchval(
+                "SELECT EXISTS (SELECT 1 FROM invited_surveys)"):
+            await connection.execute("INSERT INTO invited_surveys SELECT DISTINCT survey "
+                                     "FROM invitation_codes ON CONFLICT DO NOTHING")
         if version != SCHEMA_VERSION:
             await connection.execute("DELETE FROM rrsite_schema")
             await connection.execute("INSERT INTO rrsite_schema (version) VALUES ($1)",
@@ -265,7 +270,7 @@ class PgStore:
             connection = await _connect(self.dsn)
             try:
                 invited = bool(await connection.fetchval(
-                    "SELECT EXISTS (SELECT 1 FROM invitation_codes)"))
+                    "SELECT EXISTS (SELECT 1 FROM invited_surveys)"))
                 # [panels] a completion record is rewritten like the codes: the same settings
                 invited = invited or bool(await connection.fetchval(
                     "SELECT EXISTS (SELECT 1 FROM manifests "
@@ -371,6 +376,8 @@ class PgStore:
                     await connection.copy_records_to_table(
                         "invitation_codes", columns=("survey", "code_hash"),
                         records=[(survey, h) for h in new])
+                    await connection.execute("INSERT INTO invited_surveys VALUES ($1) "
+                                             "ON CONFLICT DO NOTHING", survey)
                 # now, not during the survey: the planner learns the table's size (a batch
                 # looks codes up by index, never by scanning them all) and the rows' hint bits
                 # are set once, not by the first batches that read them
@@ -524,8 +531,10 @@ class PgStore:
             return DUPLICATE if (row[0], row[1]) == (version, answers_text) else CONFLICT
 
         cap = self.caps.get(survey)
+        # a table of its own: asked of a million codes of another survey, a generic plan
+        # would scan them all for each submission without a code
         invited = bool(await connection.fetchval(
-            "SELECT EXISTS (SELECT 1 FROM invitation_codes WHERE survey = $1)", survey))
+            "SELECT EXISTS (SELECT 1 FROM invited_surveys WHERE survey = $1)", survey))
         if invited or cap is not None:
             previous = await existing()
             if previous is not None:
