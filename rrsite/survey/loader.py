@@ -56,10 +56,7 @@ def parse_survey(
 ) -> Survey:
     """Parse survey text (``file`` names it in messages); raise :class:`SurveyErrors` if bad."""
     problems = problems or Problems(file)
-    text = clean_characters(text, 1, problems)
-    for line, url in unsafe_links(text):
-        problems.warn(line, f"the link to {url!r} is left out: links go only to http, https "
-                            "and mailto addresses, or to pages beside the survey")
+    text = _untrusted(text, problems)
     source = split(text, problems)
     front = _front_matter(source.front_yaml, problems)
     layout = _layout(source.parts, problems)
@@ -159,6 +156,7 @@ def _translation(survey: Survey, front: schema.Fields, own: list[Question], lang
     text = read_text(data, problems)
     if text is None:
         return None
+    text = _untrusted(text, problems)
     path = Path(problems.file)
     source = split(text, problems)
     tfront = _front_matter(source.front_yaml, problems, translations.TRANSLATION_FRONT)
@@ -199,6 +197,19 @@ def _translation(survey: Survey, front: schema.Fields, own: list[Question], lang
     translations.untranslated(survey, translated, headings,
                               translations.page_break_lines(text), tfront, problems)
     return translated
+
+
+def _untrusted(text: str, problems: Problems) -> str:
+    """A survey's (or translation's) text without control and bidirectional characters.
+
+    Each is an error or a warning (source.clean_characters); each link that will be left out of
+    the page is a warning too.
+    """
+    text = clean_characters(text, 1, problems)
+    for line, url in unsafe_links(text):
+        problems.warn(line, f"the link to {url!r} is left out: links go only to http, https "
+                            "and mailto addresses, or to pages beside the survey")
+    return text
 
 
 # --------------------------------------------------------------------------------------------

@@ -143,3 +143,58 @@ def test_a_catalog_with_control_characters_is_refused(tmp_path, valid, helpers):
         load_survey(path)
     assert any(e.file.endswith("xx.json") and e.line == 2 and "U+202E" in e.message
                for e in info.value.errors), [str(e) for e in info.value.errors]
+
+
+CAMPUS = """\
+---
+id: campus
+title: Campus life
+languages: [en, de]
+privacy:
+  budget: 4
+---
+## Which faculty are you in?
+
+```question
+id: faculty
+type: choice
+options:
+  - {value: science, label: Science}
+  - {value: arts, label: Arts}
+```
+"""
+GERMAN = """\
+---
+title: Campusleben
+---
+## An welcher Fakultät studieren Sie? Siehe [hier](javascript:alert(1))
+
+```question
+id: faculty
+type: choice
+options:
+  - {value: science, label: Naturwissenschaften}
+  - {value: arts, label: Geisteswissenschaften}
+```
+"""
+
+
+def test_a_translation_is_read_as_the_survey_is(tmp_path, helpers):
+    """A translation file's text gets the same checks: controls refused, bidirectional
+    characters removed, unsafe links left out, each at the translation's own line."""
+    (tmp_path / "campus.md").write_text(CAMPUS, encoding="utf-8")
+    german = GERMAN.replace("title: Campusleben", "title: Campus\u202eleben")
+    (tmp_path / "campus.de.md").write_text(german, encoding="utf-8")
+    survey = load_survey(tmp_path / "campus.md")
+    translated = survey.translations["de"]
+    assert translated.title == "Campusleben"
+    assert "javascript" not in translated.questions[0].text_html
+    where = str(tmp_path / "campus.de.md")
+    warned = {(w.file, w.line, w.message.split(" ")[0]) for w in survey.warnings}
+    assert {(where, helpers.line_of(german, "title:"), "removed"),
+            (where, helpers.line_of(german, "javascript"), "the")} <= warned, warned
+    (tmp_path / "campus.de.md").write_text(german.replace("Campus\u202eleben", "Campus\x1bleben"),
+                                           encoding="utf-8")
+    with pytest.raises(SurveyErrors) as info:
+        load_survey(tmp_path / "campus.md")
+    assert any(e.file == where and "U+001B" in e.message for e in info.value.errors)
