@@ -471,6 +471,11 @@ class Store:
         if spent:  # before the next batch is taken (the module docstring)
             self._log_holds_codes = not self.empty_log(connection)
 
+    @property
+    def log_holds_codes(self) -> bool:
+        """Whether the last try to empty the log gave way (a reader on an older snapshot)."""
+        return self._log_holds_codes
+
     @staticmethod
     def empty_log(connection: sqlite3.Connection) -> bool:
         """Checkpoint and truncate the write-ahead log, without waiting; True if it is empty.

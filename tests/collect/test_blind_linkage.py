@@ -2,8 +2,9 @@
 
 The attack of test_unlinkability.py, with blind invitations and with a scan that looks at every
 table and every form a code's hash can take (hex text, bytes, two uuids), on both stores: 50 codes
-issued, 40 respondents; with blind invitations each trades a code when the survey opens and sends
-a token with the answers. Respondents arrive one at a time (open, answer, send, then the next) or
+issued, 40 respondents (codes and respondent tokens from a fixed seed: the outcome of every attack
+is deterministic); with blind invitations each trades a code when the survey opens and sends a
+token with the answers. Respondents arrive one at a time (open, answer, send, then the next) or
 overlap (each opens at a random moment of the fielding window and answers after a random time,
 exponential with a mean of 2.5, 5 or 10 % of the window). The holder ranks the traded or spent
 codes by every order the database keeps (PostgreSQL: `xmin`, `ctid`, the `pg_dump` order of
@@ -16,7 +17,6 @@ keeps an order (the schema this replaces: tested on it).
 
 from __future__ import annotations
 
-import csv
 import hashlib
 import json
 import random
@@ -32,8 +32,7 @@ import asyncpg
 import pytest
 from starlette.testclient import TestClient
 
-from rrsite.cli import main
-from rrsite.collect.blindkey import load_key
+from rrsite.collect.blindkey import add_key, load_key
 from rrsite.collect.pgstore import run_outside_loop
 from rrsite.collect.server import create_app
 from rrsite.collect.stores import open_store
@@ -42,7 +41,6 @@ from rrsite.core import blind as rb
 ISSUED, USED = 50, 40
 CHANCE = 4
 JSON = {"content-type": "application/json"}
-URL = "https://surveys.example.org/honor/"
 #: Kendall's tau between the cells of a page and the submissions' order reached by chance about
 #: once in a hundred pages of 20 cells (its standard deviation is then 0.16).
 TAU_CHANCE = 0.4
@@ -81,16 +79,21 @@ def events(seed: int, spread: float | None) -> list[tuple[str, int]]:
     return [(kind, i) for _, kind, i in sorted(timed)]
 
 
-def invite(tmp_path: Path, db: str, blind: bool) -> tuple[list[str], Path]:
+def invite(tmp_path: Path, db: str, blind: bool, seed: int = 24) -> tuple[list[str], Path]:
+    """ISSUED codes drawn from a fixed seed (the outcome of every attack is then deterministic),
+    recorded as `rrsite invite` records them; with blind invitations, the survey's key first."""
+    rng = random.Random(seed)
+    alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_"
+    codes = ["".join(rng.choice(alphabet) for _ in range(16)) for _ in range(ISSUED)]
     key = tmp_path / "rrsite-blind.pem"
-    out = tmp_path / "codes.csv"
-    argv = ["invite", "--survey", "honor", "-n", str(ISSUED), "--url", URL, "-o", str(out),
-            "--db", db]
-    if blind:
-        argv += ["--blind", "--blind-key", str(key)]
-    assert main(argv) == 0
-    with open(out, newline="", encoding="utf-8") as handle:
-        return [row["code"] for row in csv.DictReader(handle)], key
+    store = open_store(db)
+    try:
+        if blind:
+            store.mark_blind("honor", add_key(key, "honor").key_id)
+        store.add_invitations("honor", codes)
+    finally:
+        store.close()
+    return codes, key
 
 
 def play(client: TestClient, kit: Any, codes: list[str], order: list[tuple[str, int]],
@@ -98,7 +101,8 @@ def play(client: TestClient, kit: Any, codes: list[str], order: list[tuple[str, 
     """Run the respondents' events; {code hash: respondent token} as the truth to beat."""
     rng = random.Random(seed)
     used = rng.sample(codes, USED)
-    respondents = [kit.token() for _ in range(USED)]
+    alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_"
+    respondents = ["".join(rng.choice(alphabet) for _ in range(22)) for _ in range(USED)]
     tokens: dict[int, dict[str, str]] = {}
     key_text = client.get("/api/blind-key?survey=honor").text if blind else ""
     for kind, i in order:

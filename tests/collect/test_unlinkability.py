@@ -299,7 +299,11 @@ def test_sqlite_log_left_by_a_reader_is_emptied_by_a_later_commit(tmp_path):
         reader.execute("SELECT count(*) FROM submissions").fetchone()  # holds a snapshot
         assert store.submit_sync("honor", "v", "t1", {"a": 1}, "C" * 16) == "stored"
         wal = db.with_name("c.db-wal")
-        assert wal.stat().st_size > 0  # the checkpoint gave way to the reader
+        # the answer comes before the checkpoint: wait until it was tried and gave way
+        deadline = time.monotonic() + 10
+        while not store.log_holds_codes and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert store.log_holds_codes and wal.stat().st_size > 0
         reader.execute("COMMIT")
         reader.close()
         assert store.submit_sync("open", "v", "t2", {"a": 1}) == "stored"  # no code
