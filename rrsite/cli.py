@@ -11,9 +11,13 @@ import importlib
 import os
 import sys
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from . import __version__
 from .errors import RRSiteError
+
+if TYPE_CHECKING:
+    from _typeshed import SupportsWrite
 
 COMMANDS: dict[str, tuple[str, str]] = {
     "new": ("rrsite.commands.new", "write a starter survey file"),
@@ -44,6 +48,16 @@ class _Parser(argparse.ArgumentParser):
     def error(self, message: str) -> None:  # type: ignore[override]
         self.print_usage(sys.stderr)
         self.exit(2, f"{self.prog}: error: {message}\n")
+
+    def _print_message(self, message: str, file: SupportsWrite[str] | None = None) -> None:
+        """Write a help or usage text, letting a closed pipe raise.
+
+        argparse swallows OSError here in some Python versions (3.11.7 does, 3.11.2 does not),
+        so with unbuffered output (PYTHONUNBUFFERED) `rrsite plan --help` into a closed pipe
+        would exit 0 under one interpreter and 141 under another; here it is 141 under all.
+        """
+        if message:
+            (file or sys.stderr).write(message)
 
 
 def _command_module(name: str):  # type: ignore[no-untyped-def]

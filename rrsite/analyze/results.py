@@ -10,6 +10,7 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from fractions import Fraction
 from typing import Any
 
 import numpy as np
@@ -44,13 +45,39 @@ def finite(value: float) -> float | None:
     return value if math.isfinite(value) else None
 
 
+def epsilon_words(epsilon: float) -> str:
+    """An epsilon as people read it, to four significant digits.
+
+    ``ln 3 = 1.099`` when e^epsilon is a simple ratio (denominator up to 10), else ``1.5``.
+    """
+    shown = f"{epsilon:.4g}"
+    ratio = Fraction(math.exp(epsilon)).limit_denominator(10)
+    if ratio > 1 and math.isclose(math.log(ratio), epsilon, rel_tol=1e-9, abs_tol=1e-12):
+        return f"ln {ratio} = {shown}" if ratio.denominator == 1 else f"ln({ratio}) = {shown}"
+    return shown
+
+
+def privacy_words(privacy: Privacy) -> str:
+    """The guarantee in a plain sentence, or why there is no epsilon.
+
+    ``epsilon = ln 3 = 1.099: any report is at most 3 times as likely ...``.
+    """
+    if math.isinf(privacy.epsilon):
+        return privacy.describe()
+    ratio = math.exp(privacy.epsilon)
+    delta = f", delta = {privacy.delta:.3g}" if privacy.delta else ""
+    unless = ", except with chance delta" if privacy.delta else ""
+    return (f"epsilon = {epsilon_words(privacy.epsilon)}{delta}: any report is at most "
+            f"{ratio:.3g} times as likely under one true answer as under another{unless}")
+
+
 def privacy_dict(privacy: Privacy) -> dict[str, Any]:
     """Epsilon (null when infinite), delta and a plain sentence."""
     return {
         "epsilon": finite(privacy.epsilon),
         "delta": privacy.delta,
         "epsilon_infinite": math.isinf(privacy.epsilon),
-        "statement": privacy.describe(),
+        "statement": privacy_words(privacy),
     }
 
 
@@ -371,6 +398,10 @@ class Analysis:
     def by_questions(self) -> list[str]:
         """The ``--by`` questions (several when crossed; empty without --by)."""
         return list(self.subgroups.questions) if self.subgroups is not None else []
+
+    def label(self, qid: str | None, value: str) -> str:
+        """The label of ``value`` of question ``qid``, or the value itself."""
+        return self.labels.value(qid or "", value)
 
     def question(self, qid: str) -> QuestionResult:
         """The result for one question id."""

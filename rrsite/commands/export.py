@@ -1,6 +1,6 @@
-"""`rrsite export`: stored submissions, offline, as CSV, JSONL, Stata .dta or SPSS .sav; a codebook.
+"""`rrsite export`: stored submissions as CSV, JSONL, Parquet, Stata .dta or SPSS .sav; a codebook.
 
-rrsite export --db FILE [--survey ID] -o FILE.csv|FILE.jsonl|FILE.dta|FILE.sav
+rrsite export --db FILE [--survey ID] -o FILE.csv|.jsonl|.parquet|.dta|.sav
               [--codebook FILE.md|.html|.json] [--r-script FILE.R]
 rrsite export --from EXPORT.csv ... --manifest SURVEY.md|survey.json ... -o FILE.dta|FILE.sav
               [--codebook FILE] [--r-script FILE.R] [--map COLUMN=FIELD ...]
@@ -41,10 +41,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--survey", metavar="ID", help="only this survey (default: all; a "
                         "labelled file, codebook or R script needs one survey)")
     parser.add_argument("-o", "--output", metavar="FILE",
-                        help="FILE.csv or FILE.jsonl (from --db; `-` writes to standard output; "
-                        "give --format), or a labelled FILE.dta (Stata) or FILE.sav (SPSS)")
+                        help="FILE.csv, FILE.jsonl or FILE.parquet (from --db; `-` writes to "
+                        "standard output; give --format), or a labelled FILE.dta (Stata) or "
+                        "FILE.sav (SPSS)")
     parser.add_argument("--format", choices=FORMATS,
-                        help="csv or jsonl (default: from the output file's extension)")
+                        help="csv, jsonl or parquet (default: from the output file's "
+                        "extension); Parquet is columnar and compressed, for large exports "
+                        "read by rrsite analyze, DuckDB, polars or pandas")
     parser.add_argument("--keep-formulas", action="store_true",
                         help="write CSV text cells exactly as sent, even ones a spreadsheet would "
                         "run as a formula (by default a cell starting with = + - @, tab or "

@@ -328,7 +328,7 @@ def version_from_manifest(manifest: Mapping[str, Any], source: str) -> VersionSp
                 required=bool(raw.get("required", False)), values=tuple(values or ()),
                 minimum=_number(raw, "min"), maximum=_number(raw, "max"),
                 integer=bool(raw.get("integer", False)),
-                max_length=int(raw.get("max_length") or 500),
+                max_length=int(raw.get("max_length") or 500), manifest=dict(raw),
             )
         except (TypeError, ValueError) as error:
             raise ManifestError(f"{where}: {error}") from error

@@ -1,4 +1,4 @@
-"""Reading exports in blocks: rrsite CSV and JSONL, Netlify Forms CSV, any CSV with a mapping.
+"""Reading exports in blocks: rrsite CSV, JSONL and Parquet, Netlify Forms CSV, any mapped CSV.
 
 Files are read in blocks of whole records (``BLOCK_SIZE`` bytes), so memory does not grow with
 the number of rows. A CSV block without any quote character is split with numpy alone (byte
@@ -65,6 +65,10 @@ IGNORE = "-"
 DELIMITERS = (",", ";", "\t")
 #: Bytes read after the header to sniff the separator from (and then parsed as usual).
 SNIFF_BYTES = 64 << 10
+#: The first bytes of a Parquet file.
+PARQUET_MAGIC = b"PAR1"
+#: Rows of a Parquet file per batch.
+PARQUET_BATCH = 50_000
 
 
 class ExportError(RRSiteError):
@@ -323,14 +327,19 @@ def open_binary(path: str | Path) -> IO[bytes]:
 
 
 def detect_format(path: str | Path) -> str:
-    """"jsonl" or "csv", from the extension, else from the first non-blank character."""
+    """"jsonl", "csv" or "parquet", from the extension, else from the file's first bytes."""
     name = str(path).lower().removesuffix(".gz")
+    if name.endswith(".parquet"):
+        return "parquet"
     if name.endswith((".jsonl", ".ndjson", ".json")):
         return "jsonl"
     if name.endswith((".csv", ".tsv")):
         return "csv"
     with open_binary(path) as handle:
-        head = handle.read(4096).lstrip(b"\xef\xbb\xbf \t\r\n")
+        head = handle.read(4096)
+    if head.startswith(PARQUET_MAGIC):
+        return "parquet"
+    head = head.lstrip(b"\xef\xbb\xbf \t\r\n")
     return "jsonl" if head.startswith(b"{") else "csv"
 
 
@@ -344,9 +353,12 @@ def read_export(
     ``extra``: column names kept as fields ``extra:<name>`` (CSV: a header column; JSONL: a key
     of the record's ``"design"`` object, else of the record itself).
     """
-    if detect_format(path) == "jsonl":
+    kind = detect_format(path)
+    if kind == "jsonl":
         info.format = "rrsite JSONL"
         yield from _read_jsonl(path, catalog, rejections, info, progress, extra)
+    elif kind == "parquet":
+        yield from _read_parquet(path, catalog, mapping, info, progress, extra)
     else:
         yield from _read_csv(path, catalog, mapping, rejections, info, block_size, progress,
                              extra)
@@ -554,6 +566,61 @@ def _parse_block_csv_module(
     return Batch(label, np.array(numbers, dtype=np.int64), columns, dict(layout.constants))
 
 
+# ----------------------------------------------------------------------------------- Parquet
+
+
+def parquet_columns(path: str | Path) -> list[str]:
+    """The column names of a Parquet file (its "header")."""
+    import duckdb
+
+    try:
+        with duckdb.connect() as connection:
+            described = connection.execute("DESCRIBE SELECT * FROM read_parquet(?)",
+                                            [str(path)]).fetchall()
+    except duckdb.Error as error:
+        raise ExportError(f"{path}: not a readable Parquet file: {error}") from error
+    return [str(row[0]) for row in described]
+
+
+def _read_parquet(
+    path: str | Path, catalog: Catalog, mapping: Mapping[str, str], info: FileInfo,
+    progress: Callable[[int], None] | None, extra: Sequence[str] = (),
+) -> Iterator[Batch]:
+    """A Parquet export: its columns matched like a CSV header, every value read as text.
+
+    Row N is the file's N-th record. Cells are taken as written (Parquet is not opened by
+    spreadsheets, so `rrsite export` writes no formula guard into it).
+    """
+    import duckdb
+
+    label = str(path)
+    header = parquet_columns(path)
+    layout = csv_layout(header, catalog, mapping, label, extra)
+    info.format = "Parquet"
+    info.notes.extend(layout.notes)
+    wanted = [(name, position) for name, position in layout.index.items()
+              if name != "submitted_at"]
+    select = ", ".join(f'CAST("{header[p].replace(chr(34), chr(34) * 2)}" AS VARCHAR)'
+                       for _, p in wanted) or "NULL"
+    with duckdb.connect() as connection:
+        connection.execute("SET enable_progress_bar = false")
+        result = connection.execute(f"SELECT {select} FROM read_parquet(?)", [label])
+        row = 0
+        while True:
+            chunk = result.fetchmany(PARQUET_BATCH)
+            if not chunk:
+                break
+            columns: dict[str, Column] = {
+                name: ListColumn([r[i] for r in chunk]) for i, (name, _) in enumerate(wanted)}
+            numbers = np.arange(row + 1, row + 1 + len(chunk), dtype=np.int64)
+            row += len(chunk)
+            info.rows += len(chunk)
+            yield Batch(label, numbers, columns, dict(layout.constants))
+    info.bytes = file_size(path)
+    if progress is not None:
+        progress(info.bytes)
+
+
 # ------------------------------------------------------------------------------------- JSONL
 
 
@@ -577,30 +644,37 @@ def _read_jsonl(
             if not text:
                 continue
             info.rows += 1
-            record = _jsonl_record(text, label, number, rejections)
+            record = jsonl_record(text, label, number, rejections)
             if record is None:
                 continue
-            strays = [key for key in record["answers"] if key not in known]
-            strays += [key + GROUP_SUFFIX for key in record["groups"] if key not in grouped]
-            if strays:
-                unknown[len(records)] = strays[0]
+            stray = jsonl_stray(record, known, grouped)
+            if stray is not None:
+                unknown[len(records)] = stray
             records.append(record)
             numbers.append(number)
             if len(records) >= JSONL_BATCH:
                 if progress is not None:
                     progress(pending)
                     pending = 0
-                yield _jsonl_batch(label, records, numbers, unknown, questions, grouped, extra)
+                yield jsonl_batch(label, records, numbers, unknown, questions, grouped, extra)
                 records, numbers, unknown = [], [], {}
     if progress is not None and pending:
         progress(pending)
     if records:
-        yield _jsonl_batch(label, records, numbers, unknown, questions, grouped, extra)
+        yield jsonl_batch(label, records, numbers, unknown, questions, grouped, extra)
 
 
-def _jsonl_record(
+def jsonl_stray(record: dict[str, Any], known: set[str], grouped: Sequence[str]) -> str | None:
+    """The first answer (or ``<id>.group``) of a record that no version of the survey asks."""
+    strays = [key for key in record["answers"] if key not in known]
+    strays += [key + GROUP_SUFFIX for key in record["groups"] if key not in grouped]
+    return strays[0] if strays else None
+
+
+def jsonl_record(
     text: bytes, label: str, number: int, rejections: Rejections
 ) -> dict[str, Any] | None:
+    """One JSONL line as a record, or None with the line's rejection counted."""
     try:
         record = json.loads(text)
     except ValueError as error:
@@ -624,10 +698,11 @@ def _jsonl_record(
     return record
 
 
-def _jsonl_batch(
+def jsonl_batch(
     label: str, records: list[dict[str, Any]], numbers: list[int], unknown: dict[int, str],
     questions: list[str], grouped: Sequence[str] = (), extra: Sequence[str] = (),
 ) -> Batch:
+    """Records read from JSONL as a batch of rows (values as JSON gave them)."""
     columns: dict[str, Column] = {
         "survey": ListColumn([r["survey"] for r in records], from_json=True),
         "version": ListColumn([r["version"] for r in records], from_json=True),

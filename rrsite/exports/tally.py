@@ -174,6 +174,46 @@ class Counts:
     by_group: np.ndarray | None = None
 
 
+def field_plan(catalog: Catalog, qid: str) -> FieldPlan:
+    """How question ``qid`` is checked and counted in each version of the catalog."""
+    versions = len(catalog.versions)
+    found = dict(catalog.questions_named(qid))
+    words: dict[str, None] = {}
+    plan = FieldPlan(qid, None, None)
+    for m in range(versions):
+        question = found.get(m)
+        if question is None:
+            plan.absent.append(m)
+        elif question.type in CHOICE_TYPES:
+            plan.choice.append(m)
+            words.update(dict.fromkeys(question.answers))
+            if question.two_group:
+                plan.grouped.append(m)
+        elif question.type == "number":
+            plan.number.append((m, question))
+            if question.two_group:
+                plan.grouped.append(m)
+        elif question.type == "text":
+            plan.text.append((m, question))
+        else:
+            plan.multi.append((m, question))
+    if plan.choice:
+        plan.union = Vocab(list(words))
+        lut = np.full((versions, len(words) + 2), -1, dtype=np.int32)
+        lut[:, 0] = -2  # union code -2 (empty) sits at column 0
+        for m in plan.choice:
+            question = found[m]
+            for local, value in enumerate(question.answers):
+                lut[m, plan.union.lookup[value] + 2] = local
+        plan.lut = lut
+    return plan
+
+
+def duplicate_message(token: str) -> str:
+    """Why a row whose respondent token an earlier row had is left out."""
+    return f"respondent {token!r} was seen before; the first row is kept"
+
+
 class Tally:
     """Checks batches of rows and counts the accepted ones."""
 
@@ -186,7 +226,7 @@ class Tally:
         self.rows_accepted = np.zeros(self.versions, dtype=np.int64)
         self.survey_vocab = Vocab([catalog.survey])
         self.version_vocab = Vocab(catalog.version_ids)
-        self.plans = {qid: self._plan(qid) for qid in catalog.question_ids()}
+        self.plans = {qid: field_plan(catalog, qid) for qid in catalog.question_ids()}
         # --by: the cells of the by-questions (rrsite.exports.subgroups); "all" without one
         questions = parse_by(by)
         unions = {q: self.plans[q].union for q in questions}
@@ -211,38 +251,6 @@ class Tally:
                     np.zeros(shape, dtype=np.int64), np.zeros(len(self.groups), dtype=np.int64),
                     np.zeros((2, *shape), dtype=np.int64) if question.two_group else None,
                 )
-
-    def _plan(self, qid: str) -> FieldPlan:
-        found = dict(self.catalog.questions_named(qid))
-        words: dict[str, None] = {}
-        plan = FieldPlan(qid, None, None)
-        for m in range(self.versions):
-            question = found.get(m)
-            if question is None:
-                plan.absent.append(m)
-            elif question.type in CHOICE_TYPES:
-                plan.choice.append(m)
-                words.update(dict.fromkeys(question.answers))
-                if question.two_group:
-                    plan.grouped.append(m)
-            elif question.type == "number":
-                plan.number.append((m, question))
-                if question.two_group:
-                    plan.grouped.append(m)
-            elif question.type == "text":
-                plan.text.append((m, question))
-            else:
-                plan.multi.append((m, question))
-        if plan.choice:
-            plan.union = Vocab(list(words))
-            lut = np.full((self.versions, len(words) + 2), -1, dtype=np.int32)
-            lut[:, 0] = -2  # union code -2 (empty) sits at column 0
-            for m in plan.choice:
-                question = found[m]
-                for local, value in enumerate(question.answers):
-                    lut[m, plan.union.lookup[value] + 2] = local
-            plan.lut = lut
-        return plan
 
     # ------------------------------------------------------------------------------- checking
 
@@ -364,9 +372,7 @@ class Tally:
             repeated = self.tokens.add(checked.hashes[passed])
             status[passed[repeated]] = DUPLICATE
             checked.describe.setdefault(
-                DUPLICATE,
-                lambda i: f"respondent {token_column.raw(i)!r} was seen before; the first row "
-                          "is kept")
+                DUPLICATE, lambda i: duplicate_message(token_column.raw(i)))
         self._record(batch, status, checked.describe)
         self._count(status == 0, checked.version, checked.local_codes, checked.union_codes,
                     checked.group_codes)
@@ -586,15 +592,30 @@ class Tally:
                 continue
             design_group = checked.group_codes[qid][rows] if qid in checked.group_codes \
                 else np.zeros(int(rows.sum()), dtype=np.int8)
-            store.append((values[rows].astype(np.float64), subgroup[rows], design_group))
+            store.append((values[rows].astype(np.float64), subgroup[rows].astype(np.int64),
+                          design_group.astype(np.int8)))
+
+    def add_reports(self, m: int, qid: str, reports: np.ndarray, subgroups: np.ndarray,
+                    groups: np.ndarray) -> None:
+        """Keep accepted reports of randomized number question ``qid`` in version ``m``."""
+        self.numbers[(m, qid)].append((np.asarray(reports, dtype=np.float64),
+                                       np.asarray(subgroups, dtype=np.int64),
+                                       np.asarray(groups, dtype=np.int8)))
 
     def number_reports(self, m: int, qid: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """(reports, subgroup index, design group) of every accepted row, in row order."""
+        """(reports, subgroup index, design group) of every accepted row, smallest report first.
+
+        The order is the reports' (a stable sort): every reader and engine hands the estimator
+        the same vectors, so their sums, and the estimates, agree to the last bit.
+        """
         store = self.numbers.get((m, qid), [])
         if not store:
             return (np.zeros(0), np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int8))
-        return (np.concatenate([s[0] for s in store]), np.concatenate([s[1] for s in store]),
-                np.concatenate([s[2] for s in store]))
+        reports = np.concatenate([s[0] for s in store])
+        subgroups = np.concatenate([s[1] for s in store]).astype(np.int64)
+        groups = np.concatenate([s[2] for s in store]).astype(np.int8)
+        order = np.lexsort((groups, subgroups, reports))
+        return reports[order], subgroups[order], groups[order]
 
 
 def _at(message: Callable[[int], str], where: np.ndarray) -> Callable[[int], str]:

@@ -15,6 +15,7 @@ from .rows import (
     DESIGN_HEADERS,
     MODEL_HEADERS,
     NUMBER_HEADERS,
+    answer_rows,
     answers_text,
     by_title,
     column_meanings,
@@ -24,10 +25,10 @@ from .rows import (
     design_rows,
     design_summary,
     design_text,
-    estimate_rows,
     fmt,
     footnotes,
     group_name,
+    groups_of,
     interval_text,
     marks_in,
     model_notes,
@@ -36,7 +37,7 @@ from .rows import (
     number_notes,
     number_rows,
     privacy_text,
-    uninformative,
+    too_wide,
 )
 
 FORMATS = ("table", "json", "markdown", "html")
@@ -89,7 +90,7 @@ def render_table(analysis: Analysis) -> str:
         rows = []
         marks: set[str] = set()
         for question in analysis.questions:
-            shown = estimate_rows(question, question.estimate, analysis.labels)
+            shown = answer_rows(analysis, question, question.estimate)
             marks |= marks_in(shown)
             for i, r in enumerate(shown):
                 rows.append([named(analysis, question.id) if i == 0 else "", r[0], f"{r[1]:,}",
@@ -103,8 +104,7 @@ def render_table(analysis: Analysis) -> str:
         out += [f"  {question.id}: {design_text(question)}; {question.estimate.ci_method}"
                 + (f"; {question.missing:,} unanswered" if question.missing else "")]
         out += [f"    {note}" for note in question.estimate.notes]
-        out += [f"    note: {sentence}"
-                for sentence in uninformative(question, labels=analysis.labels)]
+        out += [f"    note: {sentence}" for sentence in too_wide(analysis, question)]
     out += design_lines(analysis, level)
     out += compliance.table_lines(analysis)
     models = [row for question in analysis.questions for row in model_rows(question)]
@@ -117,8 +117,8 @@ def render_table(analysis: Analysis) -> str:
         for question in analysis.questions:
             rows = []
             marks = set()
-            for group, estimate in question.groups.items():
-                shown = estimate_rows(question, estimate, analysis.labels)
+            for group, estimate in groups_of(analysis, question):
+                shown = answer_rows(analysis, question, estimate)
                 marks |= marks_in(shown)
                 for i, r in enumerate(shown):
                     rows.append([group_name(analysis, group) if i == 0 else "", r[0], f"{r[1]:,}",
@@ -129,9 +129,7 @@ def render_table(analysis: Analysis) -> str:
                  ""], rows, {2, 3, 4})]
             out += ["  " + note for note in footnotes(marks)]
             out += [f"  note: {sentence}"
-                    for sentence in uninformative(question, question.groups, analysis.by,
-                                                  labels=analysis.labels,
-                                                  subgroups=analysis.subgroups)]
+                    for sentence in too_wide(analysis, question, grouped=True)]
     out += ["", "Privacy (" + analysis.privacy["composition"] + "):"]
     for entry in analysis.privacy["questions"]:
         out.append(f"  {entry['id']}: {entry['statement']}")
@@ -233,7 +231,7 @@ def render_markdown(analysis: Analysis) -> str:
                 f"{level} intervals; standard errors under {VARIANCE_CONVENTION}.", ""]
         rows = []
         for question in analysis.questions:
-            for r in estimate_rows(question, question.estimate, analysis.labels):
+            for r in answer_rows(analysis, question, question.estimate):
                 rows.append([_md_named(analysis, question.id), r[0], f"{r[1]:,}", fmt(r[2]),
                              fmt(r[3]) + r[9],
                              fmt(r[4]), fmt(r[5]), interval_text(r[6], r[7]), fmt(r[8]),
@@ -241,7 +239,8 @@ def render_markdown(analysis: Analysis) -> str:
         headers = ["question", "answer", "n", "reported", "estimate", "unbiased", "se",
                    f"{level} interval", "Chebyshev ±", "interval method"]
         out += table(headers, rows)
-        marks = marks_in(r for q in analysis.questions for r in estimate_rows(q, q.estimate))
+        marks = marks_in(r for q in analysis.questions
+                         for r in answer_rows(analysis, q, q.estimate))
         out += [""] + [f"- {note}" for note in footnotes(marks)]
         methods = [q.estimate.ci_method for q in analysis.questions]
         out += [""] + [f"- **{column}**: {meaning}"
@@ -250,8 +249,7 @@ def render_markdown(analysis: Analysis) -> str:
         for question in analysis.questions:
             out.append(f"- `{question.id}`: {design_text(question)}"
                        + "".join(f"; {n}" for n in question.estimate.notes)
-                       + "".join(f"; {n}" for n in uninformative(question,
-                                                                 labels=analysis.labels)))
+                       + "".join(f"; {n}" for n in too_wide(analysis, question)))
     if analysis.sample_design is not None:
         out += ["", "## Design-based estimates", "", design_summary(analysis), "",
                 f"Weighted (Hajek) means and Horvitz-Thompson totals, {level} t intervals; SRS se "
@@ -272,21 +270,20 @@ def render_markdown(analysis: Analysis) -> str:
         out += ["", "### RRreg's models", ""]
         out += table(MODEL_HEADERS, [[f"`{r[0]}`" if r[0] else "", *r[1:]] for r in models])
         out += [""] + [f"- {note}" for q in analysis.questions for note in model_notes(q)]
-    if analysis.by is not None:
+    if analysis.by is not None and analysis.questions:
         out += ["", f"## Subgroups by `{by_title(analysis)}`", ""]
         for question in analysis.questions:
             rows = [[group_name(analysis, group), r[0], f"{r[1]:,}", fmt(r[2]), fmt(r[3]) + r[9],
                      interval_text(r[6], r[7])]
-                    for group, estimate in question.groups.items()
-                    for r in estimate_rows(question, estimate, analysis.labels)]
+                    for group, estimate in groups_of(analysis, question)
+                    for r in answer_rows(analysis, question, estimate)]
             out += [f"### {_md_named(analysis, question.id)}", ""]
             out += table([by_title(analysis), "answer", "n", "reported", "estimate",
                           f"{level} interval"], rows)
-            group_marks = marks_in(r for estimate in question.groups.values()
-                                   for r in estimate_rows(question, estimate))
+            group_marks = marks_in(r for _, estimate in groups_of(analysis, question)
+                                   for r in answer_rows(analysis, question, estimate))
             notes = [*footnotes(group_marks),
-                     *uninformative(question, question.groups, analysis.by,
-                                    labels=analysis.labels, subgroups=analysis.subgroups)]
+                     *too_wide(analysis, question, grouped=True)]
             out += [""] + [f"- {note}" for note in notes] if notes else []
             out.append("")
     out += ["", "## Privacy", "", analysis.privacy["composition"] + ".", ""]

@@ -17,6 +17,7 @@ from .rows import (
     DESIGN_HEADERS,
     MODEL_HEADERS,
     NUMBER_HEADERS,
+    answer_rows,
     answers_text,
     by_title,
     column_meanings,
@@ -24,10 +25,9 @@ from .rows import (
     design_rows,
     design_summary,
     design_text,
-    estimate_rows,
     fmt,
     footnotes,
-    group_name,
+    groups_of,
     interval_text,
     marks_in,
     model_notes,
@@ -36,7 +36,7 @@ from .rows import (
     number_notes,
     number_rows,
     privacy_text,
-    uninformative,
+    too_wide,
 )
 from .tables import STYLE
 
@@ -90,16 +90,22 @@ def _numbers_html(analysis: Analysis) -> list[str]:
                         "interval: the cumulative shares below carry one")
             body.append("<figure>" + distribution_svg(
                 found, f"{result.id}: estimated distribution of the true numbers", result.unit)
-                + f"<figcaption>{qid}: the estimated share of true numbers in {cells}, "
-                  f"bars (maximum likelihood, {found.n:,} reports){whiskers}.</figcaption>"
-                  "</figure>")
+                + f"<figcaption>{qid}: bars, the estimated share of respondents whose true "
+                  f"number is in {cells} (the most likely distribution given the {found.n:,} "
+                  f"reports){whiskers}.</figcaption></figure>")
+        band = sum(b - a for a, b in zip(found.cumulative_low, found.cumulative_high,
+                                         strict=True)) / len(found.lows)
+        vague = (f" Here the band is wide (on average {band:.0%} of the scale): {found.n:,} "
+                 "reports through this design say little about how the numbers are spread; "
+                 "the mean above is known better than the shape." if band > 0.5 else "")
         body.append("<figure>" + cumulative_svg(
             found, f"{result.id}: share of true numbers at most each value", result.unit)
-            + f"<figcaption>{qid}: the share of true numbers at most each value"
-            + (", blue line (maximum likelihood)" if found.cumulative is not None else "")
-            + f"; red band: {level} simultaneous bounds, which hold at every value at once "
-              "whatever the distribution (the reports' Dvoretzky-Kiefer-Wolfowitz band carried "
-              "through the design's law of the report)." + notes + "</figcaption></figure>")
+            + f"<figcaption>{qid}: the share of respondents whose true number is at most "
+              "each value" + ("; blue line: the best estimate" if found.cumulative is not None
+                             else "")
+            + f". The shaded band holds the true curve, all of it at once, with {level} "
+              "confidence, whatever the numbers' distribution." + vague + notes
+            + "</figcaption></figure>")
     return body
 
 
@@ -138,7 +144,7 @@ def render_html(analysis: Analysis) -> str:
             shown = named(analysis, question.id)
             if question.kind == "categorical":
                 plot_rows.append(PlotRow(shown, math.nan, math.nan, math.nan, heading=True))
-            for r in estimate_rows(question, question.estimate, analysis.labels):
+            for r in answer_rows(analysis, question, question.estimate):
                 rows.append(_cells([_html_named(analysis, question.id), e(r[0]), f"{r[1]:,}",
                                     fmt(r[2]), fmt(r[3]) + e(r[9]), fmt(r[4]), fmt(r[5]),
                                     interval_text(r[6], r[7]), fmt(r[8]),
@@ -155,9 +161,9 @@ def render_html(analysis: Analysis) -> str:
             notes.append(f"<li><code>{e(question.id)}</code>: {e(question.text)} — design "
                          f"{e(design_text(question))}"
                          + "".join(f"; {e(n)}" for n in question.estimate.notes)
-                         + "".join(f"; {e(n)}" for n in uninformative(
-                             question, labels=analysis.labels)) + "</li>")
-        marks = marks_in(r for q in analysis.questions for r in estimate_rows(q, q.estimate))
+                         + "".join(f"; {e(n)}" for n in too_wide(analysis, question)) + "</li>")
+        marks = marks_in(r for q in analysis.questions
+                         for r in answer_rows(analysis, q, q.estimate))
         notes += [f"<li>{e(note)}</li>" for note in footnotes(marks)]
         body.append("<ul class=note>" + "".join(notes) + "</ul>")
         body.append("<dl class=note>" + "".join(
@@ -199,26 +205,24 @@ def render_html(analysis: Analysis) -> str:
         for question in analysis.questions:
             group_rows: list[PlotRow] = []
             table = []
-            for group, estimate in question.groups.items():
-                shown_group = group_name(analysis, group)
+            for group, estimate in groups_of(analysis, question):
                 if question.kind == "categorical":
-                    group_rows.append(PlotRow(shown_group, math.nan, math.nan, math.nan,
+                    group_rows.append(PlotRow(group, math.nan, math.nan, math.nan,
                                               heading=True))
-                for r in estimate_rows(question, estimate, analysis.labels):
-                    label = shown_group if question.kind == "binary" else f"  {r[0]}"
+                for r in answer_rows(analysis, question, estimate):
+                    label = group if question.kind == "binary" else f"  {r[0]}"
                     group_rows.append(PlotRow(label, r[3], r[6], r[7], r[2]))
-                    table.append(_cells([e(shown_group), e(r[0]), f"{r[1]:,}", fmt(r[2]),
+                    table.append(_cells([e(group), e(r[0]), f"{r[1]:,}", fmt(r[2]),
                                          fmt(r[3]) + e(r[9]), interval_text(r[6], r[7])],
                                         {2, 3, 4}))
             body.append(f"<h3>{_html_named(analysis, question.id)} by {e(by)}</h3><table>"
                         + _cells([e(by), "answer", "n", "reported", "estimate",
                                   f"{level} interval"], {2, 3, 4}, True) + "".join(table)
                         + "</table>")
-            group_marks = marks_in(r for estimate in question.groups.values()
-                                   for r in estimate_rows(question, estimate))
+            group_marks = marks_in(r for _, estimate in groups_of(analysis, question)
+                                   for r in answer_rows(analysis, question, estimate))
             group_notes = [*footnotes(group_marks),
-                           *uninformative(question, question.groups, analysis.by,
-                                          labels=analysis.labels, subgroups=analysis.subgroups)]
+                           *too_wide(analysis, question, grouped=True)]
             if group_notes:
                 body.append("<ul class=note>" + "".join(f"<li>{e(n)}</li>" for n in group_notes)
                             + "</ul>")

@@ -369,7 +369,7 @@ def plan_build(sources: Sequence[Path], templates: Path, pyodide: Path, *,
         for question in survey.sensitive_questions:
             if question.design is not None:
                 problem = device_mismatch(question.text_html + " " + question.help_html,
-                                          question.design)
+                                          question.design, survey.language)
                 if problem:
                     warnings.append(SurveyError(survey.file, question.line,
                                                 f"question '{question.id}': {problem}"))

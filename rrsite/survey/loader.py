@@ -11,6 +11,7 @@ from __future__ import annotations
 import dataclasses
 import math
 import os
+import re
 import urllib.parse
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -294,7 +295,7 @@ def _layout(parts: list[Any], problems: Problems) -> _Layout:
     for part in parts:
         if isinstance(part, PageBreak):
             if pending is not None:
-                _no_block(pending, problems)
+                _no_block(pending, problems, help_parts)
                 pending, help_parts = None, []
             if not questions:
                 pages[0] = part.title  # before the first question: the first page's title
@@ -309,7 +310,7 @@ def _layout(parts: list[Any], problems: Problems) -> _Layout:
             (help_parts if pending is not None else loose).append(part)
         elif isinstance(part, Heading):
             if pending is not None:
-                _no_block(pending, problems)
+                _no_block(pending, problems, help_parts)
             pending, help_parts = part, []
         else:
             if pending is None:
@@ -322,7 +323,7 @@ def _layout(parts: list[Any], problems: Problems) -> _Layout:
             questions.append(RawQuestion(pending, part, help_parts, loose, len(pages)))
             pending, help_parts, loose = None, [], []
     if pending is not None:
-        _no_block(pending, problems)
+        _no_block(pending, problems, help_parts)
     if questions and questions[-1].page < len(pages):
         problems.error(breaks[-1].line, "a page break with no question after it: remove the "
                                         "last '+++' or add a question")
@@ -331,7 +332,18 @@ def _layout(parts: list[Any], problems: Problems) -> _Layout:
                    pages if paged else [])
 
 
-def _no_block(heading: Heading, problems: Problems) -> None:
+def _no_block(heading: Heading, problems: Problems, under: list[Prose]) -> None:
+    """The heading has no ```question block; a code block under it that lacks the word is named."""
+    for part in under:
+        for offset, line in enumerate(part.lines):
+            fence = re.match(r" {0,3}(`{3,}|~{3,})(.*)$", line)
+            if fence:
+                info = fence.group(2).strip()
+                opened = f"'{fence.group(1)}{info}'" if info else f"'{fence.group(1)}' alone"
+                problems.error(part.line + offset, f"the block under '## {heading.text}' opens "
+                               f"with {opened}: a question's block opens with "
+                               f"'{fence.group(1)}question'")
+                return
     problems.error(heading.line, f"the heading '## {heading.text}' has no ```question block under "
                                  "it; every level-2 heading is a question (use # or ### for other "
                                  "headings)")
@@ -464,7 +476,8 @@ def _survey(
         intro_html=render_prose(layout.intro),
         outro_html=render_prose(layout.outro),
         review=front.get("review") or "full",
-        lines=dict(front.lines),
+        lines={**front.lines, **({"budget": privacy.line_of("budget")}
+                                 if privacy is not None and privacy.given("budget") else {})},
         consent=front.get("consent"),
         pages=list(layout.pages),
         shuffle=bool(front.get("shuffle")),

@@ -66,6 +66,9 @@ class Question:
     options: list[Option] = field(default_factory=list)
     help_html: str = ""
     before_html: str = ""
+    #: The Markdown source of the prose shown with it (before its heading, and between heading
+    #: and block), ``(file line, text)`` per line, for `rrsite check`'s warnings.
+    prose_source: list[tuple[int, str]] = field(default_factory=list)
     minimum: float | None = None
     maximum: float | None = None
     integer: bool = False

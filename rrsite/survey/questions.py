@@ -186,6 +186,8 @@ def build_question(
         options=options or [],
         help_html=render_prose(raw.help),
         before_html=render_prose(before),
+        prose_source=[(part.line + offset, line) for part in (*before, *raw.help)
+                      for offset, line in enumerate(part.lines)],
         design=design,
         privacy=privacy,
         accept_no_epsilon=bool(fields.get("accept_no_epsilon")),
@@ -300,8 +302,9 @@ def read_design(
                        + ("" if name is None else f"; {name} is for yes-no and choice questions"))
         return None, None, None, None
     if qtype is not None and qtype not in schema.RANDOMIZABLE_TYPES:
-        problems.error(fields.line_of(where), "only yes-no and choice questions can be "
-                                              f"randomized; a {qtype} question is asked directly")
+        problems.error(fields.line_of(where), f"only {', '.join(schema.RANDOMIZABLE_TYPES)} "
+                                              f"questions can be randomized; a {qtype} question "
+                                              "is asked directly")
         return None, None, None, None
     if qtype is None or options is None:
         return None, None, None, None
@@ -360,6 +363,8 @@ def read_number_design(
             spec[key] = fields.get(key)
     spec["min"], spec["max"] = fields.get("min"), fields.get("max")
     spec["integer"] = bool(fields.get("integer"))
+    if spec["min"] is not None and spec["max"] is not None and spec["min"] > spec["max"]:
+        return None, None  # one mistake, one message: the question's "max is below min"
     try:
         design = number_design_from_spec(spec)
     except DESIGN_FAILURES as error:

@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from ..core import NAMED_DESIGNS, NUMBER_DESIGNS
-from .catalog import LANGUAGE_RULE, LANGUAGE_TAG
+from .catalog import LANGUAGE_NAMES, LANGUAGE_RULE, LANGUAGE_TAG
 from .fielding.blocks import FRONT_KEYS, PANEL, QUESTION_KEYS, VALIDATION
 from .kinds import (
     PROBABILITY,
@@ -50,7 +50,7 @@ from .kinds import (
 )
 
 QUESTION_TYPES = ("yes-no", "choice", "multi-choice", "number", "text")
-RANDOMIZABLE_TYPES = ("yes-no", "choice")
+RANDOMIZABLE_TYPES = ("yes-no", "choice", "number")
 #: Design names a question may give as ``randomize:`` (core's names, the authority); the number
 #: designs (rrsite.core.numbers) are for ``type: number``.
 DESIGN_NAMES = tuple(NAMED_DESIGNS) + tuple(NUMBER_DESIGNS)
@@ -66,6 +66,12 @@ LANGUAGES: dict[str, dict[str, str]] = {
     "pt": {"no": "Não", "yes": "Sim"},
     "it": {"no": "No", "yes": "Sì"},
 }
+def _listed(words: tuple[str, ...]) -> str:
+    """```a`, `b` and `c```."""
+    quoted = [f"`{word}`" for word in words]
+    return quoted[0] if len(quoted) == 1 else ", ".join(quoted[:-1]) + " and " + quoted[-1]
+
+
 #: An epsilon above this protects nothing and overflows e^epsilon in places; refuse it.
 EPSILON_MAX = 30.0
 
@@ -128,7 +134,8 @@ FRONT_MATTER = Block(
             "The survey's id: its folder in the built site and the `survey` of every submission.",
             required=True),
         Key("title", Text(max_length=300), "The page title.", required=True),
-        Key("language", Name(LANGUAGE_TAG, LANGUAGE_RULE, name="language code"),
+        Key("language", Name(LANGUAGE_TAG, LANGUAGE_RULE, name="language code",
+                             hints=LANGUAGE_NAMES),
             "Language of the page's own words (buttons, coin explanations, errors) and of the "
             "page's `lang` and text direction. rrsite ships " + ", ".join(LANGUAGES) + " (a "
             "regional code such as `pt-BR` uses its language's catalog); any other language "
@@ -184,8 +191,11 @@ QUESTION = Block(
         Key("id", Name(r"[A-Za-z][A-Za-z0-9_-]{0,63}", _ID_RULE),
             "The question's id in submissions, exports and analysis.", required=True),
         Key("type", OneOf(QUESTION_TYPES),
-            "`yes-no` and `choice` can be randomized; `multi-choice`, `number` and `text` are "
-            "always asked directly (for subgroups).", required=True),
+            _listed(RANDOMIZABLE_TYPES) + " can be randomized (a number with a number design: "
+            + ", ".join(f"`{name}`" for name in NUMBER_DESIGNS) + "), or asked directly; "
+            + _listed(tuple(t for t in QUESTION_TYPES if t not in RANDOMIZABLE_TYPES))
+            + " are always asked directly. Answers asked directly can break the estimates down "
+            "(`rrsite analyze --by`).", required=True),
         Key("short", Text(max_length=60), "A short name for the question in reports, the "
             "codebook and the variable labels of Stata and SPSS files (`Exam cheating`); not "
             "shown to respondents.", default_doc="the id"),
@@ -211,7 +221,7 @@ QUESTION = Block(
             "`mixture-unknown`, `additive`, `multiplicative`, `laplace`, `duchi`, `piecewise` "
             "(the documentation's explanation of the designs gives each one's matrix or "
             "distribution); its parameters are the keys below. Leave it out and give `epsilon` "
-            "to let rrsite choose the optimal design."),
+            "to let rrsite choose the optimal design.", spellings=("randomise",)),
         Key("truth", PROBABILITY, "Probability of answering truthfully.",
             default_doc="`1/2`", applies="randomize: forced-response, forced-yes"),
         Key("yes", PROBABILITIES, "Probability of being told to say yes (cdm-sym: a list, one "
@@ -316,6 +326,9 @@ def reference_table(block: Block) -> str:
         if isinstance(key.kind, OneOf):
             kind = " | ".join(f"`{choice}`" for choice in key.kind.choices)
         meaning = key.doc + (f" *({key.applies})*" if key.applies else "")
+        if key.spellings:
+            meaning += " Also read when spelled " + ", ".join(f"`{s}`" for s in key.spellings) \
+                + "."
         rows.append(f"| `{key.name}` | {_cell(kind)} | {_cell(key.shown_default())} | "
                     f"{_cell(meaning)} |")
     return "\n".join(rows)

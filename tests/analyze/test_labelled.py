@@ -11,7 +11,6 @@ from __future__ import annotations
 import csv
 import json
 import math
-import shutil
 import subprocess
 from pathlib import Path
 
@@ -206,19 +205,64 @@ def test_a_design_rrreg_knows_only_as_a_matrix_is_fitted_as_custom(tmp_path: Pat
             '0.1, 0.1, 0.1, 0.8), nrow = 3, byrow = TRUE))') in text
 
 
-@pytest.mark.skipif(shutil.which("Rscript") is None,
-                    reason="R is optional (docs: Take the export to R, Stata or SPSS); the "
-                           "script's text is checked above")
-def test_the_r_script_runs_where_r_and_rrreg_are_installed(
+#: A stand-in for RRreg (the CRAN package cannot be installed here): RRuni records each call.
+STAND_IN = r"""
+RRuni <- function(response, model, p, group = NULL, Kukrep = 1) {
+  cat("RRUNI", model, paste(format(p, digits = 15), collapse = ","), length(response),
+      paste(tabulate(response + 1, nbins = 4), collapse = ","),
+      if (is.null(group)) "-" else paste(tabulate(group, nbins = 2), collapse = ","), Kukrep, "\n")
+  structure(list(model = model), class = "rrstub")
+}
+summary.rrstub <- function(object, ...) object
+print.rrstub <- function(x, ...) invisible(x)
+"""
+
+
+def stand_in_rrreg(folder: Path) -> Path:
+    """A library folder holding an R package named RRreg whose RRuni prints its arguments."""
+    package = folder / "RRreg"
+    (package / "R").mkdir(parents=True)
+    (package / "DESCRIPTION").write_text(
+        "Package: RRreg\nVersion: 0.0.1\nTitle: Stand-in\nDescription: Records calls.\n"
+        "License: MIT\nAuthor: rrsite tests\nMaintainer: rrsite <tests@example.org>\n", "utf-8")
+    (package / "NAMESPACE").write_text(
+        "export(RRuni)\nS3method(summary, rrstub)\nS3method(print, rrstub)\n", "utf-8")
+    (package / "R" / "RRreg.R").write_text(STAND_IN, "utf-8")
+    library = folder / "library"
+    library.mkdir()
+    subprocess.run(["R", "CMD", "INSTALL", f"--library={library}", str(package)],
+                   capture_output=True, check=True, timeout=120)
+    return library
+
+
+def test_the_r_script_runs_in_r_and_gives_rrreg_each_questions_reports(
         exported: tuple[Path, Path], tmp_path: Path) -> None:
+    """Real R (Debian's r-base-core, installed by `make test`) runs the script against a
+    stand-in RRreg: every RRuni call gets the design's model and p and exactly the reports,
+    groups and versions of the export, counted here in Python."""
     path, export = exported
-    has_rrreg = subprocess.run(["Rscript", "-e", "library(RRreg)"], capture_output=True,
-                               check=False)
-    if has_rrreg.returncode:
-        pytest.skip("R is installed without RRreg (optional)")
     script = tmp_path / "fit.R"
     script.write_text(r_script(path, tmp_path, str(export)), "utf-8")
+    library = stand_in_rrreg(tmp_path / "stand-in")
     done = subprocess.run(["Rscript", str(script)], capture_output=True, text=True, check=False,
-                          timeout=300)
+                          timeout=300, env={"PATH": "/usr/bin:/bin", "R_LIBS": str(library)})
     assert done.returncode == 0, done.stderr
-    assert "doped (Crosswise" in done.stdout and "competition (SLD" in done.stdout
+    calls = [line.split() for line in done.stdout.splitlines() if line.startswith("RRUNI")]
+    rows = rows_of(export)
+
+    def counts(column: str, reports: list[str]) -> tuple[int, str]:
+        values = [r[column] for r in rows if r[column] != ""]
+        tallied = [sum(v == report for v in values) for report in reports]
+        return len(values), ",".join(str(c) for c in [*tallied, 0, 0, 0, 0][:4])
+
+    doped = counts("doped", ["different", "same"])
+    competition = counts("competition", ["no", "yes"])
+    groups = [sum(r["competition.group"] == g for r in rows if r["competition"] != "")
+              for g in ("1", "2")]
+    sold = counts("sold", ["0", "1", "2", "3"])
+    assert calls == [
+        ["RRUNI", "Crosswise", "0.25", str(doped[0]), doped[1], "-", "1"],
+        ["RRUNI", "SLD", "0.25,0.75", str(competition[0]), competition[1],
+         f"{groups[0]},{groups[1]}", "1"],
+        ["RRUNI", "Kuk", "0.7,0.3", str(sold[0]), sold[1], "-", "3"],
+    ]
