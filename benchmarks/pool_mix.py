@@ -3,10 +3,10 @@
 Run: python benchmarks/pool_mix.py [--mix 1024] [--seeds 3]
 
 PostgreSQL keeps spent invitation codes (and traded codes, redeemed tokens) in a pool that every
-spending batch rewrites whole; when a survey's pool reaches 2 * MIX entries, a uniformly random
-part of them settles into an indexed table so that MIX stay (rrsite/collect/pgspend.py). Each
-settled row carries the transaction id of the batch that settled it; each submission the id of
-the batch that stored it. So the holder of a copy knows, for every settled code, that it was spent
+spending batch rewrites whole; when a survey's pool reaches 2 * MIX entries, a uniformly random part
+of them settles into an indexed table so that MIX stay (rrsite/collect/invitations/pgspend.py). Each
+settled row carries the transaction id of the batch that settled it; each submission the id of the
+batch that stored it. So the holder of a copy knows, for every settled code, that it was spent
 before its settling batch, and for every submission when it was stored: nothing else orders them.
 
 This simulates that policy for S spends, batches of B submissions each (B = 1: respondents one at

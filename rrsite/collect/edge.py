@@ -26,16 +26,16 @@ additions, configured by `configure` from `rrsite serve --request-timeout` and
   about `max_connections + BACKLOG` client sockets at any moment and never keeps more than
   `max_connections` past that moment.
 
-`RateLimit` keeps floods out without invitation codes (`rrsite serve --rate-limit`), and one
-code's blind trades in check (blindapi.py). It is a token bucket per key (a client address, a
+`RateLimit` keeps floods out without invitation codes (`rrsite serve --rate-limit`), and one code's
+blind trades in check (invitations/blindapi.py). It is a token bucket per key (a client address, a
 code's hash): `per_minute` requests may arrive at once, then one more every ``60 / per_minute``
 seconds. Keys are never stored, logged or kept in the clear even in memory: each is replaced by a
 keyed hash (HMAC-SHA-256 under a random key drawn when the process starts and never written
 anywhere), so the table in memory cannot be matched against a list of addresses or codes, and
 everything is gone when the process stops. Buckets that have refilled are dropped, so the table
-holds only keys seen in the last minute or so. Behind a reverse proxy every request comes from
-the proxy's address: limit there instead (nginx
-``limit_req``), see README "Keeping fake submissions out".
+holds only keys seen in the last minute or so. Behind a reverse proxy every request comes from the
+proxy's address: limit there instead (nginx ``limit_req``), see README "Keeping fake submissions
+out".
 """
 
 from __future__ import annotations

@@ -10,7 +10,7 @@ two codes, or one code with two tokens resolve the same way on every process.
 Invitation codes without a trail. `invitation_codes` holds the hash of every code issued, written
 once by `rrsite invite` in hash order. A submission that carries a code or a blind token, and a
 trade of a code for a blind signature, is decided by this process's batch writer, through a pool
-that every spending batch rewrites whole (rrsite/collect/pgspend.py: what it hides and what it
+that every spending batch rewrites whole (invitations/pgspend.py: what it hides and what it
 reveals). A spend costs the same with a thousand or a million codes issued.
 
 A submission is answered 201 only after its transaction committed (PostgreSQL's default
@@ -32,8 +32,8 @@ from typing import Any
 
 import asyncpg
 
-from . import blindstore, pgspend
 from .completion import record as completion
+from .invitations import blindstore, pgspend
 from .storebase import (
     CONFLICT,
     DUPLICATE,
@@ -177,7 +177,7 @@ async def setup_schema(connection: asyncpg.Connection, dsn: str) -> None:
     async with connection.transaction():
         await connection.execute("SELECT pg_advisory_xact_lock($1)", SCHEMA_LOCK)
         await connection.execute(SCHEMA)
-        await blindstore.setup_pg(connection)  # [blind hook, issue 24]
+        await blindstore.setup_pg(connection)
         await completion.setup_pg(connection)  # [the completion record of panels]
         version = await connection.fetchval("SELECT max(version) FROM rrsite_schema")
         if version is not None and version > SCHEMA_VERSION:

@@ -28,9 +28,9 @@ from starlette.requests import ClientDisconnect, Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
-from . import blindapi  # [blind hook, issue 24]
-from .blindkey import BlindSigner, KeyRing
 from .edge import RateLimit
+from .invitations import blindapi
+from .invitations.blindkey import BlindSigner, KeyRing
 from .manifests import (
     CELL_KEY,
     SURVEY_ID_RE,
@@ -67,7 +67,7 @@ INVITATION_ERRORS = {
               "were sent it",
     USED_CODE: "this invitation code has already been used: each invitation accepts one set of "
                "answers",
-    **blindapi.TOKEN_ERRORS,  # [blind hook, issue 24]
+    **blindapi.TOKEN_ERRORS,
 }
 #: Default limit on a submission body (bytes).
 MAX_BODY = 64 * 1024
@@ -92,7 +92,7 @@ class Collector:
                  blind: blindapi.BlindKeys | None = None,
                  operator_token: str | None = None) -> None:
         self.dist = dist
-        self.blind = blind  # [blind hook, issue 24] the keys of blind invitations, if any
+        self.blind = blind  # the keys of blind invitations, if any
         self.operator_token = operator_token
         self.store = store
         self.max_body = max_body
@@ -346,7 +346,7 @@ def create_app(dist: Path, store: SubmissionStore, *, allow_origins: Sequence[st
         Route("/api/health", health, methods=every),
     ]
     blind = None
-    if keys is not None:  # [blind hook, issue 24]
+    if keys is not None:
         blind = blindapi.BlindEndpoints(
             keys, store, INVITATION_ERRORS, collector.rate_limit,
             known=lambda survey: any(key[0] == survey for key in collector.rules),

@@ -30,8 +30,8 @@ again until the log is empty. A copy of the `-wal` taken continuously (a backup 
 agent reading it as it is written) sees every commit before it is emptied: such an agent must
 not read the live database (docs: the threat model). In the database file itself an invitation's
 `used` flag is overwritten in place, in a table ordered by the code's hash, with no row id and no
-time: nothing there orders the spent codes (blindstore.py: the same for trades). A spend costs the
-same with a thousand or a million codes issued: one row updated in place.
+time: nothing there orders the spent codes (invitations/blindstore.py: the same for trades). A
+spend costs the same with a thousand or a million codes issued: one row updated in place.
 
 What is stored per submission: survey id, manifest version, the respondent token, the answers as
 the page sent them (validated, unanswered ones left out) and `submitted_at`, UTC truncated to the
@@ -51,8 +51,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from . import blindstore
 from .completion import record as completion
+from .invitations import blindstore
 from .storebase import (
     BAD_CODE,
     CONFLICT,
@@ -194,7 +194,7 @@ def _submission_writer(survey: str, version: str, respondent: str, answers: dict
                     "SELECT count(*) FROM submissions WHERE survey = ?", (survey,)).fetchone()[0]
             if counts[survey] >= cap:
                 return FULL
-        if invited:  # [blind hook, issue 24] a blind token instead of a code
+        if invited:  # a blind token instead of a code
             refused = blindstore.check_sqlite(connection, survey, invitation, token)
             if refused is not None:
                 return refused
@@ -245,7 +245,7 @@ class Store:
             # keep them in the writer's cache rather than read each one again
             self._connection.execute(f"PRAGMA cache_size = -{WRITER_CACHE_KIB}")
             self._connection.executescript(
-                f"BEGIN IMMEDIATE; {SCHEMA} {blindstore.SQLITE_SCHEMA} "  # [blind hook, issue 24]
+                f"BEGIN IMMEDIATE; {SCHEMA} {blindstore.SQLITE_SCHEMA} "
                 f"{completion.SQLITE_SCHEMA}")  # [the completion record of panels]
             previous = self._connection.execute("PRAGMA user_version").fetchone()[0]
             if previous == 2:  # schema 2's blind_codes: a row per trade, in trade order

@@ -19,7 +19,8 @@ STORED, DUPLICATE, CONFLICT, FULL = "stored", "duplicate", "conflict", "full"
 #: Outcomes for invitation-only surveys: no code sent, a code not issued, a code already used.
 NO_CODE, BAD_CODE, USED_CODE = "no-code", "bad-code", "used-code"
 #: Entries of one survey (and kind) that stay in a pool of spent entries when some settle (at
-#: 2 * MIX): PostgreSQL's spent codes and tokens (pgspend.py), SQLite's tokens (blindstore.py).
+#: 2 * MIX): PostgreSQL's spent codes and tokens (invitations/pgspend.py), SQLite's tokens
+#: (invitations/blindstore.py).
 MIX = 1024
 #: Outcomes of blind invitations: the trade may go ahead; the survey's codes are not blind; a
 #: token spent already; a token sent to a survey without blind invitations; a plain code sent to

@@ -1,9 +1,9 @@
 """`rrsite invite --survey ID -n 500 --url URL -o codes.csv`: personal invitation links.
 
-With ``--frame frame.csv`` (one row per invitee, rrsite/collect/invite_frame.py) there is one code
-per frame row, the codes file keeps the frame's columns for a mail merge, each link also carries
-the invitee's design cell id (``#invitation=CODE&cell=CELL``), and ``--cells FILE.csv`` receives
-the design of each cell for `rrsite analyze --design`.
+With ``--frame frame.csv`` (one row per invitee, rrsite/collect/invitations/frame.py) there is one
+code per frame row, the codes file keeps the frame's columns for a mail merge, each link also
+carries the invitee's design cell id (``#invitation=CODE&cell=CELL``), and ``--cells FILE.csv``
+receives the design of each cell for `rrsite analyze --design`.
 
 Writes `codes.csv` (`code,link`; the link carries the code in its fragment, `URL#invitation=CODE`,
 which browsers never send to a server, so it stays out of every server and proxy log) and records
@@ -81,7 +81,7 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError(f"--survey {args.survey!r} is not a survey id")
     plan = None
     if args.frame is not None:
-        from ..collect.invite_frame import plan_frame
+        from ..collect.invitations.frame import plan_frame
 
         if args.n is not None:
             raise UsageError("--frame gives one code per row; leave out -n")
@@ -120,8 +120,8 @@ def run(args: argparse.Namespace) -> int:
     blind_note = ""
     try:
         if args.blind:
-            from ..collect.blindkey import DEFAULT_PATH, key_for_survey, site_folder_of
-            from ..collect.blindstore import mark_blind, survey_keys_now
+            from ..collect.invitations.blindkey import DEFAULT_PATH, key_for_survey, site_folder_of
+            from ..collect.invitations.blindstore import mark_blind, survey_keys_now
 
             key_path = args.blind_key or Path(DEFAULT_PATH)
             site = site_folder_of(key_path)
@@ -153,7 +153,7 @@ def run(args: argparse.Namespace) -> int:
                     for code in codes:
                         writer.writerow([code, f"{url}#invitation={code}{fragment}"])
                 else:
-                    from ..collect.invite_frame import write_cells
+                    from ..collect.invitations.frame import write_cells
 
                     secrets.SystemRandom().shuffle(codes)
                     writer.writerow([*plan.header, "code", "link"])

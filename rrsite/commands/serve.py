@@ -200,7 +200,7 @@ def run(args: argparse.Namespace) -> int:
     _check(args)
     import uvicorn
 
-    from ..collect.blindkey import DEFAULT_PATH, read_ring
+    from ..collect.invitations.blindkey import DEFAULT_PATH, read_ring
     from ..collect.server import create_app
     from ..collect.storebase import shown as shown_db
     from ..collect.stores import open_store

@@ -121,7 +121,7 @@ def test_a_key_that_is_not_the_links_is_refused_and_nothing_is_sent(
     """An operator hands this respondent another key under the link's key id (to recognise the
     token later): the page computes the id from the key it received, refuses it, says so, and
     neither trades the code nor sends the answers."""
-    from rrsite.collect.blindkey import create_key
+    from rrsite.collect.invitations.blindkey import create_key
 
     url, _, fragments = blind_site
     fragment = fragments[3]

@@ -16,7 +16,7 @@ from cryptography.hazmat.primitives.asymmetric import rsa
 from starlette.testclient import TestClient
 
 from rrsite.cli import main
-from rrsite.collect.blindkey import (
+from rrsite.collect.invitations.blindkey import (
     BlindKeyError,
     BlindSigner,
     create_key,
@@ -254,7 +254,7 @@ def test_identical_token_resends_racing_on_two_postgresql_stores(pg_db, kit):
     at once is stored once and the other copy is answered as a duplicate, never "used"."""
     import asyncio
 
-    from rrsite.collect.blindstore import mark_blind
+    from rrsite.collect.invitations.blindstore import mark_blind
     from rrsite.collect.pgstore import PgStore
     from rrsite.collect.store import DUPLICATE, STORED
 
@@ -284,7 +284,7 @@ def test_one_code_traded_twice_at_once_on_two_postgresql_stores(pg_db):
     one trade goes ahead; the identical trade on both is answered on both (a resend)."""
     import asyncio
 
-    from rrsite.collect.blindstore import SIGN, exchange, mark_blind
+    from rrsite.collect.invitations.blindstore import SIGN, exchange, mark_blind
     from rrsite.collect.pgstore import PgStore
     from rrsite.collect.store import USED_CODE, code_hash
 
@@ -321,7 +321,7 @@ def test_one_respondent_with_two_tokens_at_once_spends_one(pg_db, kit):
 
     import asyncpg
 
-    from rrsite.collect.blindstore import mark_blind
+    from rrsite.collect.invitations.blindstore import mark_blind
     from rrsite.collect.pgstore import PgStore
     from rrsite.collect.store import CONFLICT, DUPLICATE, STORED
 

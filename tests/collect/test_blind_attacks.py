@@ -26,8 +26,8 @@ import pytest
 from starlette.testclient import TestClient
 
 from rrsite.cli import main
-from rrsite.collect import blindkey
-from rrsite.collect.blindkey import BlindKeyError, create_key, load_key, read_ring
+from rrsite.collect.invitations import blindkey
+from rrsite.collect.invitations.blindkey import BlindKeyError, create_key, load_key, read_ring
 from rrsite.collect.server import create_app
 from rrsite.collect.stores import open_store
 from rrsite.core import blind as rb

@@ -32,7 +32,7 @@ import asyncpg
 import pytest
 from starlette.testclient import TestClient
 
-from rrsite.collect.blindkey import add_key, load_key
+from rrsite.collect.invitations.blindkey import add_key, load_key
 from rrsite.collect.pgstore import run_outside_loop
 from rrsite.collect.server import create_app
 from rrsite.collect.stores import open_store

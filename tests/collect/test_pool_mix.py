@@ -1,4 +1,4 @@
-"""PostgreSQL's pool of spent codes (rrsite/collect/pgspend.py), with a small MIX that settles.
+"""PostgreSQL's pool of spent codes (rrsite/collect/invitations/pgspend.py), with a small MIX.
 
 What a copy of the database reveals is each settled code's settling batch and each submission's
 batch: the pool mix of benchmarks/pool_mix.py. Here, on a real server, one respondent at a time

@@ -32,7 +32,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from .storebase import (
+from ..storebase import (
     BAD_CODE,
     BAD_TOKEN,
     BLIND_ONLY,

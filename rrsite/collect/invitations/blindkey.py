@@ -40,8 +40,8 @@ from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import padding, rsa
 
-from ..core.blind import SALT_LEN, VARIANT, BlindError, PublicKey, b64, int_to_bytes
-from ..errors import RRSiteError
+from ...core.blind import SALT_LEN, VARIANT, BlindError, PublicKey, b64, int_to_bytes
+from ...errors import RRSiteError
 
 DEFAULT_PATH = "rrsite-blind.pem"
 #: The first line of a key file.

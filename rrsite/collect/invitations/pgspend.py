@@ -53,7 +53,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from .storebase import (
+from ..storebase import (
     BAD_CODE,
     BAD_TOKEN,
     BLIND_ONLY,

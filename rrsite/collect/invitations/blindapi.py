@@ -25,7 +25,10 @@ from typing import Any
 from starlette.requests import ClientDisconnect, Request
 from starlette.responses import JSONResponse, Response
 
-from ..core.blind import BlindError, b64, unb64
+from ...core.blind import BlindError, b64, unb64
+from ..edge import RateLimit
+from ..manifests import INVITATION_RE, SURVEY_ID_RE, SubmissionError
+from ..storebase import BAD_CODE, USED_CODE, StoreUnavailable, code_hash
 from .blindkey import BlindKeyError, BlindSigner, KeyRing, SigningPool, read_ring
 from .blindstore import (
     BAD_TOKEN,
@@ -38,9 +41,6 @@ from .blindstore import (
     survey_keys,
     survey_keys_now,
 )
-from .edge import RateLimit
-from .manifests import INVITATION_RE, SURVEY_ID_RE, SubmissionError
-from .storebase import BAD_CODE, USED_CODE, StoreUnavailable, code_hash
 
 #: 403 answers of a submission (field "token" or "invitation"), beside the code's own.
 TOKEN_ERRORS = {
