@@ -50,7 +50,7 @@ from .storebase import (
 )
 
 #: 1: `invitations` with a `used` flag; 2: `invitation_codes` and `unused_codes`; 3: spent codes
-#: and tokens in the pool (`spent_pool_a`, `spent_pool_b`) and `spent` (pgspend).
+#: and tokens in the pool (`spent_pool`) and `spent` (invitations/pgspend.py).
 SCHEMA_VERSION = 3
 #: Key of the advisory lock held while the schema is created or checked.
 SCHEMA_LOCK = 0x72727369
