@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import io
 import json
+import math
 import os
 import secrets
 import shutil
@@ -24,6 +25,7 @@ from markupsafe import Markup
 
 import rrsite
 
+from ..core import NumberDesign, number_design_from_spec
 from ..errors import RRSiteError
 from ..survey import Survey, SurveyError, SurveyErrors, endpoint_origin, load_survey
 from ..survey.bundle import core_zip
@@ -37,7 +39,11 @@ from .assets import (
     default_cache_dir,
     hash_assets,
     precompress,
+    sri,
 )
+from .bundle import BundleError, bundle_assets, worker_with_runtime
+from .filelist import FILE_LIST, code_fingerprint, write_file_list
+from .pins import MissingAsset, Pins
 from .swap import swap_in
 
 #: The Pyodide files needed to start (PYODIDE-NOTES.md); package wheels are not shipped.
@@ -47,6 +53,9 @@ ASSETS_DIR = "_rr"
 PAGE_TEMPLATE = "page.html"
 #: The worker module among the template's assets, named in the page's config.
 WORKER_ASSETS = ("worker.js", "worker.mjs")
+#: Pyodide's JavaScript, which the build puts inside the worker's script (rrsite/site/bundle.py):
+#: not shipped as files of its own.
+RUNTIME_IN_WORKER = ("pyodide.mjs", "pyodide.asm.mjs")
 
 
 class BuildError(RRSiteError):
@@ -296,10 +305,6 @@ def _check_catalog(survey: Survey, templates: Templates, errors: list[SurveyErro
     warnings.extend(comparison.warnings)
 
 
-class _MissingAsset(Exception):
-    pass
-
-
 @dataclass
 class Plan:
     """Everything the build writes, computed before anything is written."""
@@ -318,6 +323,8 @@ class BuildResult:
     surveys: list[Survey]
     compressed: list[Compressed]
     warnings: list[SurveyError]
+    #: The short fingerprint of the code under ``_rr/`` (:func:`filelist.code_fingerprint`).
+    fingerprint: str = ""
 
 
 def plan_build(sources: Sequence[Path], templates: Path, pyodide: Path, *,
@@ -434,17 +441,18 @@ def build(
     workspace = dist.with_name(f".{dist.name}.rrsite-build-{os.getpid()}-{secrets.token_hex(4)}")
     workspace.mkdir()
     try:
-        _write_site(plan, workspace)
+        fingerprint = _write_site(plan, workspace)
         compressed: list[Compressed] = []
         if compress:
             files = [path for path in sorted(workspace.rglob("*"))
                      if path.is_file() and path.name != "_headers"]
             compressed = precompress(files, cache_dir)
+        write_file_list(workspace, fingerprint)
         swap_in(workspace, dist)
     except BaseException:
         shutil.rmtree(workspace, ignore_errors=True)
         raise
-    return BuildResult(dist, plan.surveys, compressed, plan.warnings)
+    return BuildResult(dist, plan.surveys, compressed, plan.warnings, fingerprint)
 
 
 # --------------------------------------------------------------------------------------------
@@ -506,49 +514,74 @@ def _template_line(error: BaseException, page: Path) -> int:
     return 1
 
 
-def _write_site(plan: Plan, root: Path) -> None:
+def _write_site(plan: Plan, root: Path) -> str:
+    """Write every file of the site into ``root``; the code fingerprint of its ``_rr/``."""
     assets = root / ASSETS_DIR
+    folder = plan.templates.folder / "assets"
     try:
-        hashed = hash_assets(plan.templates.assets)
+        sources = bundle_assets(plan.templates.assets)
+    except BundleError as error:
+        raise BuildError(f"{folder}/{error}") from None
+    worker = next((name for name in WORKER_ASSETS if name in sources), None)
+    if worker is not None:
+        files = plan.runtime.files
+        try:
+            sources[worker] = worker_with_runtime(sources[worker], files["pyodide.mjs"],
+                                                  files["pyodide.asm.mjs"])
+        except BundleError as error:
+            raise BuildError(f"{plan.runtime.folder}/{error} (rrsite build puts Pyodide's "
+                             f"JavaScript inside {worker}: is this Pyodide {plan.runtime.version} "
+                             "one it supports?)") from None
+    try:
+        hashed = hash_assets(sources)
     except AssetError as error:
-        raise BuildError(f"{plan.templates.folder / 'assets'}: {error}") from None
+        raise BuildError(f"{folder}: {error}") from None
+    code: list[tuple[str, bytes]] = []
     for hashed_name, data in hashed.values():
         _write(assets / hashed_name, data)
+        code.append((hashed_name, data))
     core = core_zip()
     core_name = f"core.{content_hash(core)}.zip"
     _write(assets / core_name, core)
+    code.append((core_name, core))
     runtime_dir = plan.runtime.dirname
     lock = _lock_without_packages(plan.runtime.files.get("pyodide-lock.json", b""))
     for name, data in plan.runtime.files.items():
+        if worker is not None and name in RUNTIME_IN_WORKER:
+            continue  # inside the worker's script
         _write(assets / runtime_dir / name, data)
+        code.append((f"{runtime_dir}/{name}", data))
+    fingerprint = code_fingerprint(code)
 
     origins = [origin for survey in plan.surveys for origin in _connect(survey)]
-    _write(root / "_headers", headers.format_headers_file(headers.site_rules(origins)).encode())
+    rules = headers.site_rules(origins, pages=[survey.id for survey in plan.surveys])
+    _write(root / "_headers", headers.format_headers_file(rules).encode())
 
     page = plan.templates.folder / PAGE_TEMPLATE
     template = plan.templates.environment.get_template(PAGE_TEMPLATE)
     prefix = f"../{ASSETS_DIR}/"
+    pins = Pins(hashed, prefix)
+    # The runtime's files the worker fetches: the wasm and the standard library (its JavaScript is
+    # inside the worker's script, the lock is handed over in the config).
+    runtime_pins = {name: sri(data) for name, data in sorted(plan.runtime.files.items())
+                    if name in ("pyodide.asm.wasm", "python_stdlib.zip")}
     for survey in plan.surveys:
         manifest = survey.manifest()
         _write(root / survey.id / "survey.json",
                (json.dumps(manifest, indent=2, ensure_ascii=False) + "\n").encode("utf-8"))
-
-        def asset(name: str) -> str:
-            if name not in hashed:
-                raise _MissingAsset(name)
-            return prefix + hashed[name][0]
-
-        worker = next((asset(name) for name in WORKER_ASSETS if name in hashed), None)
         urls = {
             "manifest_url": "survey.json",
             "core_url": prefix + core_name,
             "pyodide_url": f"{prefix}{runtime_dir}/",
-            "worker_url": worker,
+            "worker_url": pins.url(worker) if worker else None,
         }
         config = {"survey": survey.id, "version": manifest["version"],
                   "core_hash": manifest["core_hash"], **urls,
-                  "submit": manifest["submit"], "questions": manifest["questions"],
-                  "review": survey.review}
+                  "submit": manifest["submit"], "questions": page_questions(manifest),
+                  "review": survey.review,
+                  "integrity": {"worker": pins.integrity(worker) if worker else None,
+                                "core": sri(core), "runtime": runtime_pins},
+                  "code_fingerprint": fingerprint}
         if lock is not None:
             config["pyodide_lock"] = lock
         connect = _connect(survey)
@@ -561,14 +594,19 @@ def _write_site(plan: Plan, root: Path) -> None:
             "lang": survey.language,
             "dir": text_direction(survey.language),  # issue 20: ltr or rtl, from the language
             "messages": catalog_for(survey, plan.templates),
-            "asset": asset,
+            "asset": pins.url,
+            "integrity": pins.integrity,
+            "module_script": pins.module_script,
+            "stylesheet": pins.stylesheet,
+            "runtime_integrity": runtime_pins,
+            "code_fingerprint": fingerprint,
             "config_json": Markup(_script_json(config)),
             "csp": headers.content_security_policy(connect),
             **urls,
         }
         try:
             html = template.render(context)
-        except _MissingAsset as missing:
+        except MissingAsset as missing:
             raise SurveyErrors([SurveyError(str(page), _template_line(missing, page),
                                             f"asset('{missing}') is not a file in "
                                             f"{plan.templates.folder / 'assets'}")]) from None
@@ -577,6 +615,36 @@ def _write_site(plan: Plan, root: Path) -> None:
                                             f"template error while rendering {survey.id}: "
                                             f"{error}")]) from None
         _write(root / survey.id / "index.html", html.encode("utf-8"))
+    return fingerprint
+
+
+def page_questions(manifest: dict[str, Any]) -> list[dict[str, Any]]:
+    """The manifest's questions for the page's config; a randomized number gains ``display_step``.
+
+    ``display_step`` is the power of ten a report is shown to (it is sent as core made it): the
+    design's report grid (mixture, additive, multiplicative), laplace's grid, and for duchi and
+    piecewise, whose reports are not on a short grid, a thousandth of the range rounded down to
+    a power of ten.
+    """
+    questions = []
+    for entry in manifest["questions"]:
+        if entry.get("sensitive") and entry.get("type") == "number":
+            step = display_step(number_design_from_spec(entry["design"]))
+            entry = {**entry, "display_step": step}
+        questions.append(entry)
+    return questions
+
+
+def display_step(design: NumberDesign) -> float:
+    """The step a number design's reports are shown to (see :func:`page_questions`)."""
+    if design.name == "laplace":
+        return float(design.step)  # type: ignore[attr-defined]
+    if design.name in ("duchi", "piecewise"):
+        assert design.minimum is not None and design.maximum is not None
+        if design.integer:
+            return 1.0
+        return float(10.0 ** math.floor(math.log10((design.maximum - design.minimum) / 1000.0)))
+    return design.report_step
 
 
 def describe(result: BuildResult, log: Callable[[str], None]) -> None:
@@ -585,6 +653,9 @@ def describe(result: BuildResult, log: Callable[[str], None]) -> None:
         sensitive = len(survey.sensitive_questions)
         log(f"built {result.dist / survey.id / 'index.html'}  ({len(survey.questions)} questions, "
             f"{sensitive} randomized, version {survey.version})")
+    if result.fingerprint:
+        log(f"code fingerprint: {result.fingerprint} ({result.dist / FILE_LIST} lists every file "
+            "with its SHA-256)")
     if result.compressed:
         raw = sum(item.size for item in result.compressed)
         packed = sum(item.brotli_size or item.size for item in result.compressed)

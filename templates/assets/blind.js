@@ -14,6 +14,9 @@ export const blindKeyId = invitationCode && /^[0-9a-f]{32}$/.test(fragment.get("
 
 const BLIND_STORAGE_KEY = `rrsite:blind:${config.survey}`;
 let blindToken = null; // Promise of {msg, sig}
+// "Forget" and "Someone else is answering" (storage.js) remove the stored trade and token: drop
+// the one in memory too.
+document.addEventListener("rrsite:forget", () => { blindToken = null; });
 
 function blindApiUrl(name) {
   const submit = config.submit && config.submit.url ? config.submit.url : "/api/submissions";
