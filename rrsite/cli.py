@@ -20,6 +20,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "build": ("rrsite.site.build_command", "build survey files into a static site"),
     "check": ("rrsite.site.check_command", "report build errors and warnings of survey files"),
     "preview": ("rrsite.site.preview_command", "build, serve and rebuild on save, with reload"),
+    "verify": ("rrsite.commands.verify", "check that a deployed site is what its sources build"),
     "serve": ("rrsite.collect.serve_command", "serve a built site and collect submissions"),
     "export": ("rrsite.collect.export_command", "export stored submissions to CSV or JSONL"),
     "invite": ("rrsite.collect.invite_command", "personal invitation links, each accepted once"),
