@@ -54,7 +54,11 @@ document.addEventListener("error", (event) => {
   }
 }, true);
 
-// A stylesheet is loaded (or refused) before the first module runs: one without a sheet failed.
+// A stylesheet refused before this module ran fired its error unheard. One without a sheet yet
+// may be refused or still loading (WebKit runs modules before a reloaded page's stylesheet is
+// applied): its file is fetched with its integrity to tell.
 for (const link of document.querySelectorAll("link[rel=stylesheet][integrity]")) {
-  if (!link.sheet) refused(link);
+  if (link.sheet) continue;
+  fetch(link.href, { integrity: link.integrity, credentials: "same-origin" })
+    .then(() => {}, () => refused(link));
 }

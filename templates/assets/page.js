@@ -226,6 +226,11 @@ function showMine() {
 }
 
 function main() {
+  // A file of the page did not match its pinned hash (guard.js has said so): nothing starts.
+  if (integrityFailed()) {
+    runtimeNotNeeded();
+    return;
+  }
   const stored = storage.load();
   const fresh = session.fresh();
   if (!session.mine(stored)) session.release();
