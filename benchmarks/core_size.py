@@ -19,6 +19,8 @@ import tempfile
 import zipfile
 from pathlib import Path
 
+from rrsite.survey.bundle import core_files
+
 ROOT = Path(__file__).resolve().parent.parent
 PYODIDE = ROOT / "node_modules" / "pyodide"
 RUNTIME_FILES = (
@@ -50,14 +52,13 @@ console.log(JSON.stringify({ load, core }));
 
 
 def core_zip() -> bytes:
-    """rrsite/__init__.py (empty) and rrsite/core/*.py, deflated, as the builder bundles them."""
+    """The builder's core files (rrsite.survey.bundle.core_files), deflated."""
     buffer = io.BytesIO()
     with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED, compresslevel=9) as archive:
-        archive.writestr(zipfile.ZipInfo("rrsite/__init__.py", (1980, 1, 1, 0, 0, 0)), "")
-        for path in sorted((ROOT / "rrsite" / "core").glob("*.py")):
-            info = zipfile.ZipInfo(f"rrsite/core/{path.name}", (1980, 1, 1, 0, 0, 0))
+        for name, content in core_files():
+            info = zipfile.ZipInfo(name, (1980, 1, 1, 0, 0, 0))
             info.compress_type = zipfile.ZIP_DEFLATED
-            archive.writestr(info, path.read_bytes())
+            archive.writestr(info, content)
     return buffer.getvalue()
 
 
@@ -67,7 +68,7 @@ def main() -> int:
     args = parser.parse_args()
 
     bundle = core_zip()
-    raw = sum(p.stat().st_size for p in (ROOT / "rrsite" / "core").glob("*.py"))
+    raw = sum(len(content) for _, content in core_files())
     runtime = sum((PYODIDE / name).stat().st_size for name in RUNTIME_FILES)
     runtime_gz = sum(len(gzip.compress((PYODIDE / name).read_bytes(), 6)) for name in RUNTIME_FILES)
     print("size (bytes)              raw        zip   gzip(zip)")

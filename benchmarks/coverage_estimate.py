@@ -5,7 +5,7 @@ with binary reports (exact Clopper-Pearson, mapped) the coverage is computed exa
 binomial distribution; for the others (profile likelihood) it is simulated: the profile interval
 covers the truth exactly when the likelihood-ratio statistic at the truth is <= the critical value
 there (chi2_1(0.95); for the two-group designs, method "profile-bc", the boundary-calibrated value
-of univariate.boundary_critical at the constrained fit), and that statistic is computed for all
+of profile.boundary_critical at the constrained fit), and that statistic is computed for all
 simulated surveys at once (vectorised golden-section searches along the edges of the parameter
 space, on which the report probabilities are linear).
 
@@ -24,13 +24,8 @@ import numpy as np
 from scipy import stats
 
 from rrsite.estimate.models import Design
-from rrsite.estimate.univariate import (
-    Part,
-    _exact_interval,
-    boundary_calibrated,
-    boundary_ceiling,
-    boundary_critical,
-)
+from rrsite.estimate.profile import boundary_calibrated, boundary_ceiling, boundary_critical
+from rrsite.estimate.univariate import Part, _exact_interval
 
 CONFIDENCE = 0.95
 CRITICAL = float(stats.chi2.ppf(CONFIDENCE, 1))

@@ -32,8 +32,8 @@ import numpy as np
 
 from rrsite.estimate.correlation import CorVariable, rrcor
 from rrsite.estimate.joint import JointPart, fit_joint
-from rrsite.estimate.mixed import fit_mixed
-from rrsite.estimate.predictors import fit_predictors, latent_classes
+from rrsite.estimate.regression.mixed import fit_mixed
+from rrsite.estimate.regression.predictors import fit_predictors, latent_classes
 
 FORCED = np.array([[0.75, 0.25], [0.25, 0.75]])
 Z95 = 1.959963984540054

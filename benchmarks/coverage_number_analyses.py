@@ -24,7 +24,7 @@ import time
 import numpy as np
 from scipy import stats
 
-from rrsite.analyze.number_predictors import fit_corrected
+from rrsite.analyze.regression.number_predictors import fit_corrected
 from rrsite.core.numbers import MixtureUnknown, number_design_from_spec
 from rrsite.estimate.correlation import CorVariable, number_variable, rrcor
 from rrsite.estimate.numbers import conditional_variance, debias, simulate_reports

@@ -4,7 +4,7 @@
     python benchmarks/regression.py --coverage 1000       # + recovery/coverage table
 
 Speed: the same 100,000 rows x 10 columns (an intercept, five normal and four binary
-covariates) are fitted by rrsite.estimate.regression.fit with the identity design (where it is
+covariates) are fitted by estimate.regression.logistic.fit with the identity design (where it is
 the ordinary logit; checked to agree with statsmodels to 1e-6) and with forced response
 (p00 = p11 = 3/4, the honor-code design), and by statsmodels.Logit(...).fit(method="newton")
 (the baseline, measured in the same run). Each is the best of --repeat runs (wall clock); the
@@ -25,7 +25,7 @@ import time
 
 import numpy as np
 
-from rrsite.estimate.regression import fit
+from rrsite.estimate.regression.logistic import fit
 
 
 def _data(rng: np.random.Generator, n: int, p00: float, p11: float) -> tuple[np.ndarray, ...]:

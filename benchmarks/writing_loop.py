@@ -87,8 +87,8 @@ class Preview:
 
 
 def rebuild_in_process(survey: Path, dist: Path, number: int) -> float:
+    from rrsite.commands.preview import preview_build
     from rrsite.site.builder import default_pyodide, default_templates
-    from rrsite.site.preview_command import preview_build
 
     start = time.perf_counter()
     preview_build([survey], dist, default_templates(), default_pyodide(), number)

@@ -11,27 +11,33 @@ import importlib
 import os
 import sys
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from . import __version__
 from .errors import RRSiteError
 
+if TYPE_CHECKING:
+    from _typeshed import SupportsWrite
+
 COMMANDS: dict[str, tuple[str, str]] = {
-    "new": ("rrsite.site.new_command", "write a starter survey file"),
-    "build": ("rrsite.site.build_command", "build survey files into a static site"),
-    "check": ("rrsite.site.check_command", "report build errors and warnings of survey files"),
-    "preview": ("rrsite.site.preview_command", "build, serve and rebuild on save, with reload"),
+    "new": ("rrsite.commands.new", "write a starter survey file"),
+    "build": ("rrsite.commands.build", "build survey files into a static site"),
+    "check": ("rrsite.commands.check", "report build errors and warnings of survey files"),
+    "preview": ("rrsite.commands.preview", "build, serve and rebuild on save, with reload"),
     "verify": ("rrsite.commands.verify", "check that a deployed site is what its sources build"),
-    "serve": ("rrsite.collect.serve_command", "serve a built site and collect submissions"),
-    "export": ("rrsite.collect.export_command", "export stored submissions to CSV or JSONL"),
-    "invite": ("rrsite.collect.invite_command", "personal invitation links, each accepted once"),
-    "analyze": ("rrsite.analyze.analyze_command", "de-bias exported submissions into estimates"),
+    "serve": ("rrsite.commands.serve", "serve a built site and collect submissions"),
+    "export": ("rrsite.commands.export", "export stored submissions to CSV or JSONL"),
+    "invite": ("rrsite.commands.invite", "personal invitation links, each accepted once"),
+    "completions": ("rrsite.commands.completions",
+                    "which of a panel's participants completed (the completion record)"),
+    "analyze": ("rrsite.commands.analyze", "de-bias exported submissions into estimates"),
     "plan": (
-        "rrsite.analyze.plan_command",
+        "rrsite.plan.designs",
         "the optimal design for a privacy budget, sample sizes",
     ),
-    "power": ("rrsite.analyze.power_command", "respondents to detect an odds ratio (regression)"),
+    "power": ("rrsite.plan.power", "respondents to detect an odds ratio (regression)"),
     "simulate": (
-        "rrsite.analyze.simulate_command",
+        "rrsite.commands.simulate",
         "simulate an export through a survey's designs",
     ),
 }
@@ -43,6 +49,16 @@ class _Parser(argparse.ArgumentParser):
     def error(self, message: str) -> None:  # type: ignore[override]
         self.print_usage(sys.stderr)
         self.exit(2, f"{self.prog}: error: {message}\n")
+
+    def _print_message(self, message: str, file: SupportsWrite[str] | None = None) -> None:
+        """Write a help or usage text, letting a closed pipe raise.
+
+        argparse swallows OSError here in some Python versions (3.11.7 does, 3.11.2 does not),
+        so with unbuffered output (PYTHONUNBUFFERED) `rrsite plan --help` into a closed pipe
+        would exit 0 under one interpreter and 141 under another; here it is 141 under all.
+        """
+        if message:
+            (file or sys.stderr).write(message)
 
 
 def _command_module(name: str):  # type: ignore[no-untyped-def]

@@ -20,7 +20,7 @@ import sqlite3
 from pathlib import Path
 from typing import Any
 
-from .storebase import BAD_CODE, UNUSED, USED_CODE
+from .storebase import BAD_CODE, USED_CODE
 
 SQLITE_SCHEMA = """
 CREATE TABLE IF NOT EXISTS blind_surveys (
@@ -139,27 +139,6 @@ async def mark_blind_pg(connection: Any, survey: str, key_id: str) -> None:
         "ON CONFLICT (survey) DO UPDATE SET key_id = excluded.key_id", survey, key_id)
 
 
-async def exchange_pg(connection: Any, survey: str, code_hash: str, blinded_hash: str) -> str:
-    """PostgreSQL's `exchange_job` (in the caller's transaction; the primary key decides races)."""
-    from .pgstore import code_state
-
-    if await connection.fetchval("SELECT key_id FROM blind_surveys WHERE survey = $1",
-                                 survey) is None:
-        return NOT_BLIND
-    state = await code_state(connection, survey, code_hash)
-    if state != UNUSED:
-        return state
-    status = await connection.execute(
-        "INSERT INTO blind_codes (survey, code_hash, blinded_hash) VALUES ($1, $2, $3) "
-        "ON CONFLICT DO NOTHING", survey, code_hash, blinded_hash)
-    if status.endswith(" 1"):
-        return SIGN
-    stored = await connection.fetchval(
-        "SELECT blinded_hash FROM blind_codes WHERE survey = $1 AND code_hash = $2",
-        survey, code_hash)
-    return SIGN if stored == blinded_hash else USED_CODE
-
-
 async def check_pg(connection: Any, survey: str, invitation: str | None,
                    token_hash: str | None) -> str | None:
     """PostgreSQL's `check_sqlite` (in the submission's transaction)."""
@@ -180,39 +159,12 @@ async def check_pg(connection: Any, survey: str, invitation: str | None,
 async def exchange(store: Any, survey: str, code_hash: str, blinded_hash: str) -> str:
     """Spend a code for a blinded message, durably, on the store behind the collector.
 
-    StoreUnavailable (from the store) if the database cannot take it.
+    StoreUnavailable (from the store) if the database cannot take it. Each store does it in its
+    own way (``Store.exchange``, ``PgStore.exchange``).
     """
-    from .store import Store, StoreUnavailable
-
-    if isinstance(store, Store):
-        return str(await store._submit_job(exchange_job(survey, code_hash, blinded_hash)))
-    from .pgstore import UNAVAILABLE
-
-    pool = store._require_pool()
-    try:
-        async with pool.acquire(timeout=5) as connection, connection.transaction():
-            return await exchange_pg(connection, survey, code_hash, blinded_hash)
-    except UNAVAILABLE as error:
-        raise StoreUnavailable(f"the database could not record it ({error})") from error
+    return str(await store.exchange(survey, code_hash, blinded_hash))
 
 
 def mark_blind(store: Any, survey: str, key_id: str) -> None:
     """Record a blind survey on either store (`rrsite invite --blind`)."""
-    from .store import Store
-
-    if isinstance(store, Store):
-        mark_blind_sqlite(store.path, survey, key_id)
-        return
-    from .pgstore import _connect
-
-    async def work() -> None:
-        connection = await _connect(store.dsn)
-        try:
-            async with connection.transaction():
-                await setup_pg(connection)
-                await mark_blind_pg(connection, survey, key_id)
-        finally:
-            await connection.close()
-
-    store._run(work())
-
+    store.mark_blind(survey, key_id)

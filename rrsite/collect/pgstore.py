@@ -44,6 +44,7 @@ from typing import Any
 import asyncpg
 
 from . import blindstore
+from .completion import record as completion
 from .storebase import (
     BAD_CODE,
     CONFLICT,
@@ -150,6 +151,7 @@ async def setup_schema(connection: asyncpg.Connection, dsn: str) -> None:
         await connection.execute("SELECT pg_advisory_xact_lock($1)", SCHEMA_LOCK)
         await connection.execute(SCHEMA)
         await blindstore.setup_pg(connection)  # [blind hook, issue 24]
+        await completion.setup_pg(connection)  # [the completion record of panels]
         version = await connection.fetchval("SELECT max(version) FROM rrsite_schema")
         if version is not None and version > SCHEMA_VERSION:
             raise StoreError(f"{shown(dsn)}: written by a newer rrsite (schema {version}); "
@@ -195,6 +197,25 @@ async def code_state(connection: asyncpg.Connection, survey: str, hashed: str) -
     return UNUSED if at < len(digests) and digests[at] == bytes.fromhex(hashed) else USED_CODE
 
 
+async def exchange_pg(connection: Any, survey: str, code_hash: str, blinded_hash: str) -> str:
+    """PostgreSQL's `blindstore.exchange_job`, in the caller's transaction (races: the key)."""
+    if await connection.fetchval("SELECT key_id FROM blind_surveys WHERE survey = $1",
+                                 survey) is None:
+        return blindstore.NOT_BLIND
+    state = await code_state(connection, survey, code_hash)
+    if state != UNUSED:
+        return state
+    status = await connection.execute(
+        "INSERT INTO blind_codes (survey, code_hash, blinded_hash) VALUES ($1, $2, $3) "
+        "ON CONFLICT DO NOTHING", survey, code_hash, blinded_hash)
+    if status.endswith(" 1"):
+        return blindstore.SIGN
+    stored = await connection.fetchval(
+        "SELECT blinded_hash FROM blind_codes WHERE survey = $1 AND code_hash = $2",
+        survey, code_hash)
+    return blindstore.SIGN if stored == blinded_hash else USED_CODE
+
+
 class _RolledBack(Exception):
     """Raised inside a submission's transaction to undo it and answer `outcome` instead."""
 
@@ -237,6 +258,10 @@ class PgStore:
             try:
                 invited = bool(await connection.fetchval(
                     "SELECT EXISTS (SELECT 1 FROM invitation_codes)"))
+                # [panels] a completion record is rewritten like the codes: the same settings
+                invited = invited or bool(await connection.fetchval(
+                    "SELECT EXISTS (SELECT 1 FROM manifests "
+                    "WHERE manifest::jsonb -> 'panel' ->> 'record' = 'true')"))
                 settings = {name: str(await connection.fetchval(f"SHOW {name}"))
                             for name in MINIMAL_WAL}
                 return invited, settings
@@ -249,7 +274,8 @@ class PgStore:
         if not invited or not off:
             return []
         return [f"PostgreSQL runs with {', '.join(off)}: its write-ahead log keeps, for a while, "
-                "the order in which invitation codes were spent; set "
+                "the order in which invitation codes were spent (and panel completions "
+                "recorded); set "
                 + ", ".join(f"{name} = {values[0]}" for name, values in MINIMAL_WAL.items())
                 + " (docs: the threat model of invitation codes)"]
 
@@ -371,6 +397,30 @@ class PgStore:
             raise StoreUnavailable("the store is not open")
         return self._pool
 
+    # -- blind invitations --------------------------------------------------------------------
+
+    async def exchange(self, survey: str, code_hash: str, blinded_hash: str) -> str:
+        """Spend a code for a blinded message (`blindstore.exchange`), in one transaction."""
+        pool = self._require_pool()
+        try:
+            async with pool.acquire(timeout=5) as connection, connection.transaction():
+                return await exchange_pg(connection, survey, code_hash, blinded_hash)
+        except UNAVAILABLE as error:
+            raise StoreUnavailable(f"the database could not record it ({error})") from error
+
+    def mark_blind(self, survey: str, key_id: str) -> None:
+        """Record a blind survey (`rrsite invite --blind`)."""
+        async def work() -> None:
+            connection = await _connect(self.dsn)
+            try:
+                async with connection.transaction():
+                    await blindstore.setup_pg(connection)
+                    await blindstore.mark_blind_pg(connection, survey, key_id)
+            finally:
+                await connection.close()
+
+        self._run(work())
+
     # -- submissions --------------------------------------------------------------------------
 
     async def submit(self, survey: str, version: str, respondent: str,
@@ -387,6 +437,21 @@ class PgStore:
                                             canonical_json(answers), invitation, token)
         except _RolledBack as rolled_back:
             outcome = rolled_back.outcome
+        except UNAVAILABLE as error:
+            raise StoreUnavailable(f"the database could not store it ({self._failed(error)})"
+                                   ) from error
+        self.last_error = None
+        return outcome
+
+    async def record_completion(self, survey: str, digest: bytes) -> str:
+        """Add a digest to the survey's completion record, in a transaction of its own.
+
+        STORED, or DUPLICATE when it is there already; StoreUnavailable if it could not commit.
+        """
+        pool = self._require_pool()
+        try:
+            async with pool.acquire(timeout=5) as connection:
+                outcome = await completion.add_pg(connection, survey, digest)
         except UNAVAILABLE as error:
             raise StoreUnavailable(f"the database could not store it ({self._failed(error)})"
                                    ) from error

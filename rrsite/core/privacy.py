@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 # The two bounds of a bare matrix live in designs.py, which needs them to pick a two-group
 # design's worst group; they are part of this module's interface too.
-from .designs import ROUNDING, Design, Matrix, smallest_delta, smallest_epsilon
+from .base import ROUNDING, Design, Matrix, smallest_delta, smallest_epsilon
 
 __all__ = ["ROUNDING", "Privacy", "compose", "privacy_of", "revealing_reports", "smallest_delta",
            "smallest_epsilon"]

@@ -77,7 +77,7 @@ class JointPart:
         return kron_all(self.matrices)
 
 
-class _Stacked:
+class Stacked:
     """Every part's observed report columns side by side: P(report cell) = pi @ A."""
 
     def __init__(self, parts: Sequence[JointPart]) -> None:
@@ -92,15 +92,18 @@ class _Stacked:
         self.cells = self.A.shape[0]
 
     def loglik(self, pi: np.ndarray) -> float:
+        """The log-likelihood of the table ``pi`` (-inf where a seen cell has no chance)."""
         lam = pi @ self.A
         if np.any(lam <= 0):
             return -math.inf
         return float(self.n @ np.log(lam))
 
     def score(self, pi: np.ndarray) -> np.ndarray:
+        """Its gradient in ``pi``."""
         return np.asarray(self.A @ (self.n / np.maximum(pi @ self.A, TINY)))
 
     def hessian(self, pi: np.ndarray) -> np.ndarray:
+        """Its Hessian in ``pi``."""
         lam = pi @ self.A
         weighted = self.A * (self.n / np.maximum(lam, 1e-150) ** 2)
         return np.asarray(-weighted @ self.A.T)
@@ -108,10 +111,10 @@ class _Stacked:
 
 def loglik(pi: Sequence[float] | np.ndarray, parts: Sequence[JointPart]) -> float:
     """The log-likelihood of the table pi (without the multinomial coefficients)."""
-    return _Stacked(parts).loglik(np.asarray(pi, dtype=np.float64))
+    return Stacked(parts).loglik(np.asarray(pi, dtype=np.float64))
 
 
-def _em(data: _Stacked, pi: np.ndarray, fixed: tuple[int, float] | None,
+def _em(data: Stacked, pi: np.ndarray, fixed: tuple[int, float] | None,
         iterations: int) -> np.ndarray:
     """EM steps; with ``fixed`` = (cell, v) that cell stays at v and the rest share 1 - v."""
     for _ in range(iterations):
@@ -131,7 +134,7 @@ def _em(data: _Stacked, pi: np.ndarray, fixed: tuple[int, float] | None,
     return pi
 
 
-def _newton(data: _Stacked, pi: np.ndarray, fixed: tuple[int, float] | None) -> np.ndarray:
+def _newton(data: Stacked, pi: np.ndarray, fixed: tuple[int, float] | None) -> np.ndarray:
     """Newton's method on the positive free cells, the sum kept; zeros put back by the KKT test."""
     frozen = -1 if fixed is None else fixed[0]
     for _round in range(10):
@@ -187,8 +190,9 @@ def _newton(data: _Stacked, pi: np.ndarray, fixed: tuple[int, float] | None) -> 
     return pi
 
 
-def _maximise(data: _Stacked, start: np.ndarray | None,
-              fixed: tuple[int, float] | None = None) -> tuple[np.ndarray, float]:
+def maximise_shares(data: Stacked, start: np.ndarray | None,
+                    fixed: tuple[int, float] | None = None) -> tuple[np.ndarray, float]:
+    """The table of largest likelihood over the simplex (cell ``fixed[0]`` held at ``fixed[1]``)."""
     k = data.cells
     if start is None:
         pi = np.full(k, 1.0 / k)
@@ -206,13 +210,13 @@ def _maximise(data: _Stacked, start: np.ndarray | None,
 
 def mle(parts: Sequence[JointPart]) -> tuple[np.ndarray, float]:
     """The maximum-likelihood table over the simplex and its log-likelihood."""
-    data = _Stacked(parts)
-    return _maximise(data, None)
+    data = Stacked(parts)
+    return maximise_shares(data, None)
 
 
 def optimality_gap(pi: np.ndarray, parts: Sequence[JointPart]) -> float:
     """Largest relative violation of the optimality conditions (0 at the exact maximum)."""
-    data = _Stacked(parts)
+    data = Stacked(parts)
     score = data.score(pi) / data.total  # the multiplier of sum(pi) = 1 is N: scaled to 1
     positive = pi > ZERO
     gap = float(np.max(np.abs(score[positive] - 1.0)))
@@ -224,17 +228,17 @@ def optimality_gap(pi: np.ndarray, parts: Sequence[JointPart]) -> float:
 def profile_loglik(parts: Sequence[JointPart], cell: int, value: float,
                    start: np.ndarray | None = None) -> float:
     """The largest log-likelihood over the tables with pi[cell] = value."""
-    return _maximise(_Stacked(parts), start, (cell, value))[1]
+    return maximise_shares(Stacked(parts), start, (cell, value))[1]
 
 
-def _profile_interval(data: _Stacked, cell: int, pi_hat: np.ndarray, ll_max: float,
+def _profile_interval(data: Stacked, cell: int, pi_hat: np.ndarray, ll_max: float,
                       critical: float) -> tuple[float, float]:
     estimate = float(pi_hat[cell])
 
     def excess(value: float) -> float:
         if abs(value - estimate) < 1e-12:
             return -critical / 2
-        _, profile = _maximise(data, pi_hat, (cell, value))
+        _, profile = maximise_shares(data, pi_hat, (cell, value))
         if not math.isfinite(profile):
             return IMPOSSIBLE
         return min((2 * (ll_max - profile) - critical) / 2, IMPOSSIBLE)
@@ -301,8 +305,8 @@ def fit_joint(parts: Sequence[JointPart], values: Sequence[Sequence[str]],
     parts = [p for p in parts if np.sum(p.counts) > 0]
     if not parts:
         raise ValueError("no respondent answered every question of the table")
-    labels = [tuple(str(v) for v in combo) for combo in _product(values)]
-    data = _Stacked(parts)
+    labels = [tuple(str(v) for v in combo) for combo in product_labels(values)]
+    data = Stacked(parts)
     if data.cells != len(labels):
         raise ValueError("the matrices do not match the questions' answers")
     messages: list[str] = []
@@ -311,7 +315,7 @@ def fit_joint(parts: Sequence[JointPart], values: Sequence[Sequence[str]],
     if np.linalg.matrix_rank(full, tol=1e-10) < len(labels):
         raise ValueError("the designs cannot separate the combinations of true answers: the "
                          "table is not identified")
-    pi, ll_max = _maximise(data, None)
+    pi, ll_max = maximise_shares(data, None)
     gap = optimality_gap(pi, parts)
     if gap > 1e-5:
         messages.append(f"the maximisation did not converge tightly (optimality gap {gap:.2g})")
@@ -330,7 +334,8 @@ def fit_joint(parts: Sequence[JointPart], values: Sequence[Sequence[str]],
                     messages)
 
 
-def _product(values: Sequence[Sequence[str]]) -> list[tuple[str, ...]]:
+def product_labels(values: Sequence[Sequence[str]]) -> list[tuple[str, ...]]:
+    """Every combination of the questions' answers, the last question varying fastest."""
     import itertools
 
     return list(itertools.product(*values))

@@ -38,11 +38,11 @@ from .joint import (
     TINY,
     JointFit,
     JointPart,
-    _maximise,
-    _product,
-    _Stacked,
+    Stacked,
     kron_all,
+    maximise_shares,
     optimality_gap,
+    product_labels,
     profile_ends,
 )
 
@@ -102,8 +102,8 @@ class GroupedPart:
         return kron_all(matrices) if hit else None
 
 
-def _data(parts: Sequence[GroupedPart], tau: np.ndarray) -> _Stacked:
-    return _Stacked([p.at(tau) for p in parts])
+def _data(parts: Sequence[GroupedPart], tau: np.ndarray) -> Stacked:
+    return Stacked([p.at(tau) for p in parts])
 
 
 def gradient_tau(parts: Sequence[GroupedPart], pi: np.ndarray, tau: np.ndarray) -> np.ndarray:
@@ -140,7 +140,7 @@ class _Profile:
     def __call__(self, tau: np.ndarray) -> tuple[np.ndarray, float]:
         key = tuple(float(t) for t in tau)
         if key not in self.cache:
-            pi, value = _maximise(_data(self.parts, tau), self.start, self.fixed)
+            pi, value = maximise_shares(_data(self.parts, tau), self.start, self.fixed)
             self.cache[key] = (pi, value)
         return self.cache[key]
 
@@ -210,14 +210,15 @@ def maximise_taus(value: Callable[[np.ndarray], float],
     return (refined, refined_value) if refined_value >= best else (tau, best)
 
 
-def _grid(k: int) -> list[np.ndarray]:
+def simplex_grid(k: int) -> list[np.ndarray]:
+    """Starting points spread over the k-cell simplex."""
     points = GRID if k <= 1 else (0.2, 0.5, 0.8)
     return [np.array(p) for p in itertools.product(points, repeat=k)]
 
 
 def mle(parts: Sequence[GroupedPart], k: int) -> tuple[np.ndarray, np.ndarray, float]:
     """(pi, tau, loglik) at the maximum over the simplex and [0, 1]^k."""
-    tau, pi, value = _Profile(parts, k).maximise(_grid(k))
+    tau, pi, value = _Profile(parts, k).maximise(simplex_grid(k))
     return pi, tau, value
 
 
@@ -273,7 +274,7 @@ def fit_joint_groups(parts: Sequence[GroupedPart], values: Sequence[Sequence[str
     if not parts:
         raise ValueError("no respondent answered every question of the table")
     k = len(nuisance)
-    labels = [tuple(str(v) for v in combo) for combo in _product(values)]
+    labels = [tuple(str(v) for v in combo) for combo in product_labels(values)]
     for j, (question, _, _) in enumerate(nuisance):
         # tau is identified by the two groups' different matrices: both must have answered
         groups = {tuple(np.round(p.base[q], 12).ravel()) for p in parts

@@ -29,50 +29,33 @@ Several versions of one question are pooled in one likelihood (never by adding c
 
 from __future__ import annotations
 
-import functools
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 from scipy import optimize, stats
 
-from .models import TWO_GROUP_MODELS, Design
+from .likelihood import (
+    TINY,
+    Part,
+    feasible,
+    loglik,
+    maximise_on_segment,
+    profile_max,
+    slsqp,
+    target_map,
+)
+from .models import Design
+from .profile import boundary_calibrated, profile_interval
 
 METHOD_EXACT = "exact (Clopper-Pearson, mapped)"
 METHOD_PROFILE = "profile likelihood"
 METHOD_PROFILE_BOUNDARY = "profile likelihood, boundary-calibrated critical value"
-#: Probabilities below this count as zero inside logarithms (a zero-probability report observed
-#: makes the log-likelihood -inf, which the optimiser sees as a very large penalty).
-TINY = 1e-300
 
-
-@dataclass(frozen=True)
-class Part:
-    """Report counts (one per ``design.reports``) of one survey version in one group."""
-
-    design: Design
-    group: int
-    counts: tuple[int, ...]
-
-    def __post_init__(self) -> None:
-        if len(self.counts) != len(self.design.reports):
-            raise ValueError(
-                f"{self.design.model}: need one count per report {self.design.reports}, "
-                f"got {list(self.counts)}"
-            )
-        if any(int(c) != c or c < 0 for c in self.counts):
-            raise ValueError(f"counts must be non-negative integers, got {list(self.counts)}")
-        if self.group not in self.design.groups:
-            raise ValueError(
-                f"{self.design.model} has groups {self.design.groups}, got group {self.group}"
-            )
-
-    @property
-    def n(self) -> int:
-        """Respondents in this part."""
-        return int(sum(self.counts))
+__all__ = ["METHOD_EXACT", "METHOD_PROFILE", "METHOD_PROFILE_BOUNDARY", "Part", "UniFit", "fit",
+           "loglik", "mle", "observed_information", "parts_from_manifest", "rrreg_moments"]
 
 
 @dataclass
@@ -116,142 +99,6 @@ class UniFit:
         }
 
 
-# -- likelihood ------------------------------------------------------------------------------
-def loglik(theta: Sequence[float] | np.ndarray, parts: Sequence[Part]) -> float:
-    """The pooled multinomial log-likelihood (without the multinomial coefficients)."""
-    total = 0.0
-    for part in parts:
-        probs = part.design.report_probabilities(theta, part.group)
-        counts = np.asarray(part.counts, dtype=float)
-        seen = counts > 0
-        total += float(np.sum(counts[seen] * np.log(np.maximum(probs[seen], TINY))))
-    return total
-
-
-def _targets(design: Design) -> dict[str, tuple[np.ndarray, float]]:
-    """Every reported quantity as an affine function c . theta + d of theta: name -> (c, d)."""
-    d = len(design.parameters)
-    unit = np.eye(d)
-    if design.model in ("FR", "custom"):
-        out = {"pi0": (-np.ones(d), 1.0)}
-        out.update({f"pi{j + 1}": (unit[j], 0.0) for j in range(d)})
-        return out
-    out = {"pi": (unit[0], 0.0)}
-    if d == 2:
-        out[design.parameters[1]] = (unit[1], 0.0)
-    if design.model in ("CDM", "CDMsym"):
-        out["gamma"] = (-np.ones(2), 1.0)
-    return out
-
-
-def _feasible(design: Design, theta: np.ndarray) -> bool:
-    return design.in_bounds(theta, tolerance=1e-12)
-
-
-def _maximise_on_segment(
-    function: Callable[[np.ndarray], float], start: np.ndarray, direction: np.ndarray,
-    low: float, high: float,
-) -> tuple[np.ndarray, float]:
-    """Maximise a function of start + s * direction over s in [low, high] (concave there)."""
-    if high - low < 1e-15:
-        point = start + low * direction
-        return point, function(point)
-    result = optimize.minimize_scalar(
-        lambda s: -function(start + s * direction), bounds=(low, high), method="bounded",
-        options={"xatol": 1e-12, "maxiter": 500},
-    )
-    best_s, best_value = float(result.x), -float(result.fun)
-    for s in (low, high):
-        value = function(start + s * direction)
-        if value > best_value:
-            best_s, best_value = s, value
-    return start + best_s * direction, best_value
-
-
-def _constraint_rows(design: Design) -> list[tuple[np.ndarray, float]]:
-    """The parameter space as rows (a, b) with a . theta + b >= 0 (a convex polytope)."""
-    # constraints: 0 <= theta_i <= 1 and 0 <= share_j; shares are affine in theta
-    rows: list[tuple[np.ndarray, float]] = []
-    d = len(design.parameters)
-    for i in range(d):
-        e = np.eye(d)[i]
-        rows += [(e, 0.0), (-e, 1.0)]
-    base = design.state_shares(np.zeros(d))
-    for j in range(len(base)):
-        grad = np.array([design.state_shares(np.eye(d)[i])[j] - base[j] for i in range(d)])
-        rows.append((grad, float(base[j])))
-    return rows
-
-
-def _segment(design: Design, point: np.ndarray, direction: np.ndarray) -> tuple[float, float]:
-    """The range of s with point + s * direction inside the parameter space (a convex polytope)."""
-    return _segment_in(_constraint_rows(design), point, direction)
-
-
-def _segment_in(
-    rows: Sequence[tuple[np.ndarray, float]], point: np.ndarray, direction: np.ndarray
-) -> tuple[float, float]:
-    """The range of s with a . (point + s * direction) + b >= 0 for every row (a, b)."""
-    low, high = -math.inf, math.inf
-    for a, b in rows:
-        slope = float(a @ direction)
-        value = float(a @ point + b)
-        if abs(slope) < 1e-15:
-            if value < -1e-12:
-                return 1.0, 0.0
-            continue
-        bound = -value / slope
-        if slope > 0:
-            low = max(low, bound)
-        else:
-            high = min(high, bound)
-    return low, high
-
-
-def _profile(
-    parts: Sequence[Part], c: np.ndarray, d0: float, value: float
-) -> tuple[np.ndarray, float]:
-    """Maximum of loglik subject to c . theta + d0 = value (dimension 1 or 2; SLSQP beyond)."""
-    design = parts[0].design
-    dim = len(c)
-    if dim == 1:
-        theta = np.array([(value - d0) / c[0]])
-        return theta, loglik(theta, parts)
-    if dim == 2:
-        # a point on the line, and the line's direction
-        point = c * (value - d0) / float(c @ c)
-        direction = np.array([-c[1], c[0]])
-        low, high = _segment(design, point, direction)
-        if low > high:
-            return point, -math.inf
-        return _maximise_on_segment(lambda t: loglik(t, parts), point, direction, low, high)
-    return _slsqp(parts, extra=(c, d0, value))
-
-
-def _slsqp(
-    parts: Sequence[Part], extra: tuple[np.ndarray, float, float] | None = None
-) -> tuple[np.ndarray, float]:
-    """General maximisation over the polytope (FR with four or more categories)."""
-    design = parts[0].design
-    dim = len(design.parameters)
-    constraints: list[dict[str, Any]] = [
-        {"type": "ineq", "fun": lambda t: design.state_shares(t)},
-    ]
-    if extra is not None:
-        c, d0, value = extra
-        constraints.append({"type": "eq", "fun": lambda t: float(c @ t + d0 - value)})
-    best: tuple[np.ndarray, float] = (np.full(dim, 1.0 / (dim + 1)), -math.inf)
-    for start in (np.full(dim, 1.0 / (dim + 1)), np.full(dim, 0.5 / (dim + 1))):
-        result = optimize.minimize(
-            lambda t: -loglik(t, parts), start, method="SLSQP", bounds=[(0.0, 1.0)] * dim,
-            constraints=constraints, options={"ftol": 1e-14, "maxiter": 1000},
-        )
-        value = -float(result.fun)
-        if value > best[1] and _feasible(design, result.x):
-            best = (np.asarray(result.x, dtype=float), value)
-    return best
-
-
 def mle(parts: Sequence[Part]) -> tuple[np.ndarray, float]:
     """The maximum-likelihood theta over the bounded parameter space, and its log-likelihood."""
     design = parts[0].design
@@ -260,31 +107,31 @@ def mle(parts: Sequence[Part]) -> tuple[np.ndarray, float]:
     saturated = sum(len(p.design.reports) - 1 for p in parts) == dim
     if saturated and len(parts) == len(design.groups) and len({p.design for p in parts}) == 1:
         moment = _moment_theta(parts)
-        if moment is not None and _feasible(design, moment):
+        if moment is not None and feasible(design, moment):
             return moment, loglik(moment, parts)  # saturated: the moment estimate is the MLE
     if dim == 1:
         candidates.append(
-            _maximise_on_segment(lambda t: loglik(t, parts), np.zeros(1), np.ones(1), 0.0, 1.0)
+            maximise_on_segment(lambda t: loglik(t, parts), np.zeros(1), np.ones(1), 0.0, 1.0)
         )
     elif dim == 2:
         # every edge of the polytope, then a free search from the best edge point
         for c, d0 in ((np.array([1.0, 0.0]), 0.0), (np.array([0.0, 1.0]), 0.0)):
             for value in (0.0, 1.0):
-                candidates.append(_profile(parts, c, d0, value))
+                candidates.append(profile_max(parts, c, d0, value))
         if design.model in ("CDM", "CDMsym"):
-            candidates.append(_profile(parts, np.array([-1.0, -1.0]), 1.0, 0.0))
+            candidates.append(profile_max(parts, np.array([-1.0, -1.0]), 1.0, 0.0))
         for start in ([0.3, 0.3], [0.1, 0.6], [0.6, 0.1], [0.5, 0.5]):
             start_theta = np.array(start)
-            if not _feasible(design, start_theta):
+            if not feasible(design, start_theta):
                 continue
             result = optimize.minimize(
-                lambda t: -loglik(t, parts) if _feasible(design, t) else 1e300, start_theta,
+                lambda t: -loglik(t, parts) if feasible(design, t) else 1e300, start_theta,
                 method="Nelder-Mead", options={"xatol": 1e-12, "fatol": 1e-13, "maxiter": 4000},
             )
-            if _feasible(design, result.x):
+            if feasible(design, result.x):
                 candidates.append((np.asarray(result.x, dtype=float), -float(result.fun)))
     else:
-        candidates.append(_slsqp(parts))
+        candidates.append(slsqp(parts))
     theta, _ = max(candidates, key=lambda item: item[1])
     theta = np.clip(theta, 0.0, 1.0)
     return theta, loglik(theta, parts)
@@ -459,201 +306,6 @@ def observed_information(theta: np.ndarray, parts: Sequence[Part]) -> np.ndarray
     return information
 
 
-def _chi2(confidence: float) -> float:
-    return float(stats.chi2.ppf(confidence, 1))
-
-
-# -- the boundary-calibrated critical value (two-group designs) -----------------------------
-#: The linear coordinates phi of the two-group models: the report probabilities are affine in
-#: phi and the parameter space is a polygon in phi. SLD's are (pi, u = pi t) (its theta enters
-#: the report probabilities as pi t); the others' are theta itself.
-_SLD_ROWS = [(np.array([0.0, 1.0]), 0.0), (np.array([1.0, -1.0]), 0.0),
-             (np.array([-1.0, 0.0]), 1.0), (np.array([1.0, 0.0]), 0.0)]
-#: Scrambled-Sobol standard normal points of the large-sample reference (fixed: reproducible).
-REFERENCE_POINTS = 2**14
-REFERENCE_SEED = 20240917
-#: Beyond this many standard errors from every edge of the polygon the bounds do not matter and
-#: the reference is chi2_1 (the chance of a normal point that far out is below 1e-7).
-FAR_FROM_BOUNDS = 6.0
-
-
-def boundary_calibrated(parts: Sequence[Part], name: str) -> bool:
-    """Whether ``name``'s interval uses ``boundary_critical``.
-
-    It does for the prevalence of the two-parameter two-group models (UQTunknown, SLD, CDM,
-    CDMsym).
-    """
-    design = parts[0].design
-    return (name == "pi" and design.model in TWO_GROUP_MODELS
-            and len(design.parameters) == 2)
-
-
-def _to_linear(design: Design, theta: np.ndarray) -> np.ndarray:
-    theta = np.asarray(theta, dtype=float)
-    return np.array([theta[0], theta[0] * theta[1]]) if design.model == "SLD" else theta
-
-
-def _from_linear(design: Design, phi: np.ndarray) -> np.ndarray:
-    if design.model == "SLD":
-        return np.array([phi[0], min(max(phi[1] / phi[0], 0.0), 1.0) if phi[0] > 0 else 0.0])
-    return np.asarray(phi, dtype=float)
-
-
-def _linear_rows(design: Design) -> list[tuple[np.ndarray, float]]:
-    return _SLD_ROWS if design.model == "SLD" else _constraint_rows(design)
-
-
-def _polygon(rows: Sequence[tuple[np.ndarray, float]]) -> np.ndarray:
-    """The vertices of the polygon {a . phi + b >= 0} (two dimensions), counter-clockwise."""
-    points: list[np.ndarray] = []
-    for i in range(len(rows)):
-        for j in range(i + 1, len(rows)):
-            matrix = np.array([rows[i][0], rows[j][0]])
-            if abs(np.linalg.det(matrix)) < 1e-12:
-                continue
-            point = np.linalg.solve(matrix, [-rows[i][1], -rows[j][1]])
-            if all(float(a @ point + b) >= -1e-9 for a, b in rows) and not any(
-                np.allclose(point, q, atol=1e-9) for q in points
-            ):
-                points.append(point)
-    vertices = np.array(points)
-    centre = vertices.mean(axis=0)
-    angles = np.arctan2(vertices[:, 1] - centre[1], vertices[:, 0] - centre[0])
-    return vertices[np.argsort(angles)]
-
-
-@functools.cache
-def _reference_normals() -> np.ndarray:
-    """REFERENCE_POINTS standard normal points in the plane (computed once)."""
-    from scipy.stats import qmc
-
-    uniform = qmc.Sobol(2, scramble=True, seed=REFERENCE_SEED).random(REFERENCE_POINTS)
-    return np.asarray(stats.norm.ppf(uniform))
-
-
-@functools.cache
-def boundary_ceiling(confidence: float) -> float:
-    """The most ``boundary_critical`` can return.
-
-    LR(xi) <= |xi|^2 point by point, so its quantile is at most that of |xi|^2 over the same
-    reference points (about chi2_2's).
-    """
-    return float(np.quantile((_reference_normals() ** 2).sum(axis=1), confidence))
-
-
-def _distance2_to_segment(points: np.ndarray, a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """Squared Euclidean distance of every row of ``points`` to the segment [a, b]."""
-    d = b - a
-    length2 = float(d @ d)
-    if length2 <= 0:
-        s = np.zeros(len(points))
-    else:
-        s = np.clip((points - a) @ d / length2, 0.0, 1.0)
-    nearest = a[None, :] + s[:, None] * d[None, :]
-    return np.asarray(((points - nearest) ** 2).sum(axis=1))
-
-
-def boundary_critical(parts: Sequence[Part], theta0: np.ndarray, confidence: float) -> float:
-    """The critical value of 2 x the profile log-likelihood ratio for the prevalence.
-
-    It is computed at the constrained fit theta0 = (pi0, the nuisance that maximises the
-    likelihood with pi = pi0) from the likelihood ratio's large-sample law there with the bounds
-    of the parameter space kept: in the linear coordinates phi the estimate is normal,
-    N(phi0, I(phi0)^-1) with the expected information I, and with a standard normal xi in the
-    coordinates w = R (phi - phi0) (I = R'R) the statistic is
-
-        LR(xi) = d(xi, null segment)^2 - d(xi, parameter polygon)^2
-
-    (the null segment: the points of the polygon with pi = pi0). Far from the bounds this is
-    chi2_1; near them it is not: the null segment is short when pi0 is near 0 (at pi0 = 0 it is
-    a point and LR a mixture of chi2_0, chi2_1 and chi2_2), and a nuisance on its bound bends
-    the null set against the estimate's correlation. The value returned is the ``confidence``
-    quantile of LR over REFERENCE_POINTS fixed scrambled-Sobol points, but never below
-    chi2_1(confidence): where the bounds would lower it, the chi-square interval is kept (the
-    normal law ignores the discreteness of the counts, and those intervals cover).
-    """
-    chi2 = _chi2(confidence)
-    design = parts[0].design
-    rows = _linear_rows(design)
-    vertices = _polygon(rows)
-    phi0 = _to_linear(design, theta0)
-    # the report probabilities are affine in phi: their Jacobian from three vertices
-    base = vertices[0]
-    steps = np.array([vertices[1] - base, vertices[-1] - base]).T  # columns: phi differences
-    information = np.zeros((2, 2))
-    for part in parts:
-        def probs(phi: np.ndarray, part: Part = part) -> np.ndarray:
-            return part.design.report_probabilities(_from_linear(design, phi), part.group)
-        jacobian = np.array([probs(vertices[1]) - probs(base),
-                             probs(vertices[-1]) - probs(base)]).T @ np.linalg.inv(steps)
-        at = probs(phi0)
-        moving = np.abs(jacobian).sum(axis=1) > 1e-12
-        if np.any(at[moving] < 1e-9):
-            return chi2  # a report of probability 0 at theta0: no normal law
-        information += part.n * np.einsum(
-            "r,ri,rj->ij", moving / np.maximum(at, 1e-300), jacobian, jacobian)
-    try:
-        root = np.linalg.cholesky(information).T  # information = root' root
-    except np.linalg.LinAlgError:
-        return chi2
-    inverse_t = np.linalg.inv(root).T
-    rows_w = [(inverse_t @ a, float(a @ phi0 + b)) for a, b in rows]
-    distances = [value / float(np.linalg.norm(a)) for a, value in rows_w if np.linalg.norm(a) > 0]
-    if min(distances) >= FAR_FROM_BOUNDS:
-        return chi2
-    corners = [root @ (v - phi0) for v in vertices]
-    low, high = _segment_in(rows, np.array([phi0[0], 0.0]), np.array([0.0, 1.0]))
-    if low > high:
-        return chi2
-    xi = _reference_normals()
-    inside = np.ones(len(xi), dtype=bool)
-    for a, b in rows_w:
-        inside &= xi @ a + b >= -1e-12
-    to_polygon = np.min([_distance2_to_segment(xi, corners[i], corners[(i + 1) % len(corners)])
-                         for i in range(len(corners))], axis=0)
-    to_polygon = np.where(inside, 0.0, to_polygon)
-    to_null = _distance2_to_segment(xi, root @ (np.array([phi0[0], low]) - phi0),
-                                    root @ (np.array([phi0[0], high]) - phi0))
-    return max(chi2, float(np.quantile(to_null - to_polygon, confidence)))
-
-
-def profile_interval(
-    parts: Sequence[Part], name: str, theta_hat: np.ndarray, loglik_max: float,
-    confidence: float, calibrated: bool = False,
-) -> tuple[float, float]:
-    """The profile-likelihood interval of the quantity ``name`` (see ``_targets``).
-
-    {v : 2 (loglik_max - max_{name = v} loglik) <= critical}, the critical value chi2_1
-    (``confidence``), or with ``calibrated`` ``boundary_critical`` at the constrained fit.
-    """
-    c, d0 = _targets(parts[0].design)[name]
-    estimate = float(c @ theta_hat + d0)
-    chi2 = _chi2(confidence)
-    # the calibrated critical value lies in [chi2, ceiling]
-    ceiling = boundary_ceiling(confidence) if calibrated else math.inf
-
-    def excess(value: float) -> float:
-        # At the estimate itself the profile is the maximum by definition; the numerical
-        # profile there can come out lower (a constrained optimiser stopping early), which
-        # would leave brentq without a sign change.
-        if abs(value - estimate) < 1e-12:
-            return -chi2 / 2
-        theta, profile = _profile(parts, c, d0, value)
-        statistic = 2 * (loglik_max - profile)
-        if not calibrated or statistic < chi2 or statistic > ceiling:
-            # the sign is that of statistic - critical without computing the critical value
-            return (statistic - chi2) / 2
-        return (statistic - boundary_critical(parts, theta, confidence)) / 2
-
-    ends = []
-    for bound in (0.0, 1.0):
-        if abs(bound - estimate) < 1e-12 or excess(bound) <= 0:
-            ends.append(bound)
-        else:
-            ends.append(float(optimize.brentq(excess, estimate, bound, xtol=1e-12)))
-    return ends[0], ends[1]
-
-
 def clopper_pearson(count: int, n: int, confidence: float) -> tuple[float, float]:
     """The exact interval for a binomial rate."""
     alpha = 1 - confidence
@@ -714,7 +366,7 @@ def fit(parts: Sequence[Part], confidence: float = 0.95) -> UniFit:
     for part in parts:
         n[part.group] = n.get(part.group, 0) + part.n
     messages: list[str] = []
-    targets = _targets(design)
+    targets = target_map(design)
     empty_groups = [g for g in design.groups if n.get(g, 0) == 0]
     if empty_groups:
         messages.append(f"no answers in group(s) {empty_groups}: the model is not identified")
@@ -819,7 +471,10 @@ def parts_from_manifest(
 
     The question's ``"rrreg"`` block gives the model; its report labels are ``"reports"`` when
     present (crosswise, triangular, kuk), else ``"values"``, in RRreg's report order (0, 1, ...).
-    One-group designs use group 1.
+    One-group designs use group 1. A block with ``group_p`` (the extended crosswise model: RRreg's
+    crosswise with p in group 1 and 1 - p in group 2) gives one part per group, each its own
+    crosswise design, sharing the prevalence: the likelihood of Heck, Hoffmann & Moshagen
+    (2018), whose goodness-of-fit test (1 df) compares the two groups.
     """
     from .models import from_manifest
 
@@ -827,6 +482,21 @@ def parts_from_manifest(
     if not isinstance(block, dict):
         raise ValueError(f"question {question.get('id')!r} has no RRreg mapping ('rrreg')")
     design = from_manifest(block)
+    group_p = block.get("group_p")
+    if group_p is not None:
+        if not isinstance(group_p, list) or len(group_p) != 2:
+            raise ValueError(f"question {question.get('id')!r}: group_p must be a list of two "
+                             f"probabilities, got {group_p!r}")
+        split = [({1: counts.get(g, {})}, Design(design.model, float(p)))
+                 for g, p in zip((1, 2), group_p, strict=True)]
+        return [part for given, one in split
+                for part in _parts(question, one, given)]
+    return _parts(question, design, counts)
+
+
+def _parts(question: dict[str, Any], design: Design,
+           counts: dict[int, dict[str, int]]) -> list[Part]:
+    """The parts of one design: one per group of its model, counts by the manifest's labels."""
     labels = question.get("reports") or question.get("values")
     if not isinstance(labels, list) or len(labels) != len(design.reports):
         raise ValueError(

@@ -1,0 +1,7 @@
+"""rrsite.site: the builder, from survey files to a static site.
+
+``builder`` renders each survey's page from the Jinja2 templates, writes its manifest and the
+shared assets (the trimmed Pyodide runtime of ``stdlib``, the core bundle, pre-compressed copies
+and the ``_headers`` of ``headers``), and swaps ``dist/`` in atomically (``swap``), so a failed
+build leaves the old site intact. Imports survey, core and errors only.
+"""

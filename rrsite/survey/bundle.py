@@ -1,9 +1,10 @@
 """The core bundle: rrsite/core as a deterministic zip for the browser, and its hash.
 
 The zip holds ``rrsite/__init__.py`` (empty, so that the browser gets nothing but core) and every
-``rrsite/core/*.py``, in name order, with fixed timestamps and permissions and no compression (the
-site's ``.br``/``.gz`` files compress it on the wire, and stored entries do not depend on the zlib
-version): the same sources always give the same bytes, so ``core_hash`` names the code exactly.
+``rrsite/core/**/*.py`` (its subpackages too), in path order, with fixed timestamps and
+permissions and no compression (the site's ``.br``/``.gz`` files compress it on the wire, and
+stored entries do not depend on the zlib version): the same sources always give the same
+bytes, so ``core_hash`` names the code exactly.
 """
 
 from __future__ import annotations
@@ -23,8 +24,8 @@ def core_files() -> list[tuple[str, bytes]]:
     """(archive name, content) of every file in the bundle, in archive order."""
     folder = Path(core.__file__).resolve().parent
     files = [("rrsite/__init__.py", b"")]
-    for path in sorted(folder.glob("*.py")):
-        files.append((f"rrsite/core/{path.name}", path.read_bytes()))
+    for path in sorted(folder.rglob("*.py"), key=lambda p: p.relative_to(folder).parts):
+        files.append((f"rrsite/core/{path.relative_to(folder).as_posix()}", path.read_bytes()))
     return files
 
 

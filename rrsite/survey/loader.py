@@ -8,107 +8,31 @@ infinite epsilons) are here.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import os
+import re
 import urllib.parse
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import yaml
-
-from ..core import (
-    NAMED_DESIGNS,
-    NUMBER_DESIGNS,
-    Design,
-    NumberDesign,
-    Privacy,
-    design_from_spec,
-    number_design_from_spec,
-    optimal_design,
-    privacy_of,
-)
-from ..core.designs import check_probability
 from . import schema, yaml_words
 from .catalog import Catalog, primary_subtag, read_catalog
 from .errors import Problems, SurveyError, SurveyErrors
+from .fielding import translations, variables
+from .fielding.words import WORDS, words_for
 from .model import (
     BUDGET_DIGITS,
     COLLECTOR_URL,
-    Option,
     Question,
     Survey,
     over_budget,
     shown_apart,
 )
-from .render import plain_text, render_block, render_inline
-from .source import Heading, PageBreak, Prose, QuestionBlock, read_text, split
-
-#: Keys that only make sense on a randomized question.
-DESIGN_KEYS = (
-    "randomize", "truth", "yes", "no", "p", "innocuous_rate", "innocuous", "mirrored", "p00",
-    "p11", "matrix", "epsilon", "delta", "prior", "accept_no_epsilon", "red_yes", "red_no",
-    "cards", "probability", "mask", "scramble",
-)
-#: Keys that only make sense for some question types.
-TYPE_KEYS: dict[str, tuple[str, ...]] = {
-    "options": ("choice", "multi-choice"),
-    "min": ("number",),
-    "max": ("number",),
-    "integer": ("number",),
-    "max_length": ("text",),
-    "unit": ("number",),
-}
-#: Keys a number design takes besides its parameters (mixture-unknown's innocuous question).
-NUMBER_EXTRAS: dict[str, tuple[str, ...]] = {"mixture-unknown": ("innocuous",)}
-#: Number designs' parameters a survey file must give, and why.
-NUMBER_REQUIRED: dict[str, tuple[tuple[str, str], ...]] = {
-    "mixture": (("p", "the chance that the true number is sent"),
-                ("mask", "the distribution drawn instead, e.g. {uniform: {min: 0, max: 30}}")),
-    "mixture-unknown": (("p", "a list of two: the chance of sending the true number in group 1 "
-                              "and in group 2"),
-                        ("innocuous", "the innocuous number question's text")),
-    "additive": (("scramble", "the distribution of the number added, e.g. {normal: {mean: 0, "
-                              "sd: 500}}"),),
-    "multiplicative": (("scramble", "the distribution of the positive factor, e.g. {uniform: "
-                                    "{min: 0.5, max: 1.5}}"),),
-    "laplace": (("epsilon", "the privacy budget of the mechanism"),
-                ("min", "the smallest answer (the range the privacy covers)"),
-                ("max", "the largest answer")),
-    "duchi": (("epsilon", "the privacy budget of the mechanism"),
-              ("min", "the smallest answer"), ("max", "the largest answer")),
-    "piecewise": (("epsilon", "the privacy budget of the mechanism"),
-                  ("min", "the smallest answer"), ("max", "the largest answer")),
-}
-#: Designs for yes/no questions only (k-rr and matrix work for any number of answers).
-BINARY_ONLY = (
-    "forced-response", "forced-yes", "warner", "unrelated", "crosswise", "triangular", "mangat",
-    "kuk", "unrelated-unknown", "cdm", "cdm-sym", "sld",
-)
-#: Keys a design takes besides its core parameters.
-DESIGN_EXTRAS: dict[str, tuple[str, ...]] = {
-    "unrelated": ("innocuous",), "warner": ("mirrored",), "unrelated-unknown": ("innocuous",),
-    "crosswise": ("innocuous",), "triangular": ("innocuous",),
-}
-#: Designs that need a parameter a survey file must give (no sensible default), and why.
-REQUIRED_PARAMS: dict[str, tuple[tuple[str, str], ...]] = {
-    "crosswise": (("p", "the known yes-rate of the innocuous statement"),
-                  ("innocuous", "the innocuous statement's text")),
-    "triangular": (("p", "the known yes-rate of the innocuous statement"),
-                   ("innocuous", "the innocuous statement's text")),
-    "kuk": (("red_yes", "the red-card proportion of the deck for respondents with the attribute"),
-            ("red_no", "the red-card proportion of the other deck")),
-    "unrelated-unknown": (("p", "a list of two: P(sensitive question) in group 1 and group 2"),
-                          ("innocuous", "the innocuous question's text")),
-    "cdm": (("p", "a list of two: P(forced yes) in group 1 and group 2"),),
-    "cdm-sym": (("yes", "a list of two: P(forced yes) per group"),
-                ("no", "a list of two: P(forced no) per group")),
-    "sld": (("p", "a list of two: P(a non-carrier is shown \"I have A\") per group"),),
-}
-#: Errors core raises for impossible parameters (their messages name the parameter and value).
-DESIGN_FAILURES = (ValueError, TypeError, ArithmeticError)
-#: Fewest answers a choice question may have.
-MIN_OPTIONS = 2
+from .questions import Defaults, RawQuestion, build_question, check_conditions, make_option
+from .render import render_block, render_prose
+from .source import Heading, PageBreak, Prose, read_text, split
 
 
 def load_survey(path: str | os.PathLike[str]) -> Survey:
@@ -136,16 +60,16 @@ def parse_survey(
     source = split(text, problems)
     front = _front_matter(source.front_yaml, problems)
     layout = _layout(source.parts, problems)
-    language = (front.get("language") if front is not None else None) or "en"
+    language = _language(front)
     catalog = _own_catalog(front, path or Path(file), problems)
     _check_language(front, language, problems)
     words = _answer_words(language, catalog)
-    defaults = _Defaults.from_front(front)
+    defaults = Defaults.from_front(front)
     questions: list[Question] = []
     seen: dict[str, int] = {}
     for raw in layout.questions:
         known = len(problems.errors)
-        question = _question(raw, words, defaults, problems, raw.before)
+        question = build_question(raw, words, defaults, problems, raw.before)
         if question is not None and layout.pages:
             question.page = raw.page
         if len(problems.errors) > known and question is not None:
@@ -161,40 +85,121 @@ def parse_survey(
     if not layout.questions and not problems:
         problems.error(source.last_line, "the survey has no questions: add a '## ' heading with "
                                          "the question's text, followed by a ```question block")
-    _check_conditions(questions, problems)
+    check_conditions(questions, problems)
     survey = None
+    own = list(questions)
     if front is not None:
-        survey = _survey(front, questions, layout, path, file, defaults, problems)
+        fielding = variables.apply(front, questions, words, words_for(language, catalog),
+                                   bool(layout.pages), problems)
+        survey = _survey(front, fielding.questions, layout, path, file, defaults, problems)
+        if survey is not None:
+            survey.languages = fielding.languages
+            survey.panel, survey.validation = fielding.panel, fielding.validation
+            survey.messages = catalog
+            if survey.languages and not problems:
+                _translations(survey, front, own, defaults, problems)
     problems.raise_if_any()
     assert survey is not None
-    survey.messages = catalog
     survey.warnings = list(problems.warnings)
     return survey
 
 
+def _language(front: schema.Fields | None) -> str:
+    """The survey file's language: ``language:``, else the first of ``languages:``, else en."""
+    if front is None:
+        return "en"
+    if front.given("language"):
+        return str(front.get("language"))
+    listed = front.get("languages") or ["en"]
+    return str(listed[0])
+
+
+# --------------------------------------------------------------------------------------------
+# Translations (survey/fielding/translations.py)
+
+
+def _translations(survey: Survey, front: schema.Fields, own: list[Question], defaults: Defaults,
+                  problems: Problems) -> None:
+    """Load the translation file of each language but the first; name every language."""
+    for language in survey.languages[1:]:
+        path = translations.translation_path(survey.path, language)
+        try:
+            data = path.read_bytes()
+        except OSError:
+            problems.error(front.line_of("languages"), f"languages: {language} has no "
+                           f"translation file {path}: copy {survey.path.name} to {path.name} and "
+                           "translate its texts")
+            continue
+        found = Problems(str(path))
+        translated = _translation(survey, front, own, language, defaults, data, found)
+        problems.errors.extend(found.errors)
+        problems.warnings.extend(found.warnings)
+        if translated is not None:
+            survey.translations[language] = translated
+    names = {}
+    for language in survey.languages:
+        catalog = survey.messages if language == survey.languages[0] else (
+            survey.translations[language].messages if language in survey.translations else None)
+        shipped = WORDS.get(language) or WORDS.get(primary_subtag(language)) or {}
+        names[language] = ((catalog.messages.get("language_name") if catalog else None)
+                           or shipped.get("language_name") or language)
+    for version in (survey, *survey.translations.values()):
+        for question in version.questions:
+            if question.role == "language":
+                question.options = [make_option(code, names[code], question.line)
+                                    for code in survey.languages]
+
+
+def _translation(survey: Survey, front: schema.Fields, own: list[Question], language: str,
+                 defaults: Defaults, data: bytes, problems: Problems) -> Survey | None:
+    """The survey in ``language``, from its translation file; None if the file is refused."""
+    text = read_text(data, problems)
+    if text is None:
+        return None
+    path = Path(problems.file)
+    source = split(text, problems)
+    tfront = _front_matter(source.front_yaml, problems, translations.TRANSLATION_FRONT)
+    translations.compare_front(front, survey.file, tfront, language, problems)
+    layout = _layout(source.parts, problems)
+    catalog = _own_catalog(tfront, path, problems)
+    words = _answer_words(language, catalog)
+    read: list[Question | None] = []
+    for raw in layout.questions:
+        question = build_question(raw, words, defaults, problems, raw.before)
+        if question is not None and layout.pages:
+            question.page = raw.page
+        read.append(question)
+    headings = [raw.heading.line if raw.heading is not None else raw.block.line
+                for raw in layout.questions]
+    translations.compare_questions(own, survey.file, read, headings, problems)
+    if problems:
+        return None
+    questions = [question for question in read if question is not None]
+    check_conditions(questions, problems)
+    fielding = variables.apply(front, questions, words, words_for(language, catalog),
+                               bool(layout.pages), Problems(survey.file))  # the survey's own
+    given = tfront.given if tfront is not None else (lambda name: False)
+    consent = tfront.get("consent") if tfront is not None and given("consent") else survey.consent
+    translated = dataclasses.replace(
+        survey, path=path, file=str(path), language=language, questions=fielding.questions,
+        title=tfront.get("title") if tfront is not None and given("title") else survey.title,
+        intro_html=render_prose(layout.intro), outro_html=render_prose(layout.outro),
+        consent=consent, consent_html=render_block(consent) if consent else "",
+        pages=list(layout.pages), intro_source=_prose_source(layout.intro),
+        outro_source=_prose_source(layout.outro), messages=catalog, translations={},
+        warnings=[], lines=dict(tfront.lines) if tfront is not None else {})
+    if translated.version != survey.version:  # the comparison above should make this impossible
+        problems.error(1, f"this translation asks something other than {survey.file} (version "
+                          f"{translated.version}, not {survey.version}): a translation changes "
+                          "texts only")
+        return None
+    translations.untranslated(survey, translated, headings,
+                              translations.page_break_lines(text), tfront, problems)
+    return translated
+
+
 # --------------------------------------------------------------------------------------------
 # Front matter and layout
-
-
-def _compose(text: str, problems: Problems, what: str) -> yaml.Node | None:
-    """Compose YAML into nodes; a syntax error is recorded in plain words with the line to fix.
-
-    List items that YAML joins into one value (an item indented deeper than the one above it)
-    are errors too (rrsite/survey/yaml_words.py).
-    """
-    lines = text.splitlines()
-    try:
-        node = yaml.compose(text, Loader=yaml.SafeLoader)
-    except yaml.MarkedYAMLError as error:
-        line, message = yaml_words.explain(error, lines)
-        problems.error(line, f"bad YAML in {what}: {message}")
-        return None
-    except yaml.YAMLError as error:  # pragma: no cover - PyYAML marks all its syntax errors
-        problems.error(1, f"bad YAML in {what}: {error}")
-        return None
-    for line, message in yaml_words.joined_items(node, lines):
-        problems.error(line, f"in {what}: {message}")
-    return node
 
 
 def _own_catalog(front: schema.Fields | None, survey_path: Path,
@@ -239,31 +244,23 @@ def _answer_words(language: str, catalog: Catalog | None) -> dict[str, str]:
     return shipped or schema.LANGUAGES["en"]
 
 
-def _front_matter(front_yaml: str | None, problems: Problems) -> schema.Fields | None:
+def _front_matter(front_yaml: str | None, problems: Problems,
+                  block: schema.Block = schema.FRONT_MATTER) -> schema.Fields | None:
     if front_yaml is None:
         return None
     known = len(problems.errors)
-    node = _compose(front_yaml, problems, "the front matter")
+    node = yaml_words.compose(front_yaml, problems, "the front matter")
     if node is None:
-        if len(problems.errors) == known:
+        if len(problems.errors) == known and block is schema.FRONT_MATTER:
             problems.error(1, "the front matter is empty: give at least id and title")
         return None
-    return schema.read_block(schema.FRONT_MATTER, node, problems, 1)
-
-
-@dataclass
-class _RawQuestion:
-    heading: Heading | None
-    block: QuestionBlock
-    help: list[Prose] = field(default_factory=list)
-    before: list[Prose] = field(default_factory=list)
-    page: int = 1
+    return schema.read_block(block, node, problems, 1)
 
 
 @dataclass
 class _Layout:
     intro: list[Prose]
-    questions: list[_RawQuestion]
+    questions: list[RawQuestion]
     outro: list[Prose]
     #: Page titles ("" when untitled), one per page, when the file has page breaks (``+++``).
     pages: list[str] = field(default_factory=list)
@@ -271,7 +268,7 @@ class _Layout:
 
 def _layout(parts: list[Any], problems: Problems) -> _Layout:
     """Pair each heading with the block under it; what lies between is the question's help."""
-    questions: list[_RawQuestion] = []
+    questions: list[RawQuestion] = []
     pending: Heading | None = None
     help_parts: list[Prose] = []
     loose: list[Prose] = []
@@ -281,7 +278,7 @@ def _layout(parts: list[Any], problems: Problems) -> _Layout:
     for part in parts:
         if isinstance(part, PageBreak):
             if pending is not None:
-                _no_block(pending, problems)
+                _no_block(pending, problems, help_parts)
                 pending, help_parts = None, []
             if not questions:
                 pages[0] = part.title  # before the first question: the first page's title
@@ -296,20 +293,20 @@ def _layout(parts: list[Any], problems: Problems) -> _Layout:
             (help_parts if pending is not None else loose).append(part)
         elif isinstance(part, Heading):
             if pending is not None:
-                _no_block(pending, problems)
+                _no_block(pending, problems, help_parts)
             pending, help_parts = part, []
         else:
             if pending is None:
                 problems.error(part.line, "a ```question block without a '## ' heading above it "
                                           "(the heading is the question's text)")
-                questions.append(_RawQuestion(None, part))
+                questions.append(RawQuestion(None, part))
                 continue
             if intro is None:
                 intro, loose = loose, []
-            questions.append(_RawQuestion(pending, part, help_parts, loose, len(pages)))
+            questions.append(RawQuestion(pending, part, help_parts, loose, len(pages)))
             pending, help_parts, loose = None, [], []
     if pending is not None:
-        _no_block(pending, problems)
+        _no_block(pending, problems, help_parts)
     if questions and questions[-1].page < len(pages):
         problems.error(breaks[-1].line, "a page break with no question after it: remove the "
                                         "last '+++' or add a question")
@@ -318,7 +315,18 @@ def _layout(parts: list[Any], problems: Problems) -> _Layout:
                    pages if paged else [])
 
 
-def _no_block(heading: Heading, problems: Problems) -> None:
+def _no_block(heading: Heading, problems: Problems, under: list[Prose]) -> None:
+    """The heading has no ```question block; a code block under it that lacks the word is named."""
+    for part in under:
+        for offset, line in enumerate(part.lines):
+            fence = re.match(r" {0,3}(`{3,}|~{3,})(.*)$", line)
+            if fence:
+                info = fence.group(2).strip()
+                opened = f"'{fence.group(1)}{info}'" if info else f"'{fence.group(1)}' alone"
+                problems.error(part.line + offset, f"the block under '## {heading.text}' opens "
+                               f"with {opened}: a question's block opens with "
+                               f"'{fence.group(1)}question'")
+                return
     problems.error(heading.line, f"the heading '## {heading.text}' has no ```question block under "
                                  "it; every level-2 heading is a question (use # or ### for other "
                                  "headings)")
@@ -327,484 +335,6 @@ def _no_block(heading: Heading, problems: Problems) -> None:
 def _prose_source(parts: list[Prose]) -> list[tuple[int, str]]:
     """``(file line, text)`` of every line of ``parts``."""
     return [(part.line + offset, text) for part in parts for offset, text in enumerate(part.lines)]
-
-
-def _prose_html(parts: list[Prose]) -> str:
-    return render_block("\n\n".join(part.text for part in parts if part.text.strip()))
-
-
-@dataclass
-class _Defaults:
-    epsilon: float | None = None
-    delta: float = 0.0
-    priors: dict[str, tuple[float, int]] = field(default_factory=dict)
-    broken: set[str] = field(default_factory=set)
-
-    @classmethod
-    def from_front(cls, front: schema.Fields | None) -> _Defaults:
-        if front is None:
-            return cls()
-        privacy = front.get("privacy")
-        epsilon = privacy.get("epsilon") if privacy is not None else None
-        delta = privacy.get("delta") if privacy is not None else 0.0
-        return cls(epsilon, float(delta), dict(front.get("priors") or {}))
-
-
-# --------------------------------------------------------------------------------------------
-# Questions
-
-
-def _question(
-    raw: _RawQuestion,
-    words: dict[str, str],
-    defaults: _Defaults,
-    problems: Problems,
-    before: list[Prose],
-) -> Question | None:
-    if not raw.block.closed:
-        return None  # reported; its "YAML" runs to the end of the file
-    known = len(problems.errors)
-    node = _compose(raw.block.yaml_text, problems, "the question block")
-    if node is None:
-        if len(problems.errors) == known:
-            problems.error(raw.block.line, "the question block is empty: give at least id and type")
-        return None
-    fields = schema.read_block(schema.QUESTION, node, problems, raw.block.line)
-    qtype = fields.get("type")
-    qid = fields.get("id")
-    heading_line = raw.heading.line if raw.heading is not None else raw.block.line
-    text = raw.heading.text if raw.heading is not None else ""
-    if raw.heading is not None and not text:
-        problems.error(heading_line, "the question heading is empty: write the question after "
-                                     "'## '")
-    for key, types in TYPE_KEYS.items():
-        if fields.given(key) and qtype is not None and qtype not in types:
-            problems.error(fields.line_of(key), f"{key} applies to {' and '.join(types)} "
-                                                f"questions, not {qtype}")
-    options = _options(fields, qtype, words, problems)
-    number_design: NumberDesign | None = None
-    if qtype == "number" and fields.get("randomize") in NUMBER_DESIGNS:
-        design, chosen_for, prior = None, None, None
-        number_design, privacy = _number_design(fields, problems)
-    else:
-        design, privacy, chosen_for, prior = _design(fields, qtype, options, defaults, problems)
-    if qid is None or qtype is None or raw.heading is None or not text:
-        return None
-    text_html = render_inline(text)
-    question = Question(
-        id=qid,
-        type=qtype,
-        text=plain_text(text_html),
-        text_html=text_html,
-        line=fields.line_of("id"),
-        required=fields.get("required") if fields.given("required") else (
-            design is not None or number_design is not None),
-        options=options or [],
-        help_html=_prose_html(raw.help),
-        before_html=_prose_html(before),
-        design=design,
-        privacy=privacy,
-        accept_no_epsilon=bool(fields.get("accept_no_epsilon")),
-        prior=prior,
-        chosen_for=chosen_for,
-        number_design=number_design,
-    )
-    if fields.given("unit"):
-        question.unit = fields.get("unit")
-    if qtype == "number":
-        question.minimum, question.maximum = fields.get("min"), fields.get("max")
-        question.integer = bool(fields.get("integer"))
-        if question.minimum is not None and question.maximum is not None and (
-            question.minimum > question.maximum
-        ):
-            problems.error(fields.line_of("max"), f"max ({question.maximum:g}) is below min "
-                                                  f"({question.minimum:g})")
-    if qtype == "text":
-        question.max_length = int(fields.get("max_length"))
-    if fields.get("practice"):
-        if design is None or qtype != "yes-no":
-            problems.error(fields.line_of("practice"), "practice applies to randomized yes-no "
-                           "questions: its practice round runs the question's own design on a "
-                           "neutral yes-no question")
-        else:
-            question.practice = True
-    condition = fields.get("show_if")
-    if condition is not None and condition.given("question") and condition.given("is"):
-        question.show_if = {"question": condition.get("question"), "is": condition.get("is"),
-                            "line": fields.line_of("show_if"),
-                            "is_line": condition.line_of("is")}
-    if fields.given("innocuous"):
-        question.innocuous = fields.get("innocuous")
-        question.innocuous_html = render_inline(fields.get("innocuous"))
-    if fields.given("mirrored"):
-        question.mirrored = fields.get("mirrored")
-        question.mirrored_html = render_inline(fields.get("mirrored"))
-    return question
-
-
-def _make_option(value: str, label: str, line: int) -> Option:
-    label_html = render_inline(label)
-    return Option(value, label, label_html, plain_text(label_html) or value, line)
-
-
-def _options(
-    fields: schema.Fields, qtype: str | None, words: dict[str, str], problems: Problems
-) -> list[Option] | None:
-    if qtype == "yes-no":
-        return [_make_option("no", words["no"], fields.line), _make_option("yes", words["yes"],
-                                                                           fields.line)]
-    if qtype not in ("choice", "multi-choice"):
-        return None
-    if not fields.given("options"):
-        if "options" not in fields.lines:
-            problems.error(fields.line, f"a {qtype} question needs options: a list of its answers, "
-                                        "e.g. options: [First, Second, Third]")
-        return None
-    specs: list[schema.OptionSpec] = fields.get("options")
-    if len(specs) < MIN_OPTIONS:
-        problems.error(fields.line_of("options"), f"a {qtype} question needs at least "
-                                                  f"{MIN_OPTIONS} options, got {len(specs)}")
-    return [_make_option(spec.value, spec.label, spec.line) for spec in specs]
-
-
-def _design(
-    fields: schema.Fields,
-    qtype: str | None,
-    options: list[Option] | None,
-    defaults: _Defaults,
-    problems: Problems,
-) -> tuple[Design | None, Privacy | None, dict[str, Any] | None, float | None]:
-    """The design of a randomized question (None for a direct one), its privacy and prior."""
-    name = fields.get("randomize")
-    sensitive = fields.get("sensitive") if fields.given("sensitive") else None
-    stated_epsilon = fields.given("epsilon")
-    if any(key in fields.lines and not fields.given(key)
-           for key in ("randomize", "epsilon", "sensitive")):
-        return None, None, None, None  # meant to be randomized, but unreadable: reported
-    if sensitive is False and (name is not None or stated_epsilon):
-        problems.error(fields.line_of("sensitive"), "sensitive: false conflicts with "
-                       + ("randomize" if name is not None else "epsilon")
-                       + ": remove one of them")
-        return None, None, None, None
-    if name is None and not stated_epsilon and sensitive is not True:
-        for key in DESIGN_KEYS:
-            if fields.given(key):
-                problems.error(fields.line_of(key), f"{key} applies to randomized questions; add "
-                                                    "`randomize: <design>` or `epsilon: <budget>`, "
-                                                    "or remove it")
-        return None, None, None, None
-    where = "randomize" if name is not None else ("epsilon" if stated_epsilon else "sensitive")
-    if name in NUMBER_DESIGNS:
-        problems.error(fields.line_of("randomize"), f"design {name} is for number questions "
-                       f"(type: number); a {qtype} question can use "
-                       f"{', '.join(NAMED_DESIGNS)}")
-        return None, None, None, None
-    if qtype == "number":
-        problems.error(fields.line_of(where), "a number question is randomized with "
-                       f"`randomize:` and one of {', '.join(NUMBER_DESIGNS)} "
-                       "(docs/explanation/number-designs.md)"
-                       + ("" if name is None else f"; {name} is for yes-no and choice questions"))
-        return None, None, None, None
-    if qtype is not None and qtype not in schema.RANDOMIZABLE_TYPES:
-        problems.error(fields.line_of(where), "only yes-no and choice questions can be "
-                                              f"randomized; a {qtype} question is asked directly")
-        return None, None, None, None
-    if qtype is None or options is None:
-        return None, None, None, None
-    values = [option.value for option in options]
-    prior = _prior(fields, qtype, defaults, problems)
-    if name is not None:
-        result = _named_design(name, fields, qtype, values, problems)
-        if result is None:
-            return None, None, None, prior
-        design, privacy = result
-        chosen_for = None
-    else:
-        result2 = _chosen_design(fields, qtype, values, defaults, prior, problems)
-        if result2 is None:
-            return None, None, None, prior
-        design, privacy, chosen_for = result2
-    accept = bool(fields.get("accept_no_epsilon"))
-    if math.isinf(privacy.epsilon) and not accept:
-        reasons = "; ".join(privacy.reasons)
-        problems.error(fields.line_of(where), f"design {design.name} is not differentially "
-                       f"private for any epsilon: {reasons}. Add `accept_no_epsilon: true` if you "
-                       "accept that")
-        return None, None, None, prior
-    if accept and math.isfinite(privacy.epsilon):
-        problems.error(fields.line_of("accept_no_epsilon"), "accept_no_epsilon: true, but this "
-                       f"design has epsilon {privacy.epsilon:.6g}: remove the line")
-        return None, None, None, prior
-    return design, privacy, chosen_for, prior
-
-
-def _number_design(
-    fields: schema.Fields, problems: Problems
-) -> tuple[NumberDesign | None, Privacy | None]:
-    """The design of a randomized number question (rrsite.core.numbers) and its privacy."""
-    name = fields.get("randomize")
-    params = NUMBER_DESIGNS[name]
-    takes = list(params) + list(NUMBER_EXTRAS.get(name, ()))
-    ok = True
-    for key in DESIGN_KEYS:
-        if key in ("randomize", "accept_no_epsilon") or not fields.given(key):
-            continue
-        if key not in takes:
-            problems.error(fields.line_of(key), f"{key} is not a parameter of {name} ({name} "
-                           f"takes {', '.join(takes)})")
-            ok = False
-    for key, what in NUMBER_REQUIRED.get(name, ()):
-        if not fields.given(key) and key not in fields.lines:
-            problems.error(fields.line_of("randomize"), f"design {name} needs {key}: {what}")
-            ok = False
-    if not ok or any(key in fields.lines and not fields.given(key)
-                     for key in (*takes, "min", "max", "integer")):
-        return None, None
-    spec: dict[str, Any] = {"name": name}
-    for key in params:
-        if fields.given(key):
-            spec[key] = fields.get(key)
-    spec["min"], spec["max"] = fields.get("min"), fields.get("max")
-    spec["integer"] = bool(fields.get("integer"))
-    try:
-        design = number_design_from_spec(spec)
-    except DESIGN_FAILURES as error:
-        message = str(error)
-        fallback = fields.line_of("randomize")
-        keys = [*params, "min", "max"]
-        first = message.split(":")[0].split()[0] if message else ""
-        line = fields.line_of(first) if first in keys and fields.given(first) else \
-            _line_for(message, fields, keys, fallback)
-        problems.error(line, message)
-        return None, None
-    privacy = design.privacy()
-    accept = bool(fields.get("accept_no_epsilon"))
-    if math.isinf(privacy.epsilon) and not accept:
-        problems.error(fields.line_of("randomize"), f"design {name} is not differentially "
-                       f"private for any epsilon here: {'; '.join(privacy.reasons)}. Add "
-                       "`accept_no_epsilon: true` if you accept that")
-        return None, None
-    if accept and math.isfinite(privacy.epsilon):
-        problems.error(fields.line_of("accept_no_epsilon"), "accept_no_epsilon: true, but this "
-                       f"design has epsilon {privacy.epsilon:.6g}: remove the line")
-        return None, None
-    return design, privacy
-
-
-def _prior(
-    fields: schema.Fields, qtype: str, defaults: _Defaults, problems: Problems
-) -> float | None:
-    qid = fields.get("id")
-    if fields.given("prior"):
-        if qtype != "yes-no":
-            problems.error(fields.line_of("prior"), "prior applies to yes-no questions only")
-            return None
-        if qid in defaults.priors:
-            problems.error(fields.line_of("prior"), f"the prior of '{qid}' is also given in the "
-                           f"front matter's priors (line {defaults.priors[qid][1]}): keep one")
-        value = fields.get("prior")
-        line = fields.line_of("prior")
-    elif qid in defaults.priors:
-        value, line = defaults.priors[qid]
-    else:
-        return None
-    try:
-        return check_probability("prior", value)
-    except DESIGN_FAILURES as error:
-        problems.error(line, str(error))
-        return None
-
-
-def _line_for(message: str, fields: schema.Fields, keys: list[str], fallback: int) -> int:
-    """The line of the parameter a core message names (it starts with the name), else fallback."""
-    keys = [key for key in keys if key in fields.lines]
-    if message.startswith("design "):
-        return fallback  # about the design as a whole ("design matrix needs p00 and p11")
-    for key in sorted(keys, key=len, reverse=True):
-        if message.startswith(key + " ") or message.startswith(key + "[") or (
-            message.startswith("matrix") and key == "matrix"
-        ):
-            return fields.line_of(key)
-    for key in sorted(keys, key=len, reverse=True):
-        if f" {key} " in f" {message} ":
-            return fields.line_of(key)
-    return fallback
-
-
-def _named_design(
-    name: str, fields: schema.Fields, qtype: str, values: list[str], problems: Problems
-) -> tuple[Design, Privacy] | None:
-    params = [param for param in NAMED_DESIGNS[name] if param != "k"]
-    takes = params + list(DESIGN_EXTRAS.get(name, ()))
-    ok = True
-    for key in DESIGN_KEYS:
-        if key in ("randomize", "accept_no_epsilon", "prior") or not fields.given(key):
-            continue
-        if key not in takes:
-            if key in ("epsilon", "delta"):
-                hint = (f"{key} is for questions without `randomize`, where rrsite chooses the "
-                        f"design; {name}'s epsilon follows from its parameters")
-            else:
-                hint = f"{key} is not a parameter of {name}"
-            problems.error(fields.line_of(key), f"{hint} ({name} takes {', '.join(takes)})")
-            ok = False
-    if name in BINARY_ONLY and qtype != "yes-no":
-        problems.error(fields.line_of("randomize"), f"design {name} is for yes-no questions; a "
-                       f"{qtype} question can use k-rr or matrix")
-        return None
-    spec: dict[str, Any] = {"name": name}
-    for param in params:
-        if fields.given(param):
-            spec[param] = fields.get(param)
-    if name == "unrelated":
-        for key in ("innocuous_rate", "innocuous"):
-            if not fields.given(key) and key not in fields.lines:
-                what = ("the known yes-rate of the innocuous question" if key == "innocuous_rate"
-                        else "the innocuous question's text")
-                problems.error(fields.line_of("randomize"), f"design unrelated needs {key}: {what}")
-                ok = False
-    for key, what in REQUIRED_PARAMS.get(name, ()):
-        if not fields.given(key) and key not in fields.lines:
-            problems.error(fields.line_of("randomize"), f"design {name} needs {key}: {what}")
-            ok = False
-    if name == "k-rr":
-        spec["k"] = len(values)
-        if not fields.given("epsilon") and not fields.given("p"):
-            if "epsilon" not in fields.lines and "p" not in fields.lines:
-                problems.error(fields.line_of("randomize"), "design k-rr needs epsilon or p (the "
-                                                            "probability of reporting the truth)")
-            return None
-        if fields.given("epsilon") and fields.given("p"):
-            problems.error(fields.line_of("p"), "design k-rr takes epsilon or p, not both")
-            return None
-    if name == "matrix":
-        if qtype != "yes-no" and (fields.given("p00") or fields.given("p11")):
-            problems.error(fields.line_of("p00" if fields.given("p00") else "p11"),
-                           f"p00 and p11 describe a yes-no design; give this {qtype} question a "
-                           f"{len(values)} x {len(values)} matrix")
-            return None
-        if qtype != "yes-no" and "matrix" not in fields.lines:
-            problems.error(fields.line_of("randomize"), f"design matrix needs matrix: "
-                           f"{len(values)} rows of {len(values)} probabilities, one row per answer")
-            return None
-        if fields.given("matrix") and len(fields.get("matrix")) != len(values):
-            problems.error(fields.line_of("matrix"), f"matrix has {len(fields.get('matrix'))} rows "
-                           f"but the question has {len(values)} answers ({', '.join(values)})")
-            return None
-    if not ok:
-        return None
-    if any(param not in spec and param in fields.lines for param in params):
-        return None  # a parameter was written but unreadable: already reported
-    try:
-        design = design_from_spec(spec)
-    except DESIGN_FAILURES as error:
-        message = str(error)
-        problems.error(_line_for(message, fields, params, fields.line_of("randomize")), message)
-        return None
-    return design, privacy_of(design, labels=values)
-
-
-def _chosen_design(
-    fields: schema.Fields,
-    qtype: str,
-    values: list[str],
-    defaults: _Defaults,
-    prior: float | None,
-    problems: Problems,
-) -> tuple[Design, Privacy, dict[str, Any]] | None:
-    """The design rrsite chooses from an epsilon: the optimal one (yes-no) or k-RR (choice)."""
-    for key in DESIGN_KEYS:
-        if fields.given(key) and key not in ("epsilon", "delta", "prior", "accept_no_epsilon"):
-            using = [name for name, params in NAMED_DESIGNS.items() if key in params] or [
-                name for name, extras in DESIGN_EXTRAS.items() if key in extras
-            ]
-            problems.error(fields.line_of(key), f"{key} is a parameter of {' and '.join(using)}: "
-                           f"add `randomize: {using[0]}`, or remove it to let epsilon choose the "
-                           "design")
-            return None
-    epsilon = fields.get("epsilon") if fields.given("epsilon") else defaults.epsilon
-    if epsilon is None:
-        if "epsilon" not in fields.lines:
-            problems.error(fields.line_of("sensitive"), "sensitive: true without randomize or "
-                           "epsilon needs a default epsilon: add epsilon here, or privacy.epsilon "
-                           "to the front matter")
-        return None
-    delta = fields.get("delta") if fields.given("delta") else defaults.delta
-    if qtype != "yes-no":
-        if fields.given("delta") and delta > 0:
-            problems.error(fields.line_of("delta"), "delta applies to yes-no questions; a choice "
-                           "question gets k-RR, which is pure epsilon-DP")
-            return None
-        try:
-            design = design_from_spec({"name": "k-rr", "k": len(values), "epsilon": epsilon})
-        except DESIGN_FAILURES as error:
-            problems.error(fields.line_of("epsilon"), str(error))
-            return None
-        return design, privacy_of(design, labels=values), {"epsilon": epsilon, "delta": 0.0}
-    guess = 0.5 if prior is None else prior
-    try:
-        best = optimal_design(epsilon, delta, guess)
-    except DESIGN_FAILURES as error:
-        problems.error(fields.line_of("epsilon"), str(error))
-        return None
-    design = best.design
-    if delta > 0:
-        found = privacy_of(design, epsilon, labels=values)
-        privacy = Privacy(epsilon, delta if abs(found.delta - delta) < 1e-12 else found.delta,
-                          found.reasons)
-    else:
-        privacy = privacy_of(design, labels=values)
-    if len(best.designs) > 1:
-        tied = ", ".join(f"{label} (p00 = {d.p00:.4g}, p11 = {d.p11:.4g})"
-                         for label, d in zip(best.labels, best.designs, strict=True))
-        problems.warn(fields.line_of("epsilon"), f"several designs are optimal at prior {guess:g}: "
-                      f"{tied}; using {best.labels[0]}")
-    chosen = {"epsilon": epsilon, "delta": delta, "prior": guess, "vertex": best.labels[0]}
-    return design, privacy, chosen
-
-
-# --------------------------------------------------------------------------------------------
-# Conditions (show_if)
-
-#: Question types whose answers a condition can name.
-CONDITION_TYPES = ("yes-no", "choice", "multi-choice")
-
-
-def _check_conditions(questions: list[Question], problems: Problems) -> None:
-    """Every show_if names an earlier direct question and some of its answers; lines kept apart."""
-    earlier: dict[str, Question] = {}
-    for question in questions:
-        condition = question.show_if
-        if condition is not None:
-            target_id = condition.pop("question")
-            values = condition.pop("is")
-            line, is_line = condition.pop("line"), condition.pop("is_line")
-            target = earlier.get(target_id)
-            later = {q.id for q in questions} - set(earlier)
-            if target is None:
-                problems.error(line, f"show_if: '{target_id}' is a later question: a condition "
-                               "can only look back" if target_id in later else
-                               f"show_if: no question has id '{target_id}'"
-                               f"{schema.suggest(target_id, earlier)}")
-                question.show_if = None
-            elif target.sensitive:
-                problems.error(line, f"show_if depends on '{target_id}', a randomized question: "
-                               "which questions follow would reveal its true answer, which the "
-                               "randomization exists to hide (the true answer never leaves the "
-                               "device). Condition on a direct question instead")
-                question.show_if = None
-            elif target.type not in CONDITION_TYPES:
-                problems.error(line, f"show_if: '{target_id}' is a {target.type} question; a "
-                               f"condition needs a {', '.join(CONDITION_TYPES)} question")
-                question.show_if = None
-            else:
-                unknown = [value for value in values if value not in target.values]
-                for value in unknown:
-                    problems.error(is_line, f"show_if: '{value}' is not an answer of "
-                                   f"'{target_id}' ({', '.join(target.values)})"
-                                   f"{schema.suggest(value, target.values)}")
-                question.show_if = {"question": target_id, "is": values} if not unknown else None
-        earlier[question.id] = question
 
 
 # --------------------------------------------------------------------------------------------
@@ -869,7 +399,7 @@ def _survey(
     layout: _Layout,
     path: Path | None,
     file: str,
-    defaults: _Defaults,
+    defaults: Defaults,
     problems: Problems,
 ) -> Survey | None:
     survey_id = front.get("id")
@@ -887,7 +417,13 @@ def _survey(
             if question.type != "yes-no" or not question.sensitive:
                 problems.error(line, f"priors: '{qid}' is not a randomized yes-no question; priors "
                                      "are for those")
-    sensitive = [q for q in questions if q.sensitive]
+    anchors = [q for q in questions if q.anchor]
+    for extra in anchors[1:]:
+        problems.error(extra.line, f"anchor: '{extra.id}' is a second anchor question (the first "
+                       f"is '{anchors[0].id}' at line {anchors[0].line}); one anchor measures the "
+                       "survey's inattentive respondents")
+    # an anchor's statement is false for everyone: its reports tell no sensitive attribute
+    sensitive = [q for q in questions if q.sensitive and not q.anchor]
     finite = [q for q in sensitive if q.privacy is not None and math.isfinite(q.privacy.epsilon)]
     total = sum(q.privacy.epsilon for q in finite if q.privacy is not None)
     if sensitive and budget is None:
@@ -914,16 +450,17 @@ def _survey(
         file=file,
         id=survey_id,
         title=front.get("title"),
-        language=front.get("language"),
+        language=_language(front),
         questions=questions,
         submit=submit,
         epsilon=defaults.epsilon,
         delta=defaults.delta,
         budget=budget,
-        intro_html=_prose_html(layout.intro),
-        outro_html=_prose_html(layout.outro),
+        intro_html=render_prose(layout.intro),
+        outro_html=render_prose(layout.outro),
         review=front.get("review") or "full",
-        lines=dict(front.lines),
+        lines={**front.lines, **({"budget": privacy.line_of("budget")}
+                                 if privacy is not None and privacy.given("budget") else {})},
         consent=front.get("consent"),
         pages=list(layout.pages),
         shuffle=bool(front.get("shuffle")),

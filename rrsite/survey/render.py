@@ -4,9 +4,12 @@ from __future__ import annotations
 
 import html
 import re
+from collections.abc import Iterable
 from html.parser import HTMLParser
 
 import markdown
+
+from .source import Prose
 
 #: Python-Markdown extensions for survey prose: tables, fenced code, footnotes, definition lists,
 #: abbreviations, and lists that do not need a blank line. Raw HTML is not passed through: it is
@@ -73,3 +76,8 @@ def plain_text(rendered_html: str) -> str:
     parser.feed(rendered_html)
     parser.close()
     return " ".join(html.unescape("".join(parser.parts)).split())
+
+
+def render_prose(parts: Iterable[Prose]) -> str:
+    """The Markdown of the prose parts that hold text, rendered as one block of HTML."""
+    return render_block("\n\n".join(part.text for part in parts if part.text.strip()))

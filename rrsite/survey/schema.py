@@ -5,31 +5,52 @@ declarations below (``FRONT_MATTER``, ``PRIVACY``, ``SUBMIT``, ``QUESTION``, ``O
 manner of MkDocs' ``config/defaults.py``. Unlike MkDocs, reading a block never stops at the first
 problem: every problem is recorded with its line and reading goes on.
 
-Values are read from PyYAML *nodes* (``yaml.compose``), not from constructed Python objects, so
-that every value keeps its line, duplicate keys are caught, and YAML 1.1 surprises cannot happen
-(``options: [Yes, No]`` stays two strings; the key ``no`` of forced-response stays a name).
+How values are read (the kinds of value, blocks, did-you-mean suggestions) is
+rrsite.survey.kinds; its names are re-exported here.
 
 Run ``python -m rrsite.survey`` to print the reference tables in Markdown.
 """
 
 from __future__ import annotations
 
-import difflib
-import math
-import re
-from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
-from fractions import Fraction
-from typing import Any
-
-import yaml
+from collections.abc import Sequence
 
 from ..core import NAMED_DESIGNS, NUMBER_DESIGNS
-from .catalog import LANGUAGE_RULE, LANGUAGE_TAG
-from .errors import Problems
+from .catalog import LANGUAGE_NAMES, LANGUAGE_RULE, LANGUAGE_TAG
+from .fielding.blocks import FRONT_KEYS, PANEL, QUESTION_KEYS, VALIDATION
+from .kinds import (
+    PROBABILITY,
+    SYNONYMS,
+    TYPO_RATIO,
+    Answers,
+    Block,
+    Distribution,
+    Fields,
+    Flag,
+    Invalid,
+    Key,
+    Kind,
+    MatrixKind,
+    Name,
+    Nested,
+    Number,
+    OneOf,
+    Options,
+    OptionSpec,
+    Priors,
+    ProbabilityOrPair,
+    Text,
+    closest,
+    is_null,
+    line_of,
+    parse_number,
+    read_block,
+    scalar_text,
+    suggest,
+)
 
 QUESTION_TYPES = ("yes-no", "choice", "multi-choice", "number", "text")
-RANDOMIZABLE_TYPES = ("yes-no", "choice")
+RANDOMIZABLE_TYPES = ("yes-no", "choice", "number")
 #: Design names a question may give as ``randomize:`` (core's names, the authority); the number
 #: designs (rrsite.core.numbers) are for ``type: number``.
 DESIGN_NAMES = tuple(NAMED_DESIGNS) + tuple(NUMBER_DESIGNS)
@@ -45,542 +66,14 @@ LANGUAGES: dict[str, dict[str, str]] = {
     "pt": {"no": "Não", "yes": "Sim"},
     "it": {"no": "No", "yes": "Sì"},
 }
+def _listed(words: tuple[str, ...]) -> str:
+    """```a`, `b` and `c```."""
+    quoted = [f"`{word}`" for word in words]
+    return quoted[0] if len(quoted) == 1 else ", ".join(quoted[:-1]) + " and " + quoted[-1]
+
+
 #: An epsilon above this protects nothing and overflows e^epsilon in places; refuse it.
 EPSILON_MAX = 30.0
-
-_NUMBER = r"[-+]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?"
-_NUMBER_RE = re.compile(_NUMBER)
-_FRACTION_RE = re.compile(rf"({_NUMBER})\s*/\s*({_NUMBER})")
-_LN_RE = re.compile(rf"ln\s*(?:\(\s*({_NUMBER})\s*\)|({_NUMBER}))")
-_TRUE = {"true", "yes", "on"}
-_FALSE = {"false", "no", "off"}
-
-
-class Invalid(Exception):
-    """A value cannot be read; ``line`` overrides the node's line when set."""
-
-    def __init__(self, message: str, line: int | None = None) -> None:
-        super().__init__(message)
-        self.message = message
-        self.line = line
-
-
-def line_of(node: yaml.Node) -> int:
-    """The 1-based file line of a node (block texts are composed with their leading lines kept)."""
-    return int(node.start_mark.line) + 1
-
-
-#: Words authors bring from other tools, by what they mean here. A suggestion from this table
-#: is made only when its word is among the candidates (a question type, a design, a key).
-SYNONYMS: dict[str, str] = {
-    "single-choice": "choice", "single": "choice", "radio": "choice", "select": "choice",
-    "dropdown": "choice", "one-of": "choice", "checkbox": "multi-choice",
-    "checkboxes": "multi-choice", "multi-select": "multi-choice", "multiselect": "multi-choice",
-    "many-of": "multi-choice", "boolean": "yes-no", "bool": "yes-no", "binary": "yes-no",
-    "yes/no": "yes-no", "true-false": "yes-no", "numeric": "number", "integer": "number",
-    "int": "number", "float": "number", "decimal": "number", "string": "text",
-    "free-text": "text", "open": "text", "open-ended": "text", "textarea": "text",
-    "forced": "forced-response", "forced-choice": "forced-response", "fr": "forced-response",
-    "krr": "k-rr", "k-ary": "k-rr", "randomized-response": "forced-response",
-    "choices": "options", "answers": "options", "minimum": "min", "maximum": "max",
-}
-#: A spelling at least this similar (difflib's ratio) is a typo of the word, whatever its parts.
-TYPO_RATIO = 0.9
-
-
-def _canonical(word: str) -> str:
-    """Lowercase, with ``_`` and spaces read as ``-``."""
-    return "-".join(part for part in re.split(r"[-_\s]+", word.strip().lower()) if part)
-
-
-def closest(word: str, candidates: Iterable[str]) -> str | None:
-    """The candidate ``word`` most likely means, or None; meaning and prefixes before spelling.
-
-    In order: the same word in another case or separator (``Yes_No`` -> ``yes-no``); a known
-    synonym (``single-choice`` -> ``choice``, ``checkbox`` -> ``multi-choice``); a one-letter
-    typo of a long word (``unrelated-unknwn``); the longest
-    candidate that ``word`` starts or ends with as a whole part (``unrelated-question`` ->
-    ``unrelated``, ``single-choice`` -> ``choice``); the one candidate that starts with ``word``
-    (``forced-resp`` -> ``forced-response``); and only then the closest spelling (difflib).
-    """
-    choices = list(dict.fromkeys(candidates))
-    if not choices or len(word) > 200:
-        return None
-    canonical = {_canonical(choice): choice for choice in choices}
-    key = _canonical(word)
-    if not key:
-        return None
-    if key in canonical:
-        return canonical[key]
-    meant = SYNONYMS.get(key)
-    if meant is not None and meant in canonical:
-        return canonical[meant]
-    typo = difflib.get_close_matches(key, list(canonical), n=1, cutoff=TYPO_RATIO)
-    if typo:
-        return canonical[typo[0]]
-    parts = [name for name in canonical
-             if key.startswith(name + "-") or key.endswith("-" + name)]
-    if parts:
-        return canonical[max(parts, key=len)]
-    starting = [name for name in canonical if name.startswith(key)]
-    if len(starting) == 1 and len(key) >= 2:
-        return canonical[starting[0]]
-    close = difflib.get_close_matches(key, list(canonical), n=1, cutoff=0.6)
-    return canonical[close[0]] if close else None
-
-
-def suggest(word: str, candidates: Iterable[str]) -> str:
-    """`` (did you mean 'x'?)`` for the candidate :func:`closest` finds, or an empty string."""
-    close = closest(word, candidates)
-    return f" (did you mean '{close}'?)" if close is not None else ""
-
-
-def _describe(node: yaml.Node) -> str:
-    if isinstance(node, yaml.MappingNode):
-        return "a mapping"
-    if isinstance(node, yaml.SequenceNode):
-        return "a list"
-    return repr(node.value)
-
-
-def scalar_text(node: yaml.Node, expected: str) -> str:
-    """The text of a scalar exactly as written (quoted or not); refuse lists and mappings."""
-    if not isinstance(node, yaml.ScalarNode):
-        raise Invalid(f"must be {expected}, got {_describe(node)}")
-    return str(node.value)
-
-
-def is_null(node: yaml.Node) -> bool:
-    """An empty or ``null``/``~`` plain scalar: a key written without a value."""
-    return (
-        isinstance(node, yaml.ScalarNode)
-        and node.style is None
-        and node.value in ("", "~", "null", "Null", "NULL")
-    )
-
-
-def parse_number(text: str, *, allow_ln: bool = False) -> float:
-    """A decimal number, a fraction ``a/b``, or (for epsilons) ``ln(x)``; always finite."""
-    stripped = text.strip()
-    value: float | None = None
-    if _NUMBER_RE.fullmatch(stripped):
-        value = float(stripped)
-    elif match := _FRACTION_RE.fullmatch(stripped):
-        if float(match.group(2)) == 0:
-            raise Invalid(f"must be a number, got {text!r} (division by zero)")
-        value = float(Fraction(match.group(1)) / Fraction(match.group(2)))
-    elif allow_ln and (match := _LN_RE.fullmatch(stripped)):
-        argument = float(match.group(1) or match.group(2))
-        if not argument > 0:
-            raise Invalid(f"must be a number, got {text!r} (ln needs a positive number)")
-        value = math.log(argument)
-    if value is None:
-        forms = "a number such as 0.5 or 1/2" + (" or ln(3)" if allow_ln else "")
-        raise Invalid(f"must be {forms}, got {text!r}")
-    if not math.isfinite(value):
-        raise Invalid(f"must be a finite number, got {text!r}")
-    return value
-
-
-# --------------------------------------------------------------------------------------------
-# Kinds: how one value is read
-
-
-class Kind:
-    """How a key's value is read from its node; ``name`` is the reference's type column."""
-
-    name = "value"
-
-    def read(self, node: yaml.Node, problems: Problems) -> Any:
-        """The value, or raise :class:`Invalid` (nested kinds record their own problems)."""
-        raise NotImplementedError
-
-
-@dataclass(frozen=True)
-class Text(Kind):
-    """A line of text (Markdown where ``markdown`` is set)."""
-
-    markdown: bool = False
-    max_length: int = 2000
-    name: str = "text"
-
-    def read(self, node: yaml.Node, problems: Problems) -> str:
-        """Non-empty text of at most ``max_length`` characters."""
-        text = scalar_text(node, "text").strip()
-        if not text:
-            raise Invalid("must not be empty")
-        if len(text) > self.max_length:
-            raise Invalid(f"must be at most {self.max_length} characters, got {len(text)}")
-        return text
-
-
-@dataclass(frozen=True)
-class Name(Kind):
-    """An identifier matching ``pattern``."""
-
-    pattern: str
-    rule: str
-    name: str = "name"
-
-    def read(self, node: yaml.Node, problems: Problems) -> str:
-        """The identifier, or a message stating the rule."""
-        text = scalar_text(node, "a name").strip()
-        if not re.fullmatch(self.pattern, text):
-            raise Invalid(f"must be {self.rule}, got {text!r}")
-        return text
-
-
-@dataclass(frozen=True)
-class OneOf(Kind):
-    """One word of a fixed list."""
-
-    choices: tuple[str, ...]
-    name: str = "one of"
-
-    def read(self, node: yaml.Node, problems: Problems) -> str:
-        """The word, or a message with the closest choice and all of them."""
-        text = scalar_text(node, f"one of {', '.join(self.choices)}").strip()
-        if text not in self.choices:
-            hint = suggest(text, self.choices)
-            raise Invalid(f"must be one of {', '.join(self.choices)}, got {text!r}{hint}")
-        return text
-
-
-@dataclass(frozen=True)
-class Flag(Kind):
-    """true or false."""
-
-    name: str = "true/false"
-
-    def read(self, node: yaml.Node, problems: Problems) -> bool:
-        """``true``/``false`` (``yes``/``no``, ``on``/``off`` also read)."""
-        text = scalar_text(node, "true or false").strip().lower()
-        if text in _TRUE:
-            return True
-        if text in _FALSE:
-            return False
-        raise Invalid(f"must be true or false, got {node.value!r}")
-
-
-@dataclass(frozen=True)
-class Number(Kind):
-    """A number, with optional bounds checked here (design probabilities are checked by core)."""
-
-    minimum: float | None = None
-    maximum: float | None = None
-    above: float | None = None
-    below: float | None = None
-    integer: bool = False
-    allow_ln: bool = False
-    name: str = "number"
-
-    def read(self, node: yaml.Node, problems: Problems) -> float | int:
-        """The number, refused with the bound it breaks."""
-        value = parse_number(scalar_text(node, "a number"), allow_ln=self.allow_ln)
-        shown = node.value
-        if self.integer:
-            if value != int(value):
-                raise Invalid(f"must be a whole number, got {shown!r}")
-            value = int(value)
-        if self.minimum is not None and value < self.minimum:
-            raise Invalid(f"must be at least {self.minimum:g}, got {shown}")
-        if self.maximum is not None and value > self.maximum:
-            raise Invalid(f"must be at most {self.maximum:g}, got {shown}")
-        if self.above is not None and not value > self.above:
-            raise Invalid(f"must be above {self.above:g}, got {shown}")
-        if self.below is not None and not value < self.below:
-            raise Invalid(f"must be below {self.below:g}, got {shown}")
-        return value
-
-
-@dataclass(frozen=True)
-class Distribution(Kind):
-    """A distribution drawn on the device (core checks its values).
-
-    ``{normal: {mean, sd}}``, ``{exponential: {mean}}``, ``{uniform: {min, max}}`` or
-    ``{values: [...], probabilities: [...]}``.
-    """
-
-    name: str = "distribution"
-
-    def read(self, node: yaml.Node, problems: Problems) -> dict[str, Any]:
-        """The mapping with its numbers read; core names what is wrong with the values."""
-        if not isinstance(node, yaml.MappingNode):
-            raise Invalid("must be a mapping such as {normal: {mean: 0, sd: 1}}, "
-                          "{exponential: {mean: 5}}, {uniform: {min: 0, max: 30}} or "
-                          f"{{values: [0, 1, 2], probabilities: [0.5, 0.3, 0.2]}}, got "
-                          f"{_describe(node)}")
-        return {str(scalar_text(key, "a name")): self._value(value) for key, value in node.value}
-
-    def _value(self, node: yaml.Node) -> Any:
-        if isinstance(node, yaml.MappingNode):
-            return {str(scalar_text(key, "a name")): self._value(value)
-                    for key, value in node.value}
-        if isinstance(node, yaml.SequenceNode):
-            return [parse_number(scalar_text(cell, "a number")) for cell in node.value]
-        return parse_number(scalar_text(node, "a number"))
-
-
-@dataclass(frozen=True)
-class OptionSpec:
-    """One answer of a choice question as written: its value, label (Markdown) and line."""
-
-    value: str
-    label: str
-    line: int
-
-
-_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
-
-
-@dataclass(frozen=True)
-class Options(Kind):
-    """A list of answers: plain strings, or mappings with ``value`` and ``label``."""
-
-    name: str = "list"
-
-    def read(self, node: yaml.Node, problems: Problems) -> list[OptionSpec]:
-        """Each answer; bad items are recorded and left out, duplicates refused."""
-        if not isinstance(node, yaml.SequenceNode):
-            raise Invalid(f"must be a list of answers, got {_describe(node)}")
-        options: list[OptionSpec] = []
-        seen: dict[str, int] = {}
-        for item in node.value:
-            line = line_of(item)
-            if isinstance(item, yaml.MappingNode):
-                fields = read_block(OPTION, item, problems, line)
-                if "value" not in fields.values:
-                    continue
-                value = fields.values["value"]
-                label = fields.values.get("label", value)
-            else:
-                try:
-                    value = Text(max_length=200).read(item, problems)
-                except Invalid as invalid:
-                    problems.error(line, f"option {invalid.message}")
-                    continue
-                label = value
-            if _CONTROL.search(value):
-                problems.error(line, f"option value must be one line of text, got {value!r}")
-                continue
-            if value in seen:
-                problems.error(line, f"duplicate option value {value!r} "
-                                     f"(first on line {seen[value]})")
-                continue
-            seen[value] = line
-            options.append(OptionSpec(value, label, line))
-        return options
-
-
-@dataclass(frozen=True)
-class MatrixKind(Kind):
-    """A k x k list of rows of probabilities; its shape and sums are checked by core."""
-
-    name: str = "list of rows"
-
-    def read(self, node: yaml.Node, problems: Problems) -> list[list[float]]:
-        """Rows of numbers as written."""
-        if not isinstance(node, yaml.SequenceNode):
-            raise Invalid(f"must be a list of rows, got {_describe(node)}")
-        rows: list[list[float]] = []
-        for row in node.value:
-            if not isinstance(row, yaml.SequenceNode):
-                raise Invalid(f"each row must be a list of numbers, got {_describe(row)}",
-                              line_of(row))
-            numbers = []
-            for cell in row.value:
-                try:
-                    numbers.append(parse_number(scalar_text(cell, "a number")))
-                except Invalid as invalid:
-                    raise Invalid(f"matrix entries {invalid.message}", line_of(cell)) from None
-            rows.append(numbers)
-        return rows
-
-
-@dataclass(frozen=True)
-class Nested(Kind):
-    """A mapping read with its own block of declarations."""
-
-    block: Block
-    name: str = "mapping"
-
-    def read(self, node: yaml.Node, problems: Problems) -> Fields:
-        """The nested fields (their problems are recorded as they are found)."""
-        if not isinstance(node, yaml.MappingNode):
-            names = ", ".join(self.block.names)
-            raise Invalid(f"must be a mapping of {names}, got {_describe(node)}")
-        return read_block(self.block, node, problems, line_of(node))
-
-
-@dataclass(frozen=True)
-class Priors(Kind):
-    """A mapping from question id to a prior guess of its true rate."""
-
-    name: str = "mapping"
-
-    def read(self, node: yaml.Node, problems: Problems) -> dict[str, tuple[float, int]]:
-        """``{question id: (prior, line)}``."""
-        if not isinstance(node, yaml.MappingNode):
-            raise Invalid(f"must be a mapping of question id to a rate, got {_describe(node)}")
-        priors: dict[str, tuple[float, int]] = {}
-        for key_node, value_node in node.value:
-            line = line_of(key_node)
-            try:
-                key = scalar_text(key_node, "a question id")
-                priors[key] = (parse_number(scalar_text(value_node, "a number")), line)
-            except Invalid as invalid:
-                problems.error(invalid.line or line, f"priors: {invalid.message}")
-        return priors
-
-
-@dataclass(frozen=True)
-class Answers(Kind):
-    """One answer value or a list of them (``show_if``'s ``is``)."""
-
-    name: str = "answer or list"
-
-    def read(self, node: yaml.Node, problems: Problems) -> list[str]:
-        """The values as written, at least one."""
-        items = node.value if isinstance(node, yaml.SequenceNode) else [node]
-        values = [Text(max_length=200).read(item, problems) for item in items]
-        if not values:
-            raise Invalid("must name at least one answer")
-        return values
-
-
-# --------------------------------------------------------------------------------------------
-# Declarations
-
-
-@dataclass(frozen=True)
-class Key:
-    """One key of a block: its kind, default, meaning, and (for the reference) where it applies."""
-
-    name: str
-    kind: Kind
-    doc: str
-    default: Any = None
-    required: bool = False
-    default_doc: str = ""
-    applies: str = ""
-
-    def shown_default(self) -> str:
-        """The default as the reference shows it."""
-        if self.required:
-            return "required"
-        if self.default_doc:
-            return self.default_doc
-        if self.default is None:
-            return "—"
-        if isinstance(self.default, bool):
-            return f"`{str(self.default).lower()}`"
-        return f"`{self.default}`"
-
-
-@dataclass(frozen=True)
-class Block:
-    """A mapping's declarations: one :class:`Key` per allowed key."""
-
-    name: str
-    title: str
-    keys: tuple[Key, ...]
-
-    @property
-    def names(self) -> tuple[str, ...]:
-        """The allowed keys in declaration order."""
-        return tuple(key.name for key in self.keys)
-
-    def key(self, name: str) -> Key:
-        """The declaration of ``name``."""
-        for key in self.keys:
-            if key.name == name:
-                return key
-        raise KeyError(name)
-
-
-@dataclass
-class Fields:
-    """What a block said: values (defaults not applied), and the line of each key."""
-
-    line: int
-    values: dict[str, Any] = field(default_factory=dict)
-    lines: dict[str, int] = field(default_factory=dict)
-    block: Block | None = None
-
-    def get(self, name: str) -> Any:
-        """The value given, else the declared default."""
-        if name in self.values:
-            return self.values[name]
-        return self.block.key(name).default if self.block else None
-
-    def given(self, name: str) -> bool:
-        """Whether the key was written (with a readable value)."""
-        return name in self.values
-
-    def line_of(self, name: str) -> int:
-        """The line of the key, or of the block when it was not written."""
-        return self.lines.get(name, self.line)
-
-
-def read_block(block: Block, node: yaml.Node, problems: Problems, line: int) -> Fields:
-    """Read a mapping against ``block``: unknown and duplicate keys, bad values, missing keys.
-
-    Every problem is recorded in ``problems``; the fields that could be read are returned.
-    """
-    fields = Fields(line=line, block=block)
-    if not isinstance(node, yaml.MappingNode):
-        names = ", ".join(block.names[:4])
-        problems.error(line_of(node) if node is not None else line,
-                       f"{block.title} must be a mapping of keys ({names}, ...), "
-                       f"got {_describe(node) if node is not None else 'nothing'}")
-        return fields
-    for key_node, value_node in node.value:
-        key_line = line_of(key_node)
-        if not isinstance(key_node, yaml.ScalarNode):
-            problems.error(key_line,
-                           f"{block.title}: keys must be names, got {_describe(key_node)}")
-            continue
-        name = str(key_node.value)
-        if name in fields.lines:
-            problems.error(key_line, f"duplicate key '{name}' (first on line {fields.lines[name]})")
-            continue
-        fields.lines[name] = key_line
-        if name not in block.names:
-            hint = suggest(name, block.names)
-            problems.error(key_line, f"unknown key '{name}' in {block.title}{hint}")
-            continue
-        if is_null(value_node):
-            problems.error(key_line, f"{name} has no value")
-            continue
-        try:
-            fields.values[name] = block.key(name).kind.read(value_node, problems)
-        except Invalid as invalid:
-            problems.error(invalid.line or line_of(value_node), f"{name} {invalid.message}")
-    for key in block.keys:
-        if key.required and key.name not in fields.lines:
-            problems.error(line, f"{block.title} is missing '{key.name}': {key.doc}")
-    return fields
-
-
-#: Design probabilities are read as numbers; core checks their range and names them in messages.
-PROBABILITY = Number(name="probability")
-
-
-@dataclass(frozen=True)
-class ProbabilityOrPair(Kind):
-    """A probability, or a list of two (one per group, for the two-group designs)."""
-
-    name: str = "probability, or a list of two"
-
-    def read(self, node: yaml.Node, problems: Problems) -> float | list[float]:
-        """The number, or the two numbers as written (core checks their range)."""
-        if isinstance(node, yaml.SequenceNode):
-            if len(node.value) != 2:
-                raise Invalid(f"must be a list of two probabilities (group 1, group 2), got "
-                              f"{len(node.value)} entries")
-            return [parse_number(scalar_text(cell, "a number")) for cell in node.value]
-        return parse_number(scalar_text(node, "a number or a list of two numbers"))
-
 
 PROBABILITIES = ProbabilityOrPair()
 EPSILON = Number(above=0, maximum=EPSILON_MAX, allow_ln=True, name="epsilon")
@@ -641,7 +134,8 @@ FRONT_MATTER = Block(
             "The survey's id: its folder in the built site and the `survey` of every submission.",
             required=True),
         Key("title", Text(max_length=300), "The page title.", required=True),
-        Key("language", Name(LANGUAGE_TAG, LANGUAGE_RULE, name="language code"),
+        Key("language", Name(LANGUAGE_TAG, LANGUAGE_RULE, name="language code",
+                             hints=LANGUAGE_NAMES),
             "Language of the page's own words (buttons, coin explanations, errors) and of the "
             "page's `lang` and text direction. rrsite ships " + ", ".join(LANGUAGES) + " (a "
             "regional code such as `pt-BR` uses its language's catalog); any other language "
@@ -673,6 +167,8 @@ FRONT_MATTER = Block(
         Key("shuffle", Flag(), "Show the questions of each page (of the survey, without pages) "
             "in an order drawn on the respondent's device; the order is not sent.",
             default=False),
+        # a study as researchers field it: languages, panels, validation (survey/fielding/)
+        *FRONT_KEYS,
     ),
 )
 
@@ -695,11 +191,17 @@ QUESTION = Block(
         Key("id", Name(r"[A-Za-z][A-Za-z0-9_-]{0,63}", _ID_RULE),
             "The question's id in submissions, exports and analysis.", required=True),
         Key("type", OneOf(QUESTION_TYPES),
-            "`yes-no` and `choice` can be randomized; `multi-choice`, `number` and `text` are "
-            "always asked directly (for subgroups).", required=True),
-        Key("options", Options(), "The answers of a `choice` or `multi-choice` question: strings, "
-            "or `{value, label}` with a Markdown label. A randomized choice question's design "
-            "matrix follows this order.", applies="type: choice, multi-choice"),
+            _listed(RANDOMIZABLE_TYPES) + " can be randomized (a number with a number design: "
+            + ", ".join(f"`{name}`" for name in NUMBER_DESIGNS) + "), or asked directly; "
+            + _listed(tuple(t for t in QUESTION_TYPES if t not in RANDOMIZABLE_TYPES))
+            + " are always asked directly. Answers asked directly can break the estimates down "
+            "(`rrsite analyze --by`).", required=True),
+        Key("short", Text(max_length=60), "A short name for the question in reports, the "
+            "codebook and the variable labels of Stata and SPSS files (`Exam cheating`); not "
+            "shown to respondents.", default_doc="the id"),
+        Key("options", Options(OPTION), "The answers of a `choice` or `multi-choice` question: "
+            "strings, or `{value, label}` with a Markdown label. A randomized choice question's "
+            "design matrix follows this order.", applies="type: choice, multi-choice"),
         Key("required", Flag(), "Whether the respondent must answer.",
             default_doc="`true` when randomized, else `false`"),
         Key("min", Number(), "Smallest number accepted.", applies="type: number"),
@@ -714,12 +216,12 @@ QUESTION = Block(
             default_doc="`true` when `randomize` or `epsilon` is given"),
         Key("randomize", OneOf(DESIGN_NAMES),
             "The design, by name: `forced-response`, `forced-yes`, `warner`, `unrelated`, "
-            "`matrix`, `k-rr`, `crosswise`, `triangular`, `mangat`, `kuk`, "
+            "`matrix`, `k-rr`, `crosswise`, `extended-crosswise`, `triangular`, `mangat`, `kuk`, "
             "`unrelated-unknown`, `cdm`, `cdm-sym`, `sld`; for `type: number`: `mixture`, "
             "`mixture-unknown`, `additive`, `multiplicative`, `laplace`, `duchi`, `piecewise` "
             "(the documentation's explanation of the designs gives each one's matrix or "
             "distribution); its parameters are the keys below. Leave it out and give `epsilon` "
-            "to let rrsite choose the optimal design."),
+            "to let rrsite choose the optimal design.", spellings=("randomise",)),
         Key("truth", PROBABILITY, "Probability of answering truthfully.",
             default_doc="`1/2`", applies="randomize: forced-response, forced-yes"),
         Key("yes", PROBABILITIES, "Probability of being told to say yes (cdm-sym: a list, one "
@@ -729,21 +231,34 @@ QUESTION = Block(
             "group).", default_doc="half the rest", applies="randomize: forced-response, cdm-sym"),
         Key("p", PROBABILITIES, "warner: probability of the statement (not the mirrored one); "
             "unrelated: probability of the sensitive question; k-rr: probability of the truth; "
-            "crosswise, triangular: known yes-rate of the innocuous statement; mangat: "
+            "crosswise, triangular: known yes-rate of the innocuous statement; "
+            "extended-crosswise: group 1's (group 2's is 1 - p); mangat: "
             "probability that a respondent without the attribute is shown \"I have A\" (says "
             "no); two-group designs: a list of two, one per group (unrelated-unknown: P(sensitive "
             "question); cdm: P(forced yes); sld: as mangat).",
             default_doc="warner `0.75`, unrelated `0.5`",
-            applies="randomize: warner, unrelated, k-rr, crosswise, triangular, mangat, "
-                    "unrelated-unknown, cdm, sld"),
+            applies="randomize: warner, unrelated, k-rr, crosswise, extended-crosswise, "
+                    "triangular, mangat, unrelated-unknown, cdm, sld"),
         Key("innocuous_rate", PROBABILITY, "unrelated: known yes-rate of the innocuous question; "
             "unrelated-unknown: the rate assumed for privacy accounting only (the analysis "
             "estimates it).", required=False, default_doc="unrelated: required; "
             "unrelated-unknown: `0.5`", applies="randomize: unrelated, unrelated-unknown"),
         Key("innocuous", Text(markdown=True), "The innocuous question, shown when the coin picks "
             "it (unrelated), or the innocuous statement shown beside the sensitive one "
-            "(crosswise, triangular) (Markdown).", default_doc="required",
-            applies="randomize: unrelated, unrelated-unknown, crosswise, triangular"),
+            "(crosswise, triangular; extended-crosswise: group 1's) (Markdown).",
+            default_doc="required",
+            applies="randomize: unrelated, unrelated-unknown, crosswise, extended-crosswise, "
+                    "triangular"),
+        Key("complement", Text(markdown=True), "extended-crosswise: the innocuous statement "
+            "group 2 is shown, true for 1 - p of people: the complement of `innocuous` (\"My "
+            "mother was born in April to December.\") (Markdown).", default_doc="required",
+            applies="randomize: extended-crosswise"),
+        Key("anchor", Flag(), "crosswise: this question is the survey's anchor, a statement "
+            "false for everyone (\"I was born on 30 February.\"): its reports measure how many "
+            "respondents answered at random, and `rrsite analyze` corrects the other crosswise "
+            "questions for them (Atsusaka & Stevenson's bias-corrected estimator). Its reports "
+            "say nothing of any sensitive attribute: it is left out of the privacy budget.",
+            default=False, applies="randomize: crosswise"),
         Key("red_yes", PROBABILITY, "Proportion of red cards in the deck of respondents with the "
             "attribute.", default_doc="required", applies="randomize: kuk"),
         Key("red_no", PROBABILITY, "Proportion of red cards in the deck of respondents without "
@@ -753,7 +268,7 @@ QUESTION = Block(
             "`Kukrep`).", default_doc="`1`", applies="randomize: kuk"),
         Key("probability", PROBABILITY, "Probability that the page assigns a respondent to group "
             "1 (the group is drawn on the device and sent).", default_doc="`1/2`",
-            applies="randomize: unrelated-unknown, cdm, cdm-sym, sld"),
+            applies="randomize: unrelated-unknown, cdm, cdm-sym, sld, extended-crosswise"),
         Key("mirrored", Text(markdown=True), "The mirrored statement (\"I have always been "
             "faithful\"), shown when the spinner picks it (Markdown).",
             applies="randomize: warner"),
@@ -790,10 +305,13 @@ QUESTION = Block(
         Key("practice", Flag(), "Randomized yes-no questions: show before it a practice round "
             "of its device on a neutral question (\"Is it daytime now?\"), repeatable, never "
             "sent or stored.", default=False),
+        # a study as researchers field it: comprehension checks, screening (survey/fielding/)
+        *QUESTION_KEYS,
     ),
 )
 
-BLOCKS: tuple[Block, ...] = (FRONT_MATTER, PRIVACY, SUBMIT, QUESTION, SHOW_IF, OPTION)
+BLOCKS: tuple[Block, ...] = (FRONT_MATTER, PRIVACY, SUBMIT, QUESTION, SHOW_IF, OPTION, PANEL,
+                             VALIDATION)
 
 
 def _cell(text: str) -> str:
@@ -808,6 +326,9 @@ def reference_table(block: Block) -> str:
         if isinstance(key.kind, OneOf):
             kind = " | ".join(f"`{choice}`" for choice in key.kind.choices)
         meaning = key.doc + (f" *({key.applies})*" if key.applies else "")
+        if key.spellings:
+            meaning += " Also read when spelled " + ", ".join(f"`{s}`" for s in key.spellings) \
+                + "."
         rows.append(f"| `{key.name}` | {_cell(kind)} | {_cell(key.shown_default())} | "
                     f"{_cell(meaning)} |")
     return "\n".join(rows)
@@ -825,6 +346,8 @@ def reference_markdown(blocks: Sequence[Block] = BLOCKS, level: int = 4) -> str:
         "question": "Question block (YAML in a ```` ```question ```` fence under a `##` heading)",
         "option": "An option given as a mapping (in `options:`)",
         "show_if": "`show_if:` in a question block",
+        "panel": "`panel:` in the front matter",
+        "validation": "`validation:` in the front matter",
     }
     parts = []
     for block in blocks:
@@ -833,3 +356,15 @@ def reference_markdown(blocks: Sequence[Block] = BLOCKS, level: int = 4) -> str:
         parts.append(f"{heading} {title}\n\n{reference_table(block)}\n")
     return "\n".join(parts)
 
+
+
+__all__ = [
+    "BLOCKS", "DELTA", "DESIGN_NAMES", "EPSILON", "EPSILON_MAX", "FRONT_MATTER", "LANGUAGES",
+    "OPTION", "PANEL", "PRIVACY", "PROBABILITIES", "PROBABILITY", "QUESTION", "QUESTION_TYPES",
+    "RANDOMIZABLE_TYPES", "SHOW_IF", "SUBMIT", "SUBMIT_TARGETS", "SYNONYMS", "TYPO_RATIO",
+    "VALIDATION",
+    "Answers", "Block", "Distribution", "Fields", "Flag", "Invalid", "Key", "Kind", "MatrixKind",
+    "Name", "Nested", "Number", "OneOf", "OptionSpec", "Options", "Priors", "ProbabilityOrPair",
+    "Text", "closest", "is_null", "line_of", "parse_number", "read_block", "reference_markdown",
+    "reference_table", "scalar_text", "suggest",
+]

@@ -14,6 +14,8 @@ import re
 
 import yaml
 
+from .errors import Problems
+
 _KEY_WITH_VALUE = re.compile(r"^\s*(?:-\s+)?[^\s:#'\"][^:#]*:\s+\S")
 _TWO_COLONS = re.compile(r"^\s*(?:-\s+)?[^\s:#'\"][^:#]*:\s+[^'\"\s].*?:(?:\s|$)")
 
@@ -149,3 +151,24 @@ def joined_items(node: yaml.Node | None, lines: list[str]) -> list[tuple[int, st
                         f"as one value, {current.value!r}. Indent it like line {first + 1}")))
                     break
     return sorted(found)
+
+
+def compose(text: str, problems: Problems, what: str) -> yaml.Node | None:
+    """Compose YAML into nodes; a syntax error is recorded in plain words with the line to fix.
+
+    List items that YAML joins into one value (an item indented deeper than the one above it)
+    are errors too.
+    """
+    lines = text.splitlines()
+    try:
+        node = yaml.compose(text, Loader=yaml.SafeLoader)
+    except yaml.MarkedYAMLError as error:
+        line, message = explain(error, lines)
+        problems.error(line, f"bad YAML in {what}: {message}")
+        return None
+    except yaml.YAMLError as error:  # pragma: no cover - PyYAML marks all its syntax errors
+        problems.error(1, f"bad YAML in {what}: {error}")
+        return None
+    for line, message in joined_items(node, lines):
+        problems.error(line, f"in {what}: {message}")
+    return node

@@ -149,13 +149,17 @@ async function randomizeAndStore() {
     if (result) answers[q.id] = result.report;
     else if (Object.prototype.hasOwnProperty.call(direct, q.id)) answers[q.id] = direct[q.id];
     if (result && result.group) groups[q.id] = result.group;
+    // the extended crosswise model: the group crosswise.js drew (which statement was shown)
+    const shown = window.rrsiteCrosswise && window.rrsiteCrosswise.groups[q.id];
+    if (shown && answers[q.id] !== undefined) groups[q.id] = shown;
   }
   const record = {
     format: 1,
     body: { survey: config.survey, version: config.version, respondent: newRespondentToken(), answers,
       ...(Object.keys(groups).length ? { groups } : {}),
       ...(token ? { token } : invitationCode ? { invitation: invitationCode } : {}), // [collector hooks, issues 12, 24]
-      ...(designCell ? { cell: designCell } : {}) }, // [design cell, issue 22]
+      ...(designCell ? { cell: designCell } : {}), // [design cell, issue 22]
+      ...(window.rrsitePanel ? await window.rrsitePanel.fields() : {}) }, // [panels: panel.js]
     randomized_at: new Date().toISOString(),
     sent_at: null,
   };

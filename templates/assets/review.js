@@ -208,7 +208,7 @@ function answerKind(q) {
 /** An answer as the page's language shows it (option labels, not the values sent). */
 function answerText(q, value) {
   if (Array.isArray(value)) return value.map((v) => optionLabel(q, v)).join(", ");
-  if (q.type === "number" && window.rrsiteNumbers) { // issue 21: a report to its design's step
+  if (q.type === "number" && window.rrsiteNumbers) { // a report to its design's step
     return q.sensitive ? window.rrsiteNumbers.sent(value, q) : window.rrsiteNumbers.show(value, q);
   }
   if (q.sensitive || q.type === "yes-no" || q.type === "choice") return optionLabel(q, String(value));
@@ -310,6 +310,8 @@ export async function confirmAndSend() {
     await post(request, { onRetry: () => { sendStatus.textContent = t("retrying"); } });
   } catch (error) {
     sendStatus.textContent = "";
+    // [panels: panel.js] e.g. a full survey (429 on "survey") sends a panel participant back
+    document.dispatchEvent(new CustomEvent("rrsite:send-failed", { detail: { status: error.status, field: error.field } }));
     if (error.retryable === false && error.status) {
       // A permanent refusal (e.g. 405 from a host without the form handler): trying again cannot
       // help, so say what is wrong; the report stays stored for when the survey is fixed.
@@ -330,6 +332,8 @@ export async function confirmAndSend() {
   record.sent_at = new Date().toISOString();
   storage.save(record);
   finish(t("sent"));
+  // [panels: panel.js] acknowledged by the collector: now, and only now, the completion code
+  document.dispatchEvent(new CustomEvent("rrsite:sent", { detail: { record } }));
 }
 
 export function finish(text) {

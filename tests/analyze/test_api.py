@@ -8,10 +8,10 @@ import pytest
 
 import rrsite.analyze as package
 from rrsite.analyze import Analysis, analyze
-from rrsite.analyze.columns import Block, ByteColumn, ListColumn, Vocab
-from rrsite.analyze.progress import Progress
-from rrsite.analyze.tally import TokenSet
 from rrsite.errors import RRSiteError
+from rrsite.exports.columns import Block, ByteColumn, ListColumn, Vocab
+from rrsite.exports.progress import Progress
+from rrsite.exports.tally import TokenSet
 
 from .helpers import manifest, row, token, write_csv, write_manifest
 
@@ -159,7 +159,7 @@ def test_progress_bar_only_on_terminals_and_long_runs(monkeypatch):
     bar.advance(500)
     assert stream.getvalue() == ""
     clock = iter([0.0, 0.5, 2.0, 2.1, 3.0, 3.0])
-    monkeypatch.setattr("rrsite.analyze.progress.time.monotonic", lambda: next(clock))
+    monkeypatch.setattr("rrsite.exports.progress.time.monotonic", lambda: next(clock))
     bar = Progress(1000, stream=stream, enabled=True)
     bar.advance(100)  # too early
     assert stream.getvalue() == ""

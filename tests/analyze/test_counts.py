@@ -10,9 +10,9 @@ from pathlib import Path
 import pytest
 
 from rrsite.analyze import analyze
-from rrsite.analyze.counts import analyze_counts
-from rrsite.analyze.readers import ExportError
+from rrsite.analyze.api import analyze_counts
 from rrsite.cli import main
+from rrsite.exports.readers import ExportError
 
 SURVEY = str(Path(__file__).resolve().parents[2] / "surveys" / "honor-code.md")
 
@@ -47,7 +47,7 @@ def test_counts_of_an_export_give_its_estimates(tmp_path: Path) -> None:
 
 def test_a_published_table_gives_what_its_rows_give(tmp_path: Path, capsys) -> None:
     # a table as a paper would print it: 130 "yes", 270 "no"
-    from rrsite.analyze.catalog import build_catalog
+    from rrsite.exports.catalog import build_catalog
 
     version_id = build_catalog([SURVEY]).versions[0].version
     counts = tmp_path / "counts.csv"

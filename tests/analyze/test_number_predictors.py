@@ -11,7 +11,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from rrsite.analyze.number_predictors import fit_corrected
+from rrsite.analyze.regression.number_predictors import fit_corrected
 from rrsite.cli import main
 
 SURVEY = Path(__file__).resolve().parents[2] / "surveys" / "hidden-numbers.md"

@@ -13,8 +13,8 @@ import numpy as np
 import pytest
 import statsmodels.api as sm
 
-from rrsite.analyze.regression_numbers import fit_linear
-from rrsite.analyze.regression_report import regress
+from rrsite.analyze.regression import regress
+from rrsite.analyze.regression.numbers import fit_linear
 from rrsite.cli import main
 from rrsite.core import number_design_from_spec
 from rrsite.survey import load_survey

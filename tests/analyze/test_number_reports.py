@@ -11,9 +11,9 @@ from pathlib import Path
 import pytest
 
 from rrsite.analyze import analyze
-from rrsite.analyze.report_rows import amount, decimals_for, number_design_words, number_rows
-from rrsite.analyze.reports import render
 from rrsite.cli import main
+from rrsite.report.analysis import render
+from rrsite.report.rows import amount, decimals_for, number_design_words, number_rows
 
 SURVEYS = Path(__file__).resolve().parents[2] / "surveys"
 

@@ -11,9 +11,9 @@ import numpy as np
 import pytest
 import statsmodels.api as sm
 
-from rrsite.analyze.catalog import build_catalog
-from rrsite.analyze.regression_report import regress
+from rrsite.analyze.regression import regress
 from rrsite.cli import main
+from rrsite.exports.catalog import build_catalog
 
 SURVEY = """---
 id: regtest
@@ -208,7 +208,7 @@ def test_bad_formula_and_unknown_question(tmp_path: Path,
     rows, _ = _population(100, 7)
     assert "no question 'height'" in _fails(tmp_path, rows, "used ~ height", capsys)
     assert "expected name, found the end" in _fails(tmp_path, rows, "used ~ year +", capsys)
-    # a randomized predictor is fitted by predictor_report (tests/joint/test_predictors.py);
+    # a randomized predictor is fitted by analyze.predictors (tests/joint/test_predictors.py);
     # with a randomized outcome too it is refused
     assert "the outcome must be asked directly" in _fails(tmp_path, rows, "used ~ used", capsys)
 
@@ -258,7 +258,7 @@ def test_rejected_rows_are_reported_and_strict_refuses(tmp_path: Path,
 
 def test_no_convergence_message(tmp_path: Path, capsys: pytest.CaptureFixture[str],
                                 monkeypatch: pytest.MonkeyPatch) -> None:
-    import rrsite.estimate.regression as regression
+    import rrsite.estimate.regression.logistic as regression
 
     monkeypatch.setattr(regression, "MAX_ITERATIONS", 1)
     rows, _ = _population(500, 10)

@@ -17,9 +17,9 @@ import pytest
 from scipy import optimize
 from scipy.special import expit
 
-from rrsite.analyze.regression_report import regress
+from rrsite.analyze.regression import regress
 from rrsite.cli import main
-from rrsite.estimate.regression import RegressionError
+from rrsite.estimate.regression.logistic import RegressionError
 
 from .stats import numerical_hessian
 

@@ -13,11 +13,11 @@ import pytest
 from scipy import optimize, stats
 
 from rrsite.analyze import analyze
-from rrsite.analyze.catalog import manifest_from_survey_file
-from rrsite.analyze.counts import analyze_counts
-from rrsite.analyze.readers import ExportError
-from rrsite.analyze.reports import render
+from rrsite.analyze.api import analyze_counts
 from rrsite.cli import main
+from rrsite.exports.catalog import manifest_from_survey_file
+from rrsite.exports.readers import ExportError
+from rrsite.report.analysis import render
 
 N = 40_000
 HEAD = """\

@@ -7,11 +7,12 @@ import numpy as np
 import pytest
 
 from rrsite.analyze import analyze
-from rrsite.analyze.catalog import version_from_manifest
-from rrsite.analyze.simulate import parse_truths, randomize
 from rrsite.cli import main
 from rrsite.core import KRR, ForcedResponse
 from rrsite.errors import UsageError
+from rrsite.exports.catalog import version_from_manifest
+from rrsite.simulate.draws import randomize
+from rrsite.simulate.export import parse_truths
 
 from .helpers import manifest, write_manifest
 

@@ -44,7 +44,7 @@ NAMED_TRUTH_INPUTS = """() => Array.from(document.querySelectorAll(
 
 
 #: Designs answered without a randomizer: the respondent picks the report.
-COMBINED = ("crosswise", "triangular")
+COMBINED = ("crosswise", "triangular", "extended-crosswise")
 #: Designs of randomized number questions (issue 21).
 NUMBER_DESIGNS = ("mixture", "mixture-unknown", "additive", "multiplicative", "laplace", "duchi",
                   "piecewise")

@@ -9,9 +9,9 @@ import pytest
 from starlette.testclient import TestClient
 
 from rrsite.collect.limits import SWEEP_AT, RateLimit
-from rrsite.collect.serve_command import parse_caps
 from rrsite.collect.server import create_app
 from rrsite.collect.store import Store
+from rrsite.commands.serve import parse_caps
 from rrsite.errors import UsageError
 
 JSON = {"content-type": "application/json"}

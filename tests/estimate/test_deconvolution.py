@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 from scipy import optimize, stats
 
-from rrsite.analyze.api import NumberResult
+from rrsite.analyze.results import NumberResult
 from rrsite.core.numbers import number_design_from_spec
 from rrsite.core.privacy import Privacy
 from rrsite.estimate.deconvolution import (

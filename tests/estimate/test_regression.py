@@ -1,4 +1,4 @@
-"""The randomized-response logit (rrsite/estimate/regression.py) against independent computation."""
+"""The randomized-response logit (estimate.regression.logistic) against independent computation."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import pytest
 import statsmodels.api as sm
 from scipy import special, stats
 
-from rrsite.estimate.regression import RegressionError, fit, loglik, logsumexp
+from rrsite.estimate.regression.logistic import RegressionError, fit, loglik, logsumexp
 
 NAMES = ["(Intercept)", "age", "female", "income"]
 TRUTH = np.array([-0.8, 0.4, -0.4, 0.2])
@@ -236,7 +236,7 @@ def test_collinear_columns_are_refused() -> None:
 
 
 def test_no_convergence_is_reported(monkeypatch: pytest.MonkeyPatch) -> None:
-    import rrsite.estimate.regression as regression
+    import rrsite.estimate.regression.logistic as regression
 
     monkeypatch.setattr(regression, "MAX_ITERATIONS", 1)
     rng = np.random.default_rng(17)
@@ -248,7 +248,7 @@ def test_no_convergence_is_reported(monkeypatch: pytest.MonkeyPatch) -> None:
 
 def _sld_data(rng: np.random.Generator, n: int, t: float) -> tuple[np.ndarray, ...]:
     from rrsite.estimate.models import Design
-    from rrsite.estimate.regression import two_group_rates
+    from rrsite.estimate.regression.logistic import two_group_rates
 
     X = _covariates(rng, n)
     group = rng.integers(1, 3, n)
@@ -262,7 +262,7 @@ def _sld_data(rng: np.random.Generator, n: int, t: float) -> tuple[np.ndarray, .
 
 
 def test_sld_nuisance_fit_is_the_maximum_with_numerical_information() -> None:
-    from rrsite.estimate.regression import fit_nuisance
+    from rrsite.estimate.regression.logistic import fit_nuisance
 
     rng = np.random.default_rng(21)
     X, y, coef, p_g = _sld_data(rng, 4000, 0.85)
@@ -289,7 +289,7 @@ def test_sld_nuisance_fit_is_the_maximum_with_numerical_information() -> None:
 
 
 def test_sld_recovery_and_coverage_over_400_surveys() -> None:
-    from rrsite.estimate.regression import fit_nuisance
+    from rrsite.estimate.regression.logistic import fit_nuisance
 
     rng = np.random.default_rng(22)
     reps, truth = 400, np.append(TRUTH, 0.85)

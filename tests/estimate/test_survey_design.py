@@ -565,7 +565,7 @@ def test_design_logit_matches_a_generic_optimiser_and_a_sandwich_written_out() -
     expected = bread @ meat @ bread
     assert result.covariance == pytest.approx(expected, rel=1e-4)
     # the weights and clusters matter: the unweighted fit's information-based SEs differ
-    from rrsite.estimate.regression import fit
+    from rrsite.estimate.regression.logistic import fit
 
     naive = fit(X, yy, p00, p11, ["(Intercept)", "x"])
     assert not np.allclose(result.se, naive.se, rtol=0.05)

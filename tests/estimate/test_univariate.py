@@ -9,15 +9,14 @@ import pytest
 from scipy import optimize, stats
 
 from rrsite.estimate.models import Design
+from rrsite.estimate.profile import boundary_critical, profile_interval
 from rrsite.estimate.univariate import (
     METHOD_EXACT,
     METHOD_PROFILE,
     METHOD_PROFILE_BOUNDARY,
     Part,
-    boundary_critical,
     fit,
     loglik,
-    profile_interval,
 )
 
 

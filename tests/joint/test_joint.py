@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 from scipy import optimize, stats
 
-from rrsite.analyze.joint_report import joint
+from rrsite.analyze.joint import joint
 from rrsite.cli import main
 from rrsite.estimate.joint import JointPart, fit_joint, loglik, mle, profile_loglik
 

@@ -17,10 +17,10 @@ import numpy as np
 import pytest
 from scipy import integrate, optimize, special, stats
 
-from rrsite.analyze.catalog import build_catalog
 from rrsite.cli import main
-from rrsite.estimate import mixed
-from rrsite.estimate.mixed import ClusterData, fit_mixed, loglik
+from rrsite.estimate.regression import mixed
+from rrsite.estimate.regression.mixed import ClusterData, fit_mixed, loglik
+from rrsite.exports.catalog import build_catalog
 
 
 def simulate(clusters, size, s, beta, seed, p_truth=0.5, sizes=None):

@@ -17,14 +17,10 @@ import numpy as np
 import pytest
 from scipy import special
 
-from rrsite.analyze.power_predictor import (
-    PredictorScenario,
-    cell_probabilities,
-    slope_variance,
-)
 from rrsite.cli import main
 from rrsite.estimate.joint import JointPart
-from rrsite.estimate.predictors import fit_predictors, latent_classes
+from rrsite.estimate.regression.predictors import fit_predictors, latent_classes
+from rrsite.plan.power_predictor import PredictorScenario, cell_probabilities, slope_variance
 
 ROOT = Path(__file__).resolve().parents[2]
 DOPING = ROOT / "surveys" / "doping.md"

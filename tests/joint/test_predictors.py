@@ -18,10 +18,10 @@ import numpy as np
 import pytest
 from scipy import optimize, special, stats
 
-from rrsite.analyze.catalog import build_catalog
 from rrsite.cli import main
 from rrsite.estimate.joint import JointPart
-from rrsite.estimate.predictors import fit_predictors, latent_classes, loglik
+from rrsite.estimate.regression.predictors import fit_predictors, latent_classes, loglik
+from rrsite.exports.catalog import build_catalog
 
 FORCED = np.array([[0.75, 0.25], [0.25, 0.75]])
 WARNER = np.array([[0.8, 0.2], [0.2, 0.8]])

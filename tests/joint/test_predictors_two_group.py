@@ -22,7 +22,7 @@ from scipy import optimize, special
 
 from rrsite.cli import main
 from rrsite.estimate.joint_groups import GroupedPart
-from rrsite.estimate.predictors_groups import GroupedRows, fit_predictors_groups
+from rrsite.estimate.regression.predictors_groups import GroupedRows, fit_predictors_groups
 
 DOPING = Path(__file__).resolve().parents[2] / "surveys" / "doping.md"
 

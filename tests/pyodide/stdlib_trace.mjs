@@ -34,7 +34,7 @@ questions = [q for folder in folders for path in sorted(folder.glob("*.md"))
              for q in load_survey(path).manifest()["questions"] if q.get("sensitive")]
 import ast
 imports = set()
-for path in sorted(pathlib.Path("rrsite/core").glob("*.py")):
+for path in sorted(pathlib.Path("rrsite/core").rglob("*.py")):
     for node in ast.walk(ast.parse(path.read_text("utf-8"))):
         if isinstance(node, ast.Import):
             imports.update(alias.name for alias in node.names)

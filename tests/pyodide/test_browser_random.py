@@ -32,7 +32,8 @@ class Handler(http.server.SimpleHTTPRequestHandler):
 
 
 def test_default_random_source_is_crypto_get_random_values(playwright):
-    names = sorted(p.name for p in (ROOT / "rrsite/core").glob("*.py"))
+    core = ROOT / "rrsite/core"
+    names = sorted(p.relative_to(core).as_posix() for p in core.rglob("*.py"))
     listing = ROOT / "tests/pyodide/.core-files.json"
     listing.write_text(json.dumps(names))
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)

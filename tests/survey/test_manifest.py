@@ -283,11 +283,12 @@ def test_core_bundle_is_deterministic_and_holds_only_core():
         names = archive.namelist()
         assert names[0] == "rrsite/__init__.py"
         assert archive.read("rrsite/__init__.py") == b""
-        assert all(re.fullmatch(r"rrsite/core/[a-z_]+\.py", n) for n in names[1:])
+        assert all(re.fullmatch(r"rrsite/core/([a-z_]+/)?[a-z_]+\.py", n) for n in names[1:])
         assert "rrsite/core/designs.py" in names and "rrsite/core/respond.py" in names
         assert all(info.date_time == (1980, 1, 1, 0, 0, 0) for info in archive.infolist())
     core_dir = Path(__file__).resolve().parents[2] / "rrsite" / "core"
-    assert len(names) - 1 == len(list(core_dir.glob("*.py")))
+    assert len(names) - 1 == len(list(core_dir.rglob("*.py")))
+    assert "rrsite/core/numbers/__init__.py" in names  # the subpackages too
 
 
 def test_core_hash_changes_with_core_content():

@@ -8,8 +8,10 @@ const pyodide = await loadPyodide({ indexURL: "/pyodide/" });
 const files = await (await fetch("/core-files.json")).json();
 pyodide.FS.mkdirTree("/core/rrsite/core");
 pyodide.FS.writeFile("/core/rrsite/__init__.py", "");
-for (const name of files) {
-  pyodide.FS.writeFile(`/core/rrsite/core/${name}`, await (await fetch(`/core/${name}`)).text());
+for (const name of files) {  // relative paths: core's subpackages too
+  const path = `/core/rrsite/core/${name}`;
+  pyodide.FS.mkdirTree(path.slice(0, path.lastIndexOf("/")));
+  pyodide.FS.writeFile(path, await (await fetch(`/core/${name}`)).text());
 }
 const before = calls;
 const result = pyodide.runPython(`
