@@ -44,7 +44,7 @@ from .assets import (
 )
 from .bundle import BundleError, bundle_assets, worker_with_runtime
 from .filelist import FILE_LIST, code_fingerprint, write_file_list
-from .pins import MissingAsset, Pins
+from .pins import MissingAsset, Pins, UnpinnedCode, pin_page
 from .swap import swap_in
 
 #: The Pyodide files needed to start (PYODIDE-NOTES.md); package wheels are not shipped.
@@ -540,6 +540,15 @@ def _connect(survey: Survey) -> list[str]:
     return [endpoint_origin(survey.submit["url"])] if survey.submit["to"] == "endpoint" else []
 
 
+def _line_naming(page: Path, text: str) -> int:
+    """The first line of the template ``page`` holding ``text`` (1 if none does)."""
+    try:
+        lines = page.read_text(encoding="utf-8").splitlines()
+    except (OSError, UnicodeDecodeError):
+        return 1
+    return next((number for number, line in enumerate(lines, 1) if text in line), 1)
+
+
 def _template_line(error: BaseException, page: Path) -> int:
     for frame in reversed(traceback.extract_tb(error.__traceback__)):
         if frame.filename and Path(frame.filename).name == page.name and frame.lineno:
@@ -699,7 +708,14 @@ def _render_page(plan: Plan, template: jinja2.Template, page: Path, survey: Surv
         **urls,
     }
     try:
-        return template.render(context)
+        return pin_page(template.render(context), pins)
+    except UnpinnedCode as unpinned:
+        why = ("with an integrity that is not the file's (leave `integrity` to rrsite)"
+               if unpinned.wrong_integrity else
+               f"which is not a file in {plan.templates.folder / 'assets'}: rrsite pins every "
+               "script and stylesheet with its integrity and cannot pin this one")
+        raise SurveyErrors([SurveyError(str(page), _line_naming(page, unpinned.url),
+                                        f"the page loads {unpinned.url} {why}")]) from None
     except MissingAsset as missing:
         raise SurveyErrors([SurveyError(str(page), _template_line(missing, page),
                                         f"asset('{missing}') is not a file in "

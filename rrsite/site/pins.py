@@ -11,9 +11,11 @@ at run time.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from html import escape
+from html.parser import HTMLParser
 
 from markupsafe import Markup
 
@@ -57,3 +59,78 @@ class Pins:
         """``<link rel="stylesheet" href integrity>``."""
         return Markup(f'<link rel="stylesheet" href="{escape(self.url(name))}" '
                       f'integrity="{self.integrity(name)}">')
+
+
+class UnpinnedCode(Exception):
+    """A page loads a script or stylesheet that is not one of the build's assets."""
+
+    def __init__(self, url: str, line: int, *, wrong_integrity: bool = False) -> None:
+        super().__init__(url)
+        self.url = url
+        #: the line of the rendered page the tag is on
+        self.line = line
+        #: the URL is an asset's, but the tag's own ``integrity`` is not the asset's
+        self.wrong_integrity = wrong_integrity
+
+
+#: ``<link rel>`` values that load code or style (the others, such as ``icon``, load neither).
+CODE_LINKS = ("stylesheet", "modulepreload")
+#: ``<link rel="preload" as>`` values that load code or style.
+CODE_PRELOADS = ("script", "style", "worker")
+
+
+class _Tags(HTMLParser):
+    """The start tags of a page that load code: (line, column, tag text, URL)."""
+
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.found: list[tuple[int, int, str, str, bool]] = []
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        values = {key: value or "" for key, value in attrs}
+        url = None
+        if tag == "script" and "src" in values:
+            url = values["src"]
+        elif tag == "link":
+            rels = values.get("rel", "").lower().split()
+            if any(rel in CODE_LINKS for rel in rels) or (
+                    "preload" in rels and values.get("as", "").lower() in CODE_PRELOADS):
+                url = values.get("href", "")
+        if url is not None:
+            line, column = self.getpos()
+            self.found.append((line, column, self.get_starttag_text() or "", url,
+                               "integrity" in values))
+
+
+def pin_page(html: str, pins: Pins) -> str:
+    """``html`` with every script and stylesheet that names an asset carrying its integrity.
+
+    The pins derive from the build's assets, not from what a template remembered to ask for: a
+    template that loads an asset with ``asset('x.js')`` gets its ``integrity`` here, so a new
+    asset cannot be loaded unpinned. A tag that already has an ``integrity`` must carry the
+    asset's; a script or stylesheet that is not an asset raises :class:`UnpinnedCode` (it
+    could not be pinned, and the pages' Integrity-Policy would refuse it).
+    """
+    by_url = {pins.prefix + hashed: name for name, (hashed, _) in pins.assets.items()}
+    parser = _Tags()
+    parser.feed(html)
+    parser.close()
+    starts = [0]  # the offset of each line (the parser counts lines by "\n" only)
+    starts.extend(match.end() for match in re.finditer("\n", html))
+    edits: list[tuple[int, str, str]] = []
+    for line, column, text, url, pinned in parser.found:
+        name = by_url.get(url)
+        if name is None:
+            raise UnpinnedCode(url, line)
+        value = pins.integrity(name)
+        if pinned:
+            if f'integrity="{value}"' not in text:
+                raise UnpinnedCode(url, line, wrong_integrity=True)
+            continue
+        end = len(text) - (2 if text.endswith("/>") else 1)
+        edits.append((starts[line - 1] + column, text, text[:end] + f' integrity="{value}"'
+                      + text[end:]))
+    for offset, old, new in reversed(edits):
+        assert html[offset:offset + len(old)] == old
+        html = html[:offset] + new + html[offset + len(old):]
+    return html
