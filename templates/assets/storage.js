@@ -47,6 +47,8 @@ export const storage = {
 
 // ---- the tab's session: which report it may show, and a new respondent ------------------------
 
+/** The arm of the split ballot drawn for this device's respondent (fielding.js keeps it). */
+export const ARM_KEY = `rrsite:arm:${config.survey}:${config.version}`;
 const MINE_KEY = `rrsite:mine:${config.survey}:${config.version}`;
 const FRESH_KEY = `rrsite:fresh:${config.survey}:${config.version}`;
 
@@ -94,11 +96,13 @@ export const session = {
 
 /**
  * Everything of a respondent this page keeps, removed: the stored report (its token, reports and
- * direct answers), the blind invitation's code and token, and this tab's consent, draft and
- * claims. The salted "answered" marker and the kiosk's sealed queue of other respondents stay.
+ * direct answers), the blind invitation's code and token, the arm drawn for them (fielding.js's
+ * split ballot), and this tab's consent, draft and claims. The salted "answered" marker and the
+ * kiosk's sealed queue of other respondents stay. Listeners of "rrsite:forget" drop what they
+ * hold in memory (blind.js its token, panel.js the participant id and the completion code).
  */
 export function clearRespondent() {
-  const local = [STORAGE_KEY, `rrsite:blind:${config.survey}`];
+  const local = [STORAGE_KEY, `rrsite:blind:${config.survey}`, ARM_KEY];
   const tab = [MINE_KEY, FRESH_KEY, `rrsite:consent:${config.survey}`,
     `rrsite:draft:${config.survey}:${config.version}`];
   for (const key of local) {
@@ -110,7 +114,7 @@ export function clearRespondent() {
   }
   for (const key of tab) sessionSet(key, null);
   storage.memory = null;
-  document.dispatchEvent(new CustomEvent("rrsite:forget")); // blind.js drops its token from memory
+  document.dispatchEvent(new CustomEvent("rrsite:forget"));
 }
 
 // ---- forgetting: a salted marker that this version was answered, nothing else ----------------
