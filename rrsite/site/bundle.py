@@ -6,7 +6,8 @@ refuses (the preload fails, and with it the module importing it), or by an inlin
 which a code-transparency scheme's Content-Security-Policy forbids. So the build inlines them:
 every asset module that imports other asset modules becomes one script holding them all, each
 imported module evaluated once, in import order, in a function of its own (its top-level names
-stay its own), its exports handed to its importers as constants.
+stay its own), its exports handed to its importers as constants; the bundled module keeps its
+own exports.
 
 This is not a general bundler; it accepts the forms the page's modules use, and refuses any
 other with its file and line: ``import { a, b as c } from "./x.js";`` at the top of a module,
@@ -156,6 +157,9 @@ def bundle(name: str, modules: Mapping[str, Module]) -> str:
                      f"return {{ {', '.join(module.exports)} }};\n}})();\n")
     entry = modules[name]
     parts.append(f"// {name}\n{_bindings(entry, modules)}{entry.body}")
+    if entry.exports:  # the entry stays a module with its own exports
+        separator = "" if entry.body.endswith("\n") else "\n"
+        parts.append(f"{separator}export {{ {', '.join(entry.exports)} }};\n")
     return "".join(parts)
 
 

@@ -371,7 +371,9 @@ def test_a_second_visitor_sees_nothing_and_forget_leaves_nothing(
         engine: Driver, engine_site: EngineSite) -> None:
     """A shared device: after one respondent sent, the next person (a new tab of the same
     browser) sees none of their answers, reports or token, answers as someone else; after
-    "Forget", every storage the page uses is free of both respondents' tokens and answers."""
+    "Forget" on the start page, every storage the page uses (localStorage, sessionStorage,
+    cookies, IndexedDB, Cache Storage) and the address's fragment are free of both respondents'
+    tokens and answers and of the invitation code."""
     site, recorder = engine_site, engine_site.recorder
     sid = site.ids["honor-code.md"]
     manifest = site.manifest(sid)
@@ -397,9 +399,20 @@ def test_a_second_visitor_sees_nothing_and_forget_leaves_nothing(
     assert [post["respondent"] for post in posts] == [first["respondent"], second["respondent"]]
     assert first["respondent"] != second["respondent"]
 
-    engine.click("#rr-forget")
-    engine.wait(visible("#rr-answered"), 10, "the screen after forgetting")
+    # The next person opens an invitation link (its code in the fragment) and forgets from the
+    # start page: the code leaves the address bar, and nothing of either respondent stays.
+    code = "Xq7Vd2Lm9Rt4Wp8K"
+    engine.new_tab()
+    engine.goto(f"{site.page_url(sid)}#invitation={code}")
+    engine.wait(visible("#rr-answered"), 30, "the already-answered screen")
+    assert code in engine.eval("window.location.href")
+    engine.click("#rr-forget-start")
+    engine.wait(f"!({visible('#rr-show-mine')}) && {visible('#rr-answered')}", 10,
+                "the screen after forgetting")
+    assert engine.eval("window.location.hash") == ""
+    assert code not in engine.eval("window.location.href")
     kept = engine.eval(STORAGE)
+    assert code not in json.dumps(kept)
     local = dict(kept["local"])
     markers = {key for key in local if key.startswith("rrsite:answered:")}
     assert set(local) - {"rrsite:salt"} == markers
@@ -407,6 +420,7 @@ def test_a_second_visitor_sees_nothing_and_forget_leaves_nothing(
     assert kept["indexedDB"] == [] and kept["caches"] == []
     for body in (first, second):
         assert body["respondent"] not in json.dumps(kept)
+    assert "answers" not in json.dumps(kept)  # no stored report, of anyone
     assert engine.errors() == []
 
 
