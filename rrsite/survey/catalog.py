@@ -47,8 +47,9 @@ RTL_LANGUAGES = frozenset({
 #: Scripts written right to left (ISO 15924, lower case), for tags that name one (``az-Arab``).
 RTL_SCRIPTS = frozenset({"adlm", "arab", "hebr", "mand", "mend", "nkoo", "rohg", "samr", "syrc",
                          "thaa"})
-#: Placeholders in a message: ``{name}``.
-PLACEHOLDER = re.compile(r"\{(\w+)\}")
+#: Placeholders in a message: ``{name}``, and the number of an ICU plural form
+#: (``{count, plural, one {# card} other {# cards}}`` uses ``count``).
+PLACEHOLDER = re.compile(r"\{(\w+)(?:\}|\s*,\s*plural\s*,)")
 _KEY_LINE = re.compile(r'^\s*[{,]?\s*"((?:[^"\\]|\\.)*)"\s*:')
 
 

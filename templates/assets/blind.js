@@ -7,7 +7,7 @@
 // verify it in the worker. Kept in localStorage under `rrsite:blind:<survey>`: the trade in flight
 // ({code, key, key_id, msg, blinded_msg, inv}: a reload resends the identical trade, which the
 // collector answers again) and then the token ({code, token: {msg, sig}}). The submission then
-// carries only the token, never the code. "Forget my answers" removes both (`forgetBlind`).
+// carries only the token, never the code. "Forget my answers" removes both (storage.js, clearRespondent).
 
 import { $, config, invitationCode, t, target } from "./shared.js";
 
@@ -17,6 +17,9 @@ export const blindKeyId = invitationCode && /^[0-9a-f]{32}$/.test(fragment.get("
 
 const BLIND_STORAGE_KEY = `rrsite:blind:${config.survey}`;
 let blindToken = null; // Promise of {msg, sig}
+// "Forget" and "Someone else is answering" (storage.js) remove the stored trade and token: drop
+// the one in memory too.
+document.addEventListener("rrsite:forget", () => { blindToken = null; });
 
 /** The error of a key that is not the link's: said to the respondent at once, never retried. */
 class WrongKeyError extends Error {}
@@ -107,16 +110,3 @@ export async function blindTokenFor(randomizer) {
   }
 }
 
-/** "Forget my answers": the invitation code and the token go too, from storage and from the
- * address bar (the link's fragment); a page without a blind invitation keeps nothing of it. */
-export function forgetBlind() {
-  try {
-    localStorage.removeItem(BLIND_STORAGE_KEY);
-  } catch {
-    // storage blocked: nothing was kept
-  }
-  blindToken = null;
-  if (invitationCode && window.location.hash) {
-    history.replaceState(history.state, "", window.location.pathname + window.location.search);
-  }
-}

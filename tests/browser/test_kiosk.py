@@ -22,7 +22,7 @@ from browserkit import (
     watch_context,
 )
 from playwright.sync_api import Browser, BrowserContext, Page
-from respondent import agree_to_consent, go_to_page
+from respondent import agree_to_consent, go_to_page, shown_body
 
 SURVEY = "clinic-visit"
 
@@ -91,7 +91,7 @@ def finish_answering(page: Page, age: str) -> dict:
     page.check(f"#q-age input[value='{age}']")
     page.click("#rr-submit")
     page.wait_for_selector("#rr-review:not([hidden])", timeout=60_000)
-    body: dict = json.loads(page.locator("#rr-body").inner_text())
+    body: dict = json.loads(shown_body(page))
     page.click("#rr-confirm")
     page.wait_for_selector("#rr-kiosk-next")
     assert page.locator("#rr-done").is_visible()
@@ -115,7 +115,7 @@ def blank_for_the_next(page: Page, previous_tokens: list[str]) -> None:
     stored = storage(page)
     for token in previous_tokens:
         assert token not in html, "a previous respondent's token is in the page"
-    assert page.locator("#rr-body").inner_text() == ""
+    assert shown_body(page) == ""
     assert page.locator("#rr-transcript li").count() == 0
     # issue 20: nor what the previous respondent chose, nor their reports
     assert page.locator("#rr-chosen dd, #rr-answers dd").count() == 0
