@@ -69,11 +69,13 @@ class Choice:
         return {"design": self.name, "variances": dict(self.variances), "reason": self.reason}
 
 
-def compare(k: int, epsilon: float, max_ticks: int | None = None) -> dict[str, float]:
-    """Every candidate's variance near 0 for one respondent (k-RR only for a choice, k >= 2)."""
+def compare(k: int, epsilon: float, max_ticks: int | None = None,
+            among: tuple[str, ...] = CANDIDATES) -> dict[str, float]:
+    """Every candidate's variance near 0 for one respondent (``among`` limits the candidates)."""
     k = check_k(k)
     epsilon = check_epsilon(epsilon)
-    names = ("oue", "sue") if max_ticks is not None else CANDIDATES
+    allowed: tuple[str, ...] = ("oue", "sue") if max_ticks is not None else CANDIDATES
+    names = tuple(n for n in allowed if n in among)
     out: dict[str, float] = {}
     for name in names:
         if name == "subset" and k < 3:
@@ -83,9 +85,13 @@ def compare(k: int, epsilon: float, max_ticks: int | None = None) -> dict[str, f
     return out
 
 
-def auto(k: int, epsilon: float, max_ticks: int | None = None) -> Choice:
-    """The candidate of least variance near 0 at (k, epsilon), with the reason in words."""
-    variances = compare(k, epsilon, max_ticks)
+def auto(k: int, epsilon: float, max_ticks: int | None = None,
+         among: tuple[str, ...] = CANDIDATES) -> Choice:
+    """The candidate of least variance near 0 at (k, epsilon), with the reason in words.
+
+    ``among``: the candidates allowed (a panel weighs only the designs with a permanent report).
+    """
+    variances = compare(k, epsilon, max_ticks, among)
     best = min(variances.values())
     name = next(n for n, v in variances.items() if v <= best * (1.0 + TIE))
     others = ", ".join(f"{n} {v:.3g}" for n, v in variances.items() if n != name)
