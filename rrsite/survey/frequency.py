@@ -185,7 +185,7 @@ def memoize(
     """
     given = fields.given("wave_epsilon")
     if series is None or design is None:
-        if given:
+        if given and series is None:
             problems.error(fields.line_of("wave_epsilon"), "wave_epsilon applies to a survey in "
                            "a series (series: in the front matter)")
         return None

@@ -352,7 +352,7 @@ def read_number_design(
     takes = list(params) + list(NUMBER_EXTRAS.get(name, ()))
     ok = True
     for key in DESIGN_KEYS:
-        if key in ("randomize", "accept_no_epsilon") or not fields.given(key):
+        if key in ("randomize", "accept_no_epsilon", "wave_epsilon") or not fields.given(key):
             continue
         if key not in takes:
             problems.error(fields.line_of(key), f"{key} is not a parameter of {name} ({name} "
@@ -445,7 +445,8 @@ def named_design(
     takes = params + list(DESIGN_EXTRAS.get(name, ()))
     ok = True
     for key in DESIGN_KEYS:
-        if key in ("randomize", "accept_no_epsilon", "prior") or not fields.given(key):
+        if key in ("randomize", "accept_no_epsilon", "prior", "wave_epsilon") or \
+                not fields.given(key):
             continue
         if key not in takes:
             if key in ("epsilon", "delta"):
@@ -524,7 +525,8 @@ def chosen_design(
     Choice and multi-choice questions under an epsilon get ``auto`` (rrsite.survey.frequency).
     """
     for key in DESIGN_KEYS:
-        if fields.given(key) and key not in ("epsilon", "delta", "prior", "accept_no_epsilon"):
+        if fields.given(key) and key not in ("epsilon", "delta", "prior", "accept_no_epsilon",
+                                             "wave_epsilon"):
             using = [name for name, params in NAMED_DESIGNS.items() if key in params] or [
                 name for name, extras in DESIGN_EXTRAS.items() if key in extras
             ]
