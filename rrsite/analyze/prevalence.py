@@ -31,6 +31,7 @@ from ..exports.rejections import Rejections
 from ..exports.tally import NO_ANSWER, Tally
 from ..survey.model import over_budget
 from . import univariate
+from .frequency import oracle_results
 from .results import Analysis, DesignPart, DirectResult, QuestionResult, privacy_dict
 
 
@@ -67,7 +68,7 @@ def _question_results(
     results = []
     for qid in catalog.question_ids():
         entries = [(m, q) for m, q in catalog.questions_named(qid)
-                   if q.sensitive and not q.numeric]
+                   if q.sensitive and not q.numeric and q.oracle is None]
         if not entries:
             continue
         # versions whose value sets differ cannot be pooled: one result per value set
@@ -274,6 +275,9 @@ def assemble(
     """
     notes: list[str] = []
     questions = _question_results(catalog, tally, confidence, interval, by, notes)
+    questions += oracle_results(catalog, tally, confidence, interval, by, notes)
+    order = {qid: i for i, qid in enumerate(catalog.question_ids())}
+    questions.sort(key=lambda q: order.get(q.id.split(" [")[0], len(order)))
     if not questions:
         notes.append(f"survey {catalog.survey!r} has no randomized question: nothing to de-bias")
     versions = [

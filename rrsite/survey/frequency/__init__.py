@@ -13,8 +13,8 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
-from ..core import KRR, Design, Privacy, TwoGroupDesign, privacy_of
-from ..core.frequency import (
+from ...core import KRR, Design, Privacy, TwoGroupDesign, privacy_of
+from ...core.frequency import (
     CANDIDATES,
     FREQUENCY_DESIGNS,
     FrequencyOracle,
@@ -22,8 +22,8 @@ from ..core.frequency import (
     auto,
     oracle_from_spec,
 )
-from . import schema
-from .errors import Problems
+from .. import schema
+from ..errors import Problems
 
 #: Frequency oracles a survey file may name, and the one that chooses among them.
 ORACLES = tuple(FREQUENCY_DESIGNS)
