@@ -72,6 +72,7 @@ def analyze(
     threads: int | None = None,
     sample: SampleOptions | None = None,
     population: float | None = None,
+    siblings: tuple[str, ...] = (),
 ) -> Analysis:
     """Read exports, check every row against its version's manifest, and de-bias the counts.
 
@@ -83,6 +84,8 @@ def analyze(
     ``sample``: the sample design's columns (weights, strata, clusters, fpc; rrsite.analyze.
     sample_design): each sensitive question then also gets design-based estimates.
     ``population``: the population size, for the totals of randomized number questions.
+    ``siblings``: survey ids of the other waves of the survey's series, whose rows are left out
+    (rrsite.analyze.panel).
     """
     if population is not None and (isinstance(population, bool) or not population > 0):
         raise UsageError(f"--population must be a positive number, got {population!r}")
@@ -102,7 +105,7 @@ def analyze(
         if not Path(path).is_file():
             raise ExportError(f"{path}: no such file")
     rejections = Rejections()
-    tally = Tally(catalog, by, rejections)
+    tally = Tally(catalog, by, rejections, siblings)
     bar = Progress(sum(file_size(p) for p in paths), enabled=progress)
     files: list[FileInfo] = []
     try:

@@ -16,6 +16,7 @@ import os
 import sys
 import tempfile
 from pathlib import Path
+from typing import Any
 
 from ..analyze.sample_design import SampleOptions, parse_rake
 from ..errors import RRSiteError
@@ -142,6 +143,12 @@ def run(args: argparse.Namespace) -> int:
     if not args.survey and not args.manifest:
         raise RRSiteError("give the survey file with --survey FILE.md (and/or its built "
                           "manifests with --manifest survey.json)")
+    if len(args.survey) > 1:  # the waves of a series (rrsite.analyze.panel)?
+        from ..analyze.panel import waves_of
+
+        waves = waves_of(args.survey)
+        if waves is not None:
+            return _run_panel(args, waves)
     if getattr(args, "joint", None) or getattr(args, "cor", None):
         return _run_joint(args)
     if args.model:
@@ -187,6 +194,29 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
+def _run_panel(args: argparse.Namespace, waves: list[Any]) -> int:
+    """Several waves of a series: shares per wave, changes, the ledger per respondent."""
+    from ..analyze.panel import analyze_panel
+    from ..report.panel import render
+
+    if args.counts is not None or args.model or args.joint or args.cor or args.by or \
+            _sample_options(args) is not None:
+        raise RRSiteError("several waves are analysed with the options --confidence, "
+                          "--interval, --format and -o (analyse one wave for --by, --joint, "
+                          "--model, --cor, --counts or a sample design)")
+    if not args.exports:
+        raise RRSiteError("give the export file(s) of the waves")
+    result = analyze_panel(args.exports, waves, confidence=args.confidence,
+                           interval=args.interval, mapping=args.mapping, progress=args.progress)
+    report = render(result, args.format)
+    if args.output:
+        write_atomically(args.output, report)
+        print(f"wrote {args.output}", file=sys.stderr)
+    else:
+        sys.stdout.write(report)
+    return 0
+
+
 def _sample_options(args: argparse.Namespace) -> SampleOptions | None:
     """The sample design options, or None when none was given."""
     # --population alone is not a design: it also gives randomized numbers their totals
@@ -229,8 +259,6 @@ def _run_models(args: argparse.Namespace) -> int:
 
 def _run_joint(args: argparse.Namespace) -> int:
     """`--joint` or `--cor`: several questions together."""
-    from typing import Any
-
     option = "--joint" if args.joint else "--cor"
     if args.counts is not None or args.model or (args.joint and args.cor):
         raise RRSiteError(f"{option} fits rows of an export; it cannot be combined with "

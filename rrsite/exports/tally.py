@@ -40,6 +40,8 @@ FILTER_BITS = 27
 NO_ANSWER = "(no answer)"
 #: Row status codes, in the order the reasons are checked.
 MISSING, SURVEY, VERSION, INVALID, DUPLICATE = 1, 2, 3, 4, 5
+#: A row of another wave of the same series: left out, neither counted nor rejected.
+SIBLING = 6
 
 
 @dataclass
@@ -182,8 +184,11 @@ class Counts:
 class Tally:
     """Checks batches of rows and counts the accepted ones."""
 
-    def __init__(self, catalog: Catalog, by: str | None, rejections: Rejections) -> None:
+    def __init__(self, catalog: Catalog, by: str | None, rejections: Rejections,
+                 siblings: tuple[str, ...] = ()) -> None:
         self.catalog = catalog
+        #: Survey ids of the other waves of this survey's series: their rows are left out.
+        self.siblings = Vocab(list(siblings)) if siblings else None
         self.rejections = rejections
         self.tokens = TokenSet()
         self.versions = len(catalog.versions)
@@ -283,6 +288,8 @@ class Tally:
             survey = columns["survey"].codes(self.survey_vocab)
             missing_fields: list[tuple[str, np.ndarray]] = [("survey", survey == -2)]
             unknown_survey = survey == -1
+            if self.siblings is not None:  # another wave of the series: not this survey's row
+                mark(columns["survey"].codes(self.siblings) >= 0, SIBLING, lambda i: "")
         else:
             missing_fields = []
             unknown_survey = np.zeros(n, dtype=bool)

@@ -16,7 +16,8 @@ Agrawal & Aggarwal (2001) and ElSalamouny & Palamidessi (2020), is
 
     f_v <- f_v / N sum_i L_i(v) / sum_u f_u L_i(u),
 
-accelerated by SQUAREM (Varadhan & Roland 2008, with the monotone fallback). For "tick all that
+whose fixed point is reached fast by maximising the same likelihood with scipy's SLSQP first
+(:func:`em_shares`); the optimality conditions are checked. For "tick all that
 apply" every box is its own yes/no question (its share does not sum with the others): its
 maximum-likelihood estimate is the unbiased one clipped to [0, 1].
 """
@@ -29,6 +30,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+from scipy import optimize
 
 from ...core import z_value
 from ..estimators import KIND_CATEGORICAL, Estimate
@@ -36,8 +38,11 @@ from ..intervals import chebyshev_k, mapped_interval
 
 #: A "tick all that apply" question: each box's share is estimated on its own.
 KIND_MULTI = "multi-choice"
-EM_TOLERANCE = 1e-10
+#: EM stops when the optimality conditions hold within this (:func:`violation`).
+EM_TOLERANCE = 1e-6
 EM_MAX_ITERATIONS = 5_000
+#: Shares are kept at least this large while EM runs (a share at 0 could never grow again).
+FLOOR = 1e-12
 
 
 @dataclass(frozen=True)
@@ -107,52 +112,66 @@ def log_likelihood(shares: np.ndarray, parts: Sequence[Part]) -> float:
 
 
 def _em_step(shares: np.ndarray, data: list[tuple[np.ndarray, np.ndarray, float]],
-             total: float) -> np.ndarray:
+             total: float) -> tuple[np.ndarray, np.ndarray]:
+    """One EM step, and the multipliers (the log-likelihood's gradient over N) it applied."""
     update = np.zeros_like(shares)
     for rows, weights, extra in data:
         ratio = weights / (1.0 + extra * (rows @ shares))
         update += ratio.sum() + extra * (ratio @ rows)
-    out: np.ndarray = shares * update / total
+    multiplier: np.ndarray = update / total
+    out: np.ndarray = shares * multiplier
     normalised: np.ndarray = out / out.sum()
-    return normalised
+    return normalised, multiplier
+
+
+def violation(shares: np.ndarray, multiplier: np.ndarray) -> float:
+    """How far the shares are from the optimum on the simplex (Karush-Kuhn-Tucker).
+
+    At the maximum the gradient over N is 1 on every share above 0 and at most 1 elsewhere.
+    """
+    inside = shares > FLOOR * 10
+    off = np.abs(multiplier[inside] - 1.0).max(initial=0.0)
+    return float(max(off, (multiplier[~inside] - 1.0).max(initial=0.0)))
 
 
 def em_shares(parts: Sequence[Part], start: np.ndarray | None = None) -> np.ndarray:
-    """The maximum-likelihood shares on the simplex by EM (iterative Bayesian update), SQUAREM.
+    """The maximum-likelihood shares on the simplex, the iterative Bayesian update's fixed point.
 
-    Each SQUAREM cycle takes two EM steps, extrapolates along them and keeps the result only if
-    it stays on the simplex and does not lower the likelihood (else the plain EM step).
+    Plain EM creeps towards shares of 0 (thousands of steps with many answers), so the same
+    likelihood is first maximised by scipy's SLSQP with its exact gradient over the simplex;
+    EM steps then polish the result until the optimality conditions hold within EM_TOLERANCE
+    (:func:`violation`), or EM_MAX_ITERATIONS steps have been taken.
     """
     used = [p for p in parts if p.n]
     k = used[0].supports.shape[1]
     total = float(sum(p.n for p in used))
     data = [_compressed(p) for p in used]
-    shares = np.full(k, 1.0 / k) if start is None else np.clip(start, 1e-9, None)
+    shares = np.full(k, 1.0 / k) if start is None else np.clip(start, FLOOR, None)
     shares = shares / shares.sum()
 
-    def loglik(x: np.ndarray) -> float:
-        return sum(float(w @ np.log(1.0 + e * (r @ x))) for r, w, e in data)
+    def negative(x: np.ndarray) -> tuple[float, np.ndarray]:
+        value, gradient = 0.0, np.zeros(k)
+        for rows, weights, extra in data:
+            mix = 1.0 + extra * (rows @ x)
+            value += float(weights @ np.log(np.maximum(mix, 1e-300)))
+            ratio = weights / mix
+            gradient += ratio.sum() + extra * (ratio @ rows)
+        return -value / total, -gradient / total
 
-    current = loglik(shares)
+    found = optimize.minimize(
+        negative, shares, jac=True, method="SLSQP", bounds=[(0.0, 1.0)] * k,
+        constraints=[{"type": "eq", "fun": lambda x: x.sum() - 1.0,
+                      "jac": lambda x: np.ones_like(x)}],
+        options={"maxiter": 500, "ftol": 1e-15})
+    if np.all(np.isfinite(found.x)):
+        shares = np.clip(found.x, FLOOR, None)
+        shares = shares / shares.sum()
     for _ in range(EM_MAX_ITERATIONS):
-        one = _em_step(shares, data, total)
-        two = _em_step(one, data, total)
-        r, v = one - shares, two - 2 * one + shares
-        step = -math.sqrt(float(r @ r) / float(v @ v)) if float(v @ v) > 0 else -1.0
-        step = min(step, -1.0)
-        candidate = shares - 2 * step * r + step * step * v
-        if np.all(candidate >= 0) and candidate.sum() > 0:
-            candidate = _em_step(candidate / candidate.sum(), data, total)
-            value = loglik(candidate)
-            if value < current:
-                candidate, value = two, loglik(two)
-        else:
-            candidate, value = two, loglik(two)
-        moved = float(np.max(np.abs(candidate - shares)))
-        shares, current = candidate, value
-        if moved < EM_TOLERANCE:
+        stepped, multiplier = _em_step(shares, data, total)
+        if violation(shares, multiplier) < EM_TOLERANCE:
             break
-    shares[shares < 1e-12] = 0.0
+        shares = stepped
+    shares[shares < FLOOR * 10] = 0.0
     out: np.ndarray = shares / shares.sum()
     return out
 
