@@ -177,13 +177,15 @@ def em_shares(parts: Sequence[Part], start: np.ndarray | None = None) -> np.ndar
 
 
 def estimate(parts: Sequence[Part], values: Sequence[str], confidence: float = 0.95,
-             method: str = "exact") -> Estimate:
+             method: str = "exact", mle: bool = True) -> Estimate:
     """Every answer's share: the maximum-likelihood estimate, the unbiased one, exact intervals.
 
     One design: the mapped ``method`` interval ("exact" Clopper-Pearson by default) per answer.
     Several designs (the survey was edited): the unbiased estimates combined with fixed weights
     1 / Var at the uniform share, a Wald interval from their variance (``ci_method`` "wald"),
-    and the likelihood maximised over every design's reports together.
+    and the likelihood maximised over every design's reports together. ``mle`` False skips
+    the maximum likelihood (the estimate is then the unbiased share clipped to [0, 1]): the
+    intervals do not depend on it (benchmarks/coverage_frequency.py).
     """
     used = [p for p in parts if p.n]
     k = len(values)
@@ -218,7 +220,7 @@ def estimate(parts: Sequence[Part], values: Sequence[str], confidence: float = 0
         low, high = mapped_interval(part.counts(), part.n, 1.0 - part.law.q, part.law.p,
                                     confidence, method)
         low, high = np.atleast_1d(low), np.atleast_1d(high)
-    if sets:
+    if sets or not mle:
         shares = np.clip(unbiased, 0.0, 1.0)
         clipped = bool(np.any(shares != unbiased))
     else:
