@@ -120,7 +120,10 @@ async function randomizeAndStore() {
   if (items.length) {
     $("rr-submit-note").textContent = t("randomizing");
     try {
-      results = await randomizer.respond(items.map(({ question, truth, innocuous }) => ({ question, truth, innocuous })));
+      // [panels] a question asked in every wave takes the permanent reports this device kept (panel.js)
+      const panel = window.rrsitePanel;
+      results = await randomizer.respond(items.map(({ question, truth, innocuous }) => ({
+        question, truth, innocuous, permanent: panel ? panel.permanent(question) : undefined })));
     } catch (error) {
       $("rr-submit-note").textContent = t("randomize_failed", { reason: error.message });
       return;
@@ -129,6 +132,7 @@ async function randomizeAndStore() {
   // Without Web Locks another tab may have saved while the coins were flipped: its report wins
   // and these results are dropped unseen.
   if (showStoredIfAny()) return;
+  if (window.rrsitePanel) window.rrsitePanel.keep(results, newRespondentToken); // [panels]
   const answers = {};
   const groups = {}; // two-group designs: the group core drew in the worker (crypto.getRandomValues)
   for (const q of questions) {
@@ -139,7 +143,8 @@ async function randomizeAndStore() {
   }
   const record = {
     format: 1,
-    body: { survey: config.survey, version: config.version, respondent: newRespondentToken(), answers,
+    body: { survey: config.survey, version: config.version, answers,
+      respondent: window.rrsitePanel ? window.rrsitePanel.respondent(newRespondentToken) : newRespondentToken(),
       ...(Object.keys(groups).length ? { groups } : {}),
       ...(token ? { token } : invitationCode ? { invitation: invitationCode } : {}), // [collector hooks, issues 12, 24]
       ...(designCell ? { cell: designCell } : {}) }, // [design cell, issue 22]

@@ -167,6 +167,9 @@ def read_series(front: schema.Fields | None, problems: Problems) -> Series | Non
             problems.error(front.line_of("series"), "a survey in a series needs wave: this "
                                                     "wave's number (1 for the first)")
         return None
+    if front.get("mode") == "kiosk":
+        problems.error(front.line_of("series"), "a series cannot be fielded in kiosk mode: a "
+                       "shared device cannot keep each respondent's permanent reports")
     wave, waves = int(front.get("wave")), front.get("waves")
     if waves is not None and wave > waves:
         problems.error(front.line_of("wave"), f"wave {wave} is after the last planned wave "
