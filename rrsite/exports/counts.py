@@ -86,6 +86,10 @@ def _add(row: dict[str, str], catalog: Any, tally: Tally, by: str | None,
     named = [(m, q) for m, q in catalog.questions_named(qid) if q.sensitive]
     if not named:
         return f"question {qid!r} is not a randomized question of survey {catalog.survey!r}"
+    if any(q.oracle is not None for _, q in named):
+        return (f"question {qid!r} uses a frequency oracle: its reports support several answers "
+                "each and cannot be counted by value; analyze the export's rows instead of "
+                "--counts")
     if any(q.numeric for _, q in named):
         return (f"question {qid!r} is a randomized number: its mean and standard error need every "
                 "report (counts of reports do not give the spread of a number); analyze the "

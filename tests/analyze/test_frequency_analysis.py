@@ -284,3 +284,56 @@ def test_twenty_thousand_respondents_recover_every_share(tmp_path: Path) -> None
     assert inside >= 90, inside
     assert estimate.estimate.sum() == pytest.approx(1.0)
     assert np.max(np.abs(estimate.estimate - share)) < 0.05
+
+
+def test_joint_model_and_counts_refuse_an_oracle(tmp_path: Path, capsys) -> None:
+    values = [f"a{i}" for i in range(12)]
+    survey = tmp_path / "many.md"
+    survey.write_text(SURVEY.format(options=", ".join(values)).replace(
+        "budget: 1", "budget: 3") + "\n## Also?\n\n```question\nid: also\ntype: yes-no\n"
+        "randomize: forced-response\n```\n", encoding="utf-8")
+    out = tmp_path / "out.csv"
+    assert main(["simulate", str(survey), "--respondents", "300", "--seed", "1", "-o",
+                 str(out)]) == 0
+    capsys.readouterr()
+    assert main(["analyze", str(out), "--survey", str(survey), "--joint", "which,also"]) == 2
+    assert "frequency oracle" in capsys.readouterr().err
+    counts = tmp_path / "counts.csv"
+    counts.write_text("question,version,report,count\nwhich,subset,a1,3\n", encoding="utf-8")
+    assert main(["analyze", "--counts", str(counts), "--survey", str(survey)]) == 2
+    assert "frequency oracle" in capsys.readouterr().err
+
+
+def test_design_based_shares_of_an_oracle(tmp_path: Path) -> None:
+    """With equal weights the design-based (Hajek) share is the unbiased share; the weights
+    move it as they must (a weighted mean of the respondents' de-biased supports)."""
+    import csv
+
+    from rrsite.analyze.sample_design import SampleOptions
+
+    values = [f"a{i}" for i in range(12)]
+    survey = tmp_path / "many.md"
+    survey.write_text(SURVEY.format(options=", ".join(values)), encoding="utf-8")
+    out = tmp_path / "out.csv"
+    assert main(["simulate", str(survey), "--respondents", "2000", "--seed", "5", "-o",
+                 str(out)]) == 0
+    rows = list(csv.reader(out.open(encoding="utf-8")))
+    rows[0] += ["w", "one"]
+    for i, row in enumerate(rows[1:]):
+        row += [str(1 + i % 3), "1"]
+    weighted = tmp_path / "weighted.csv"
+    with weighted.open("w", encoding="utf-8", newline="") as handle:
+        csv.writer(handle).writerows(rows)
+    flat = analyze([weighted], survey=survey, sample=SampleOptions(weights="one"))
+    question = flat.question("which")
+    based = question.design_based["values"]
+    for i, label in enumerate(values):
+        assert based[label]["estimate"] == pytest.approx(question.estimate.unbiased[i])
+    tilted = analyze([weighted], survey=survey, sample=SampleOptions(weights="w"))
+    design = tilted.question("which").designs[0]
+    law = Law.of(SubsetSelection(12, 1.0, d=design.design["d"]))
+    table = design.supports
+    weights = np.array([1 + i % 3 for i in range(len(table))], dtype=float)
+    expected = weights @ ((table - law.q) / (law.p - law.q)) / weights.sum()
+    got = [tilted.question("which").design_based["values"][v]["estimate"] for v in values]
+    assert np.allclose(got, expected)

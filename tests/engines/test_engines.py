@@ -10,7 +10,10 @@ the server saw (page and worker), in nothing the page keeps on the device (local
 sessionStorage, cookies, IndexedDB, Cache Storage) and in no console message; localStorage holds
 the sent body; no console or page error, no CSP violation (reported to the proxy through
 ``report-uri``). Every number design is among the surveys answered (tests/browser/surveys/
-number-designs.md). Screenshots of the form, the review and the thanks go to
+number-designs.md), and so are frequency oracles and a sensitive multi-choice question (surveys/
+substances.md: its true ticks, as the JSON list the worker gets, must appear in no request, in
+nothing kept and in no console message) and one wave of a panel with its permanent reports kept
+(surveys/climate-panel.md). Screenshots of the form, the review and the thanks go to
 ``screenshots/<engine>/`` and on each of them the document is no wider than the viewport.
 
 The report returned by rrsite/core inside the worker and the coins' transcript are checked in
@@ -40,6 +43,7 @@ from respondent import (
 )
 
 from rrsite.core import number_design_from_spec
+from rrsite.core.frequency import FREQUENCY_DESIGNS, oracle_from_spec
 
 SURVEYS = Path(__file__).resolve().parents[2] / "surveys"
 SURVEY_FILES = [*sorted(path.name for path in SURVEYS.glob("*.md")),
@@ -104,8 +108,12 @@ FILL = """((plan) => {
   };
   for (const [qid, truth] of Object.entries(plan.truths)) {
     if (plan.types[qid] === "number") type_in(`#q-${qid}-input`, truth);
-    else one(`#q-${qid} input[data-truth][value=${value(truth)}]`).click();
+    else if (plan.types[qid] === "multi-choice") {  // the true ticks, a JSON list
+      for (const tick of JSON.parse(truth)) one(`#q-${qid} input[data-truth][value=${value(tick)}]`).click();
+    } else one(`#q-${qid} input[data-truth][value=${value(truth)}]`).click();
   }
+  const keep = document.querySelector("#rr-panel-keep");  // a panel: keep the permanent reports
+  if (keep && !keep.checked) keep.click();
   for (const [qid, innocuous] of Object.entries(plan.innocuous)) {
     if (plan.types[qid] === "number") type_in(`#q-${qid}-innocuous-input`, innocuous);
     else one(`#q-${qid}-innocuous input[data-innocuous][value=${value(innocuous)}]`).click();
@@ -241,6 +249,9 @@ def test_answer_and_audit(file: str, engine: Driver, engine_site: EngineSite) ->
         if q["type"] == "number":  # issue 21: a report the design can produce
             report = float(answers[q["id"]])  # Netlify's fields are text
             assert number_design_from_spec(q["design"]).impossible(report) is None, q["id"]
+            continue
+        if q["design"]["name"] in FREQUENCY_DESIGNS:  # a report the oracle can send
+            oracle_from_spec(q["design"]).decode(answers[q["id"]], q["values"])
             continue
         assert answers[q["id"]] in q["values"] + q.get("reports", []), (q["id"], answers)
     direct = expected_direct(manifest, plan, target)
