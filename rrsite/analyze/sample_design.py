@@ -233,8 +233,10 @@ def _read_rows(
 def _debiased_supports(oracles: list[tuple[int, QuestionSpec]],
                        found: dict[int, tuple[np.ndarray, np.ndarray]], version: np.ndarray,
                        n: int) -> np.ndarray:
-    """Per row and answer (support - q) / (p - q) under the row's version's oracle (NaN rows
-    did not answer): unbiased for the indicator of the true answer."""
+    """Per row and answer, (support - q) / (p - q) under the row's version's oracle.
+
+    Unbiased for the indicator of the true answer; rows that did not answer are NaN.
+    """
     k = len(oracles[0][1].values)
     out = np.full((n, k), np.nan)
     for m, question in oracles:
@@ -501,9 +503,11 @@ def _question_data(
 
 def _oracle_data(rows: np.ndarray, values: tuple[str, ...], labels: tuple[str, ...],
                  ) -> tuple[dict[str, sd.Debiased], np.ndarray] | None:
-    """A frequency oracle's de-biased supports per answer: r = (support - q) / (p - q) with
-    E[r | truth] = the truth's indicator, and r (r - 1) an unbiased estimate of its
-    randomization variance (as for a yes/no design)."""
+    """A frequency oracle's de-biased supports per answer, r = (support - q) / (p - q).
+
+    E[r | truth] is the truth's indicator, and r (r - 1) an unbiased estimate of its
+    randomization variance (as for a yes/no design).
+    """
     answered = ~np.isnan(rows[:, 0]) if rows.size else np.zeros(0, dtype=bool)
     if not answered.any():
         return None

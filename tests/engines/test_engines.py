@@ -109,7 +109,9 @@ FILL = """((plan) => {
   for (const [qid, truth] of Object.entries(plan.truths)) {
     if (plan.types[qid] === "number") type_in(`#q-${qid}-input`, truth);
     else if (plan.types[qid] === "multi-choice") {  // the true ticks, a JSON list
-      for (const tick of JSON.parse(truth)) one(`#q-${qid} input[data-truth][value=${value(tick)}]`).click();
+      for (const tick of JSON.parse(truth)) {
+        one(`#q-${qid} input[data-truth][value=${value(tick)}]`).click();
+      }
     } else one(`#q-${qid} input[data-truth][value=${value(truth)}]`).click();
   }
   const keep = document.querySelector("#rr-panel-keep");  // a panel: keep the permanent reports
