@@ -21,6 +21,7 @@ from rrsite.core import (
     design_from_spec,
     privacy_of,
 )
+from rrsite.core.frequency import oracle_from_spec
 from rrsite.survey import load_survey
 from rrsite.survey.bundle import build_core_zip, core_files, core_hash, core_zip
 
@@ -90,6 +91,11 @@ def test_every_example_matrix_equals_core_and_aligns_with_values(path):
             continue
         if entry["type"] == "number":  # a number design: tests/survey/test_numbers_grammar.py
             assert "matrix" not in entry
+            continue
+        if "oracle" in entry:  # a frequency oracle: tests/survey/test_frequency_grammar.py
+            assert "matrix" not in entry
+            oracle = oracle_from_spec(entry["design"])
+            assert entry["oracle"] == {"p": oracle.p, "q": oracle.q, "ratio": oracle.ratio}
             continue
         design = design_from_spec(entry["design"])
         if "groups" in entry:  # a two-group design: one matrix per group, no single one
