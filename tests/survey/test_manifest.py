@@ -113,7 +113,11 @@ def test_every_example_matrix_equals_core_and_aligns_with_values(path):
             assert len(matrix) == k and all(len(row) == columns for row in matrix)
             assert all(math.fsum(row) == pytest.approx(1.0) for row in matrix)
         privacy = privacy_of(design)
-        if entry["epsilon"] is None:
+        if "memoize" in entry:  # a panel: one wave's epsilon; the design's bounds all waves
+            assert entry["memoize"]["epsilon_all_waves"] == pytest.approx(privacy.epsilon)
+            assert entry["epsilon"] == pytest.approx(entry["memoize"]["ledger"][0])
+            assert entry["epsilon"] < privacy.epsilon
+        elif entry["epsilon"] is None:
             assert math.isinf(privacy.epsilon)
             assert entry["id"] in manifest["privacy"]["not_private"]
         elif entry["delta"] > 0:  # (epsilon, delta) as chosen: delta at that epsilon
