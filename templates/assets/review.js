@@ -23,7 +23,7 @@ export function editDirectAnswers() {
       element.dataset.fixed = "true";
     }
     const explain = $(`q-${q.id}-explain`);
-    const label = optionLabel(q, String(state.editing.body.answers[q.id]));
+    const label = answerText(q, state.editing.body.answers[q.id]);
     if (explain) explain.textContent = t(isCombined(q) ? "edit_fixed_combined" : "edit_fixed", { label });
   }
   const innocuous = document.querySelectorAll("[data-innocuous-for]");
