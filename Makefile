@@ -49,6 +49,7 @@ bench: setup-test
 	$(PY) benchmarks/collector.py
 	$(PY) benchmarks/analyze.py --rows 1000000 --rows 10000000
 	$(PY) benchmarks/page_load.py --runs 5
+	$(PY) benchmarks/power.py
 
 clean:
 	rm -rf dist build site *.egg-info .pytest_cache .mypy_cache .ruff_cache

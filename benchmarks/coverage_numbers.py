@@ -1,5 +1,12 @@
 """Coverage of the 95% interval for the mean of a randomized number, every design, skewed truths.
 
+Three tables: surveys of 100, 500 and 2,000 respondents (the t interval beside Wald's); small
+surveys of 3 to 50; and the subgroups of a survey of 60 split 6% / 24% / 70% by a direct
+question (about 4, 14 and 42 respondents), estimated as `rrsite analyze --by` does. The small
+tables also count what must never happen: an estimate outside [min, max], an interval reaching
+outside it or of zero width; and how often the interval is too wide to inform (it holds both a
+quarter and three quarters of the range), which the report then says.
+
 Truths (a fresh random sample each survey, so the interval must cover sampling and randomization):
 log-normal incomes (mu 8, sigma 1.2, clipped to [0, 100000]) and zero-inflated counts of days
 (70% zeros, else Poisson(8), clipped to 0..30). The estimand is the population mean, computed
@@ -8,7 +15,8 @@ the analyzer's code (fit_part + combine: Hall's skewness-corrected t with Satter
 degrees of freedom, joined with the log-scale interval where the truths' spread drives the
 variance). The Wald (normal quantile) interval is shown beside it as the baseline.
 
-    .venv/bin/python benchmarks/coverage_numbers.py [--reps 10000] [--seed 21]
+    .venv/bin/python benchmarks/coverage_numbers.py [--reps 10000] [--small-reps 2000]
+        [--seed 21] [--only large|small|subgroups]
 """
 
 from __future__ import annotations
@@ -21,10 +29,23 @@ import time
 import numpy as np
 from scipy import stats
 
+from rrsite.analyze.numbers import number_estimate
+from rrsite.analyze.results import NumberPart
+from rrsite.core import Privacy
 from rrsite.core.numbers import NumberDesign, number_design_from_spec
-from rrsite.estimate.numbers import combine, fit_part, simulate_reports
+from rrsite.estimate.numbers import (
+    NumberEstimate,
+    NumberEstimateError,
+    combine,
+    fit_part,
+    simulate_reports,
+)
 
 SIZES = (100, 500, 2000)
+SMALL_SIZES = (3, 5, 10, 20, 50)
+#: The subgroups: a survey of SUBGROUP_N respondents split by a direct question in these shares.
+SUBGROUP_N = 60
+SUBGROUP_SHARES = (0.06, 0.24, 0.70)
 INCOME = {"min": 0, "max": 100000, "integer": False}
 DAYS = {"min": 0, "max": 30, "integer": True}
 DESIGNS: dict[str, list[dict]] = {
@@ -84,20 +105,122 @@ def coverage(rng: np.random.Generator, design: NumberDesign, kind: str, n: int, 
         reports, groups = simulate_reports(rng, design, y, other)
         result = combine([fit_part(design, reports, groups)], 0.95)
         hit_t += result.ci_low <= truth <= result.ci_high
-        hit_wald += abs(result.mean - truth) <= z * result.se
+        hit_wald += abs(result.mean - truth) <= z * result.se  # Wald: the unbiased mean
     return hit_t / reps, hit_wald / reps
+
+
+class Tally:
+    """Coverage and the things that must never happen, over many small estimates."""
+
+    def __init__(self) -> None:
+        self.surveys = self.hits = self.outside = self.reaching = self.zero = 0
+        self.wide = self.refused = 0
+
+    def add(self, found: NumberEstimate | None, truth: float, low: float, high: float) -> None:
+        """One estimate (None: the design could not estimate, e.g. a mixture-unknown group of 1)."""
+        if found is None:
+            self.refused += 1
+            return
+        self.surveys += 1
+        self.hits += found.ci_low <= truth <= found.ci_high
+        self.outside += not low <= found.estimate <= high
+        self.reaching += not (low <= found.ci_low and found.ci_high <= high)
+        self.zero += not found.ci_high > found.ci_low
+        quarter, three = low + (high - low) / 4, low + 3 * (high - low) / 4
+        self.wide += found.ci_low <= quarter and found.ci_high >= three
+
+    def cell(self) -> str:
+        """``coverage% (too wide%)``; ``-`` when nothing could be estimated."""
+        if not self.surveys:
+            return "-"
+        return (f"{100 * self.hits / self.surveys:5.1f} ({100 * self.wide / self.surveys:3.0f})"
+                + ("" if not self.refused else f" r{self.refused}"))
+
+
+def small_table(rng: np.random.Generator, reps: int, truths: dict[str, float],
+                total: Tally) -> None:
+    """Surveys of 3 to 50 respondents, every design: coverage (and % too wide to inform)."""
+    print(f"\nsmall surveys: 95% coverage (% of intervals too wide to inform) over {reps:,} "
+          "surveys per cell; rN: N surveys a design could not estimate (mixture-unknown needs "
+          "2 reports per group)")
+    print(f"{'truth':<8}{'design':<17}" + "".join(f"{'N=' + str(n):>17}" for n in SMALL_SIZES))
+    for kind, specs in DESIGNS.items():
+        bounds = INCOME if kind == "income" else DAYS
+        for spec in specs:
+            design = number_design_from_spec({**spec, **bounds})
+            cells = []
+            for n in SMALL_SIZES:
+                tally = Tally()
+                for _ in range(reps):
+                    y, other = draw_truths(rng, kind, n)
+                    reports, groups = simulate_reports(rng, design, y, other)
+                    if groups is not None and min(np.sum(groups == 1), np.sum(groups == 2)) < 2:
+                        found = None
+                    else:
+                        found = combine([fit_part(design, reports, groups)], 0.95)
+                    for counter in (tally, total):
+                        counter.add(found, truths[kind], bounds["min"], bounds["max"])
+                cells.append(tally.cell())
+            print(f"{kind:<8}{spec['name']:<17}" + "".join(f"{c:>17}" for c in cells),
+                  flush=True)
+
+
+def subgroup_table(rng: np.random.Generator, reps: int, truths: dict[str, float],
+                   total: Tally) -> None:
+    """The subgroups of surveys of SUBGROUP_N, estimated by the analyzer (`analyze --by`)."""
+    shares = " / ".join(f"{share:.0%}" for share in SUBGROUP_SHARES)
+    print(f"\nsubgroups of a survey of {SUBGROUP_N} split {shares}: 95% coverage (% too wide to "
+          f"inform) over {reps:,} surveys; mean size of each subgroup in brackets")
+    sizes = [f"~{SUBGROUP_N * share:.0f}" for share in SUBGROUP_SHARES]
+    print(f"{'truth':<8}{'design':<17}" + "".join(f"{'n' + s:>17}" for s in sizes))
+    for kind, specs in DESIGNS.items():
+        bounds = INCOME if kind == "income" else DAYS
+        for spec in specs:
+            design = number_design_from_spec({**spec, **bounds})
+            tallies = [Tally() for _ in SUBGROUP_SHARES]
+            for _ in range(reps):
+                y, other = draw_truths(rng, kind, SUBGROUP_N)
+                reports, groups = simulate_reports(rng, design, y, other)
+                subgroup = rng.choice(len(SUBGROUP_SHARES), SUBGROUP_N, p=SUBGROUP_SHARES)
+                part = NumberPart(design, ["v"], reports, subgroup,
+                                  np.zeros(SUBGROUP_N, dtype=int) if groups is None else groups,
+                                  Privacy(1.0, 0.0))
+                for g, tally in enumerate(tallies):
+                    try:
+                        found: NumberEstimate | None = number_estimate([part], g, 0.95, None)
+                    except NumberEstimateError:  # a subgroup of 0 or 1, or a group too small
+                        found = None
+                    for counter in (tally, total):
+                        counter.add(found, truths[kind], bounds["min"], bounds["max"])
+            print(f"{kind:<8}{spec['name']:<17}" + "".join(f"{t.cell():>17}" for t in tallies),
+                  flush=True)
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--reps", type=int, default=10000)
+    parser.add_argument("--small-reps", type=int, default=2000,
+                        help="surveys per cell of the small-survey and subgroup tables")
     parser.add_argument("--seed", type=int, default=21)
+    parser.add_argument("--only", choices=("large", "small", "subgroups"))
     args = parser.parse_args(argv)
     rng = np.random.default_rng(args.seed)
     truths = {"income": income_mean(), "days": days_mean()}
     started = time.perf_counter()
+    if args.only in (None, "small", "subgroups"):
+        total = Tally()
+        if args.only != "subgroups":
+            small_table(rng, args.small_reps, truths, total)
+        if args.only != "small":
+            subgroup_table(rng, args.small_reps, truths, total)
+        print(f"small surveys and subgroups estimated: {total.surveys:,} ({total.refused:,} "
+              f"could not be); estimates outside [min, max]: {total.outside}; intervals "
+              f"reaching outside it: {total.reaching}; of zero width: {total.zero}")
+        if args.only is not None:
+            print(f"({time.perf_counter() - started:.0f} s)")
+            return 0
     worst = 1.0
-    print(f"95% interval coverage over {args.reps:,} surveys per cell "
+    print(f"\n95% interval coverage over {args.reps:,} surveys per cell "
           f"(Monte Carlo SE about {100 * math.sqrt(0.95 * 0.05 / args.reps):.2f} points)")
     print(f"{'truth':<8}{'design':<17}" + "".join(f"{'N=' + str(n):>16}" for n in SIZES))
     print(f"{'':<25}" + "".join(f"{'t / Wald':>16}" for _ in SIZES))

@@ -11,9 +11,13 @@ import importlib
 import os
 import sys
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from . import __version__
 from .errors import RRSiteError
+
+if TYPE_CHECKING:
+    from _typeshed import SupportsWrite
 
 COMMANDS: dict[str, tuple[str, str]] = {
     "new": ("rrsite.commands.new", "write a starter survey file"),
@@ -23,6 +27,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "serve": ("rrsite.commands.serve", "serve a built site and collect submissions"),
     "export": ("rrsite.commands.export", "export stored submissions to CSV or JSONL"),
     "invite": ("rrsite.commands.invite", "personal invitation links, each accepted once"),
+    "completions": ("rrsite.commands.completions",
+                    "which of a panel's participants completed (the completion record)"),
     "analyze": ("rrsite.commands.analyze", "de-bias exported submissions into estimates"),
     "plan": (
         "rrsite.plan.designs",
@@ -42,6 +48,16 @@ class _Parser(argparse.ArgumentParser):
     def error(self, message: str) -> None:  # type: ignore[override]
         self.print_usage(sys.stderr)
         self.exit(2, f"{self.prog}: error: {message}\n")
+
+    def _print_message(self, message: str, file: SupportsWrite[str] | None = None) -> None:
+        """Write a help or usage text, letting a closed pipe raise.
+
+        argparse swallows OSError here in some Python versions (3.11.7 does, 3.11.2 does not),
+        so with unbuffered output (PYTHONUNBUFFERED) `rrsite plan --help` into a closed pipe
+        would exit 0 under one interpreter and 141 under another; here it is 141 under all.
+        """
+        if message:
+            (file or sys.stderr).write(message)
 
 
 def _command_module(name: str):  # type: ignore[no-untyped-def]

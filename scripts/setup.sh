@@ -48,18 +48,38 @@ fi
 # The docs extra (MkDocs, Material, mkdocstrings) with --docs and --browser: tests/docs builds the site.
 extras=test
 if [ -n "$want_docs" ]; then extras=test,docs; fi
-"$VENV/bin/python" -m pip install --quiet --disable-pip-version-check -e ".[$extras]"
+# Stamps: pip runs only when pyproject.toml changed (or more extras are wanted) and `npm ci` only
+# when package-lock.json changed, so a second `make setup` does nothing (and `npm ci`, which
+# deletes node_modules first, never runs under a `make test` that is using it).
+digest() { sha256sum "$1" | cut -d' ' -f1; }
+pip_stamp="$VENV/.rrsite-pip"
+pip_want="$(digest pyproject.toml)"
+pip_done() {  # the stamp holds the digest and the extras installed: the wanted ones included?
+  [ -f "$pip_stamp" ] && [ "$(sed -n 1p "$pip_stamp")" = "$pip_want" ] || return 1
+  case ",$(sed -n 2p "$pip_stamp")," in *",$1,"*) return 0 ;; *) return 1 ;; esac
+}
+if ! pip_done test || { [ -n "$want_docs" ] && ! pip_done docs; }; then
+  "$VENV/bin/python" -m pip install --quiet --disable-pip-version-check -e ".[$extras]"
+  printf '%s\n%s\n' "$pip_want" "$extras" > "$pip_stamp"
+fi
 
 command -v npm >/dev/null || need_apt nodejs npm
-npm ci --silent --no-audit --no-fund
+npm_stamp=node_modules/.rrsite-lock
+if [ ! -f "$npm_stamp" ] || [ "$(cat "$npm_stamp")" != "$(digest package-lock.json)" ]; then
+  npm ci --silent --no-audit --no-fund
+  digest package-lock.json > "$npm_stamp"
+fi
 
 if [ "$want_browser" = "--browser" ]; then
   [ -x /usr/bin/chromium ] || need_apt chromium
-  # browsers (issue 8): Firefox (driven over WebDriver BiDi by puppeteer-core, from npm ci above),
+  # the browser tests: Firefox (driven over WebDriver BiDi by puppeteer-core, from npm ci above),
   # WebKitGTK's WebDriver with MiniBrowser (driven by Selenium, from .[test]) and Xvfb for it.
   [ -x /usr/bin/firefox-esr ] || need_apt firefox-esr
   [ -x /usr/bin/WebKitWebDriver ] || need_apt webkit2gtk-driver
   command -v Xvfb >/dev/null || need_apt xvfb
-  # collector (issue 12): a PostgreSQL server for tests/collect (initdb into a temporary folder)
+  # the collector's tests: a PostgreSQL server for tests/collect (initdb into a temporary folder)
   ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || need_apt postgresql
+  # R, for the test that runs the RRreg script `rrsite export --r-script` writes (RRreg itself
+  # is on CRAN, out of reach here: the test installs a stand-in that records each call)
+  command -v Rscript >/dev/null || need_apt r-base-core
 fi

@@ -2,8 +2,9 @@
 
 ``api`` is the entry (``analyze()`` over exports, ``analyze_counts()`` over a counts CSV),
 ``results`` its result objects, ``prevalence`` and ``numbers`` the yes-no, choice and number
-questions, ``univariate`` RRreg's designs, ``sample_design`` design-based estimates, ``joint``
-and ``correlation`` several questions together, and ``regression/`` every ``--model``. Reading
+questions, ``univariate`` RRreg's designs, ``sample_design`` design-based estimates,
+``compliance`` the checks of whether randomized response worked, ``joint`` and ``correlation``
+several questions together, and ``regression/`` every ``--model``. Reading
 exports is rrsite.exports, the likelihoods rrsite.estimate, rendering rrsite.report.
 
 The Python API (numpy and scipy are loaded only when it is used, so `rrsite plan` stays light):

@@ -17,7 +17,7 @@ import numpy as np
 
 from ..estimate.frequency import Law, Part, estimate
 from ..exports.catalog import Catalog, QuestionSpec
-from ..exports.tally import NO_ANSWER, Tally
+from ..exports.tally import Tally
 from .results import DesignPart, QuestionResult, privacy_dict
 
 
@@ -64,8 +64,12 @@ def _key(question: QuestionSpec) -> str:
 
 
 def oracle_results(catalog: Catalog, tally: Tally, confidence: float, interval: str,
-                   by: str | None, notes: list[str]) -> list[QuestionResult]:
-    """A result per frequency-oracle question (versions with other answer values apart)."""
+                   notes: list[str]) -> list[QuestionResult]:
+    """A result per frequency-oracle question (versions with other answer values apart).
+
+    The subgroups (``--by``, crossed when several) are the tally's.
+    """
+    by = tally.by
     results = []
     for qid in catalog.question_ids():
         entries = [(m, q) for m, q in catalog.questions_named(qid) if q.oracle is not None]
@@ -121,7 +125,7 @@ def _one(catalog: Catalog, tally: Tally, label: str, group: list[tuple[int, Ques
     if by is not None:
         for g, name in enumerate(tally.groups):
             found = estimate([p.part(g) for p in designs], values, confidence, interval)
-            if name == NO_ANSWER and found.n == 0:
+            if tally.subgroups.unanswered(name) and found.n == 0:
                 continue
             result.groups[name] = found
     return result

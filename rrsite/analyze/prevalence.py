@@ -28,11 +28,18 @@ from ..estimate.univariate import UniFit
 from ..exports.catalog import CHOICE_TYPES, Catalog, QuestionSpec
 from ..exports.readers import FileInfo
 from ..exports.rejections import Rejections
-from ..exports.tally import NO_ANSWER, Tally
+from ..exports.tally import Tally
 from ..survey.model import over_budget
 from . import univariate
 from .frequency import oracle_results
-from .results import Analysis, DesignPart, DirectResult, QuestionResult, privacy_dict
+from .results import (
+    Analysis,
+    DesignPart,
+    DirectResult,
+    QuestionResult,
+    labels_of,
+    privacy_dict,
+)
 
 
 def _canonical(values: Sequence[str], qtype: str) -> tuple[str, ...]:
@@ -62,9 +69,9 @@ def _estimate(
 
 
 def _question_results(
-    catalog: Catalog, tally: Tally, confidence: float, interval: str, by: str | None,
-    notes: list[str],
+    catalog: Catalog, tally: Tally, confidence: float, interval: str, notes: list[str],
 ) -> list[QuestionResult]:
+    by = tally.by
     results = []
     for qid in catalog.question_ids():
         entries = [(m, q) for m, q in catalog.questions_named(qid)
@@ -170,7 +177,7 @@ def _rrreg_question(
     if by is not None:
         for g, name in enumerate(tally.groups):
             group_fit, group_estimate = estimate(g)
-            if name == NO_ANSWER and group_estimate.n == 0:
+            if tally.subgroups.unanswered(name) and group_estimate.n == 0:
                 continue
             result.groups[name] = group_estimate
             result.group_fits[name] = group_fit
@@ -215,7 +222,7 @@ def _one_question(
         for g, name in enumerate(tally.groups):
             estimate = _estimate(kind, values, [(p.counts[:, g], p.matrix) for p in designs],
                                  confidence, interval)
-            if name == NO_ANSWER and estimate.n == 0:
+            if tally.subgroups.unanswered(name) and estimate.n == 0:
                 continue
             result.groups[name] = estimate
     return result
@@ -259,23 +266,34 @@ def _privacy(catalog: Catalog, tally: Tally, questions: list[QuestionResult]) ->
     return {
         "composition": "basic: a respondent's epsilons and deltas add up over the sensitive "
                        "questions of the version answered",
-        "questions": [{"id": q.id, **privacy_dict(q.privacy)} for q in questions],
+        "questions": [_anchor_said({"id": q.id, **privacy_dict(q.privacy)}, catalog)
+                      for q in questions],
         "per_respondent": per_respondent,
         "by_version": [entry for _, _, entry in by_version],
     }
 
 
+def _anchor_said(entry: dict[str, Any], catalog: Catalog) -> dict[str, Any]:
+    """A crosswise anchor's privacy entry says why it is not in the per-respondent total."""
+    if any(q.anchor for _, q in catalog.questions_named(entry["id"])):
+        entry["anchor"] = True
+        entry["statement"] += ("; the anchor question (its statement is false for everyone) is "
+                               "left out of the per-respondent total")
+    return entry
+
+
 def assemble(
     catalog: Catalog, tally: Tally, files: list[FileInfo], rejections: Rejections,
-    confidence: float, interval: str, by: str | None,
+    confidence: float, interval: str,
 ) -> Analysis:
     """The Analysis of a filled tally: every yes-no and choice question, the direct ones, privacy.
 
-    Randomized numbers are added by the caller (rrsite.analyze.numbers).
+    The subgroups (``--by``, crossed when several) are the tally's. Randomized numbers are added
+    by the caller (rrsite.analyze.numbers).
     """
     notes: list[str] = []
-    questions = _question_results(catalog, tally, confidence, interval, by, notes)
-    questions += oracle_results(catalog, tally, confidence, interval, by, notes)
+    questions = _question_results(catalog, tally, confidence, interval, notes)
+    questions += oracle_results(catalog, tally, confidence, interval, notes)
     order = {qid: i for i, qid in enumerate(catalog.question_ids())}
     questions.sort(key=lambda q: order.get(q.id.split(" [")[0], len(order)))
     if not questions:
@@ -288,7 +306,8 @@ def assemble(
     accepted = int(tally.rows_accepted.sum())
     return Analysis(
         survey=catalog.survey, title=catalog.title, confidence=confidence, interval=interval,
-        by=by, files=files, versions=versions, rejected=rejections, questions=questions,
+        by=tally.by, files=files, versions=versions, rejected=rejections, questions=questions,
         direct=_direct_results(catalog, tally), privacy=_privacy(catalog, tally, questions),
         rows_read=sum(f.rows for f in files), rows_accepted=accepted, notes=notes,
+        subgroups=tally.subgroups, labels=labels_of(catalog),
     )

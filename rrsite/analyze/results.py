@@ -10,6 +10,7 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from fractions import Fraction
 from typing import Any
 
 import numpy as np
@@ -19,9 +20,10 @@ from ..estimate.deconvolution import Deconvolution, DeconvolutionError, deconvol
 from ..estimate.estimators import Estimate
 from ..estimate.numbers import NumberEstimate, PartFit
 from ..estimate.univariate import UniFit
-from ..exports.catalog import QuestionSpec
+from ..exports.catalog import Catalog, QuestionSpec
 from ..exports.readers import FileInfo
 from ..exports.rejections import Rejections
+from ..exports.subgroups import SEPARATOR, Subgroups
 from . import univariate
 
 VARIANCE_CONVENTION = "random-sampling"
@@ -43,14 +45,91 @@ def finite(value: float) -> float | None:
     return value if math.isfinite(value) else None
 
 
+def epsilon_words(epsilon: float) -> str:
+    """An epsilon as people read it, to four significant digits.
+
+    ``ln 3 = 1.099`` when e^epsilon is a simple ratio (denominator up to 10), else ``1.5``.
+    """
+    shown = f"{epsilon:.4g}"
+    ratio = Fraction(math.exp(epsilon)).limit_denominator(10)
+    if ratio > 1 and math.isclose(math.log(ratio), epsilon, rel_tol=1e-9, abs_tol=1e-12):
+        return f"ln {ratio} = {shown}" if ratio.denominator == 1 else f"ln({ratio}) = {shown}"
+    return shown
+
+
+def privacy_words(privacy: Privacy) -> str:
+    """The guarantee in a plain sentence, or why there is no epsilon.
+
+    ``epsilon = ln 3 = 1.099: any report is at most 3 times as likely ...``.
+    """
+    if math.isinf(privacy.epsilon):
+        return privacy.describe()
+    ratio = math.exp(privacy.epsilon)
+    delta = f", delta = {privacy.delta:.3g}" if privacy.delta else ""
+    unless = ", except with chance delta" if privacy.delta else ""
+    return (f"epsilon = {epsilon_words(privacy.epsilon)}{delta}: any report is at most "
+            f"{ratio:.3g} times as likely under one true answer as under another{unless}")
+
+
 def privacy_dict(privacy: Privacy) -> dict[str, Any]:
     """Epsilon (null when infinite), delta and a plain sentence."""
     return {
         "epsilon": finite(privacy.epsilon),
         "delta": privacy.delta,
         "epsilon_infinite": math.isinf(privacy.epsilon),
-        "statement": privacy.describe(),
+        "statement": privacy_words(privacy),
     }
+
+
+@dataclass
+class Labels:
+    """What reports show for ids and values: the questions' short names and options' labels."""
+
+    #: Per question id: its short name (only questions that have one).
+    names: dict[str, str] = field(default_factory=dict)
+    #: Per question id: each value's label.
+    values: dict[str, dict[str, str]] = field(default_factory=dict)
+
+    def question(self, qid: str) -> str:
+        """The short name of a question, else its id."""
+        return self.names.get(qid, qid)
+
+    def value(self, qid: str, value: str) -> str:
+        """A value's label (the value itself when it has none)."""
+        return self.values.get(qid, {}).get(value, value)
+
+    def cell(self, subgroups: Subgroups | None, name: str) -> str:
+        """A subgroup's name with each by-question's answer as its label."""
+        if subgroups is None or not subgroups.questions:
+            return name
+        try:
+            cell = subgroups.cell_of(name)
+        except ValueError:
+            return name
+        return SEPARATOR.join(self.value(q, a) for q, a in cell.items())
+
+    def where(self, subgroups: Subgroups | None, name: str) -> str:
+        """``year = First, sex = Women``: a subgroup in words (its labels)."""
+        if subgroups is None or not subgroups.questions:
+            return name
+        try:
+            cell = subgroups.cell_of(name)
+        except ValueError:
+            return name
+        return ", ".join(f"{q} = {self.value(q, a)}" for q, a in cell.items())
+
+
+def labels_of(catalog: Catalog) -> Labels:
+    """Every question's short name and value labels, the first version's first."""
+    labels = Labels()
+    for version in catalog.versions:
+        for question in version.questions:
+            if question.short:
+                labels.names.setdefault(question.id, question.short)
+            values = labels.values.setdefault(question.id, {})
+            for value, label in question.labels.items():
+                values.setdefault(value, label)
+    return labels
 
 
 @dataclass
@@ -308,6 +387,21 @@ class Analysis:
     #: Randomized number questions (rrsite.estimate.numbers).
     numbers: list[NumberResult] = field(default_factory=list)
     population: float | None = None
+    #: The cells of ``--by`` (one question, or several crossed); None before they are known.
+    subgroups: Subgroups | None = None
+    #: Short names and value labels, for the reports.
+    labels: Labels = field(default_factory=Labels)
+    #: Did randomized response work? (rrsite.analyze.compliance: its ``to_dict()``), or None.
+    compliance: dict[str, Any] | None = None
+
+    @property
+    def by_questions(self) -> list[str]:
+        """The ``--by`` questions (several when crossed; empty without --by)."""
+        return list(self.subgroups.questions) if self.subgroups is not None else []
+
+    def label(self, qid: str | None, value: str) -> str:
+        """The label of ``value`` of question ``qid``, or the value itself."""
+        return self.labels.value(qid or "", value)
 
     def question(self, qid: str) -> QuestionResult:
         """The result for one question id."""
@@ -328,6 +422,7 @@ class Analysis:
             "interval": self.interval,
             "variance_convention": VARIANCE_CONVENTION,
             "by": self.by,
+            "by_questions": self.by_questions,
             "files": [
                 {"path": f.path, "format": f.format, "rows": f.rows, "notes": list(f.notes)}
                 for f in self.files
@@ -337,13 +432,27 @@ class Analysis:
             "versions": self.versions,
             "rejected": self.rejected.to_dict(),
             "privacy": self.privacy,
-            "questions": [q.to_dict() for q in self.questions],
+            "questions": [self._cells(q.to_dict()) for q in self.questions],
             "direct": [d.to_dict() for d in self.direct],
-            "numbers": [n.to_dict() for n in self.numbers],
+            "numbers": [self._cells(n.to_dict()) for n in self.numbers],
             "population": self.population,
             "notes": list(self.notes),
             **({"sample_design": self.sample_design} if self.sample_design is not None else {}),
+            **({"compliance": self.compliance} if self.compliance is not None else {}),
         }
+
+    def _cells(self, entry: dict[str, Any]) -> dict[str, Any]:
+        """A question's ``by`` with its by-questions and each subgroup's ``cell`` (answers)."""
+        by = entry.get("by")
+        if by is None or self.subgroups is None or not self.subgroups.questions:
+            return entry
+        by["questions"] = list(self.subgroups.questions)
+        for name, group in by["groups"].items():
+            try:
+                group["cell"] = self.subgroups.cell_of(name)
+            except ValueError:
+                continue
+        return entry
 
     def to_pandas(self) -> Any:
         """A pandas DataFrame: one row per question, estimated answer and subgroup."""

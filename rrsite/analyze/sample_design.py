@@ -28,11 +28,12 @@ import numpy as np
 from ..errors import RRSiteError
 from ..estimate import numbers as number_estimates
 from ..estimate import survey_design as sd
-from ..estimate.models import TWO_GROUP_MODELS
+from ..estimate.models import TWO_GROUP_MODELS, Design
 from ..exports.catalog import Catalog, QuestionSpec
 from ..exports.readers import EXTRA_PREFIX, ExportError, FileInfo, read_export
 from ..exports.rejections import Rejections
-from ..exports.tally import NO_ANSWER, Tally
+from ..exports.subgroups import NO_ANSWER, Subgroups, parse_by
+from ..exports.tally import Tally
 from .univariate import model_of
 
 #: How many bad rows an error message names.
@@ -484,6 +485,15 @@ def _question_data(
                 data = sd.debias_two_group(design, codes.clip(0), groups, weights, rows)
                 r[label][rows], v[label][rows] = data.r[rows], data.v[rows]
                 e[label][rows] = data.u[rows]
+            elif isinstance((question.manifest.get("rrreg") or {}).get("group_p"), list):
+                # the extended crosswise model: each row is crosswise with its group's p
+                group_p = question.manifest["rrreg"]["group_p"]
+                for g, rate in ((1, group_p[0]), (2, group_p[1])):
+                    inside = rows & (groups == g)
+                    data = sd.debias_rrreg(Design(design.model, float(rate)),
+                                           codes[inside].astype(np.int64))
+                    r[label][inside], v[label][inside], e[label][inside] = (data.r, data.v,
+                                                                            data.r)
             else:
                 data = sd.debias_rrreg(design, local)
                 r[label][rows], v[label][rows], e[label][rows] = data.r, data.v, data.r
@@ -528,21 +538,38 @@ def _by_values(catalog: Catalog, by: str, version: np.ndarray, codes: np.ndarray
     return out
 
 
+def _cells(catalog: Catalog, by: Sequence[str], version: np.ndarray,
+           codes: dict[str, np.ndarray]) -> tuple[np.ndarray, dict[str, int]]:
+    """Each row's subgroup (a cell of the crossed by-questions) and every cell's rank."""
+    answers: dict[str, list[str]] = {}
+    for qid in by:
+        seen: dict[str, None] = {}
+        for _, question in catalog.questions_named(qid):
+            seen.update(dict.fromkeys(question.answers))
+        answers[qid] = list(seen)
+    subgroups = Subgroups.of(by, answers)
+    names = subgroups.names_of({q: _by_values(catalog, q, version, codes[q]) for q in by})
+    return names, {name: i for i, name in enumerate(subgroups.names)}
+
+
 def design_based(
     paths: Sequence[str | Path], catalog: Catalog, column_map: dict[str, str],
     options: SampleOptions, questions: Sequence[Any], confidence: float,
-    by: str | None = None,
+    by: str | Sequence[str] | None = None,
 ) -> DesignBased:
     """Design-based estimates of every question result (``api.QuestionResult``) given.
 
-    ``by``: also per answer of that directly asked question (domains of the whole design).
+    ``by``: also per answer of that directly asked question, or per cell of several crossed
+    (domains of the whole design).
     """
     design, _, version, codes, groups, numbers = build_design(paths, catalog, column_map,
                                                               options)
     # frequency oracles' de-biased supports (n x k) travel with the numbers (n)
     supports = {qid: rows for qid, rows in numbers.items() if rows.ndim == 2}
     numbers = {qid: rows for qid, rows in numbers.items() if rows.ndim == 1}
-    by_values = _by_values(catalog, by, version, codes[by]) if by is not None else None
+    by_questions = parse_by(by)
+    by_values, rank = (_cells(catalog, by_questions, version, codes) if by_questions
+                       else (None, {}))
     notes: list[str] = []
     if design.collapsed:
         notes.append("strata with a single cluster collapsed: " + ", ".join(
@@ -578,10 +605,7 @@ def design_based(
             entry["values"][label] = figures
         if by_values is not None:
             entry["by"] = {}
-            order = [a for _, q in catalog.questions_named(by or "") for a in q.answers]
-            rank = {a: i for i, a in reversed(list(enumerate(order)))}
-            for name in sorted(set(by_values.tolist()),
-                               key=lambda v: (v == NO_ANSWER, rank.get(v, len(rank)), v)):
+            for name in sorted(set(by_values.tolist()), key=lambda v: (rank.get(v, len(rank)), v)):
                 domain = answered & (by_values == name)
                 if not domain.any():
                     continue
@@ -594,7 +618,7 @@ def design_based(
                              "estimate is over the rows that did (a domain of the design)")
         out[qid] = entry
     estimates = _Estimates(design, options, confidence)
-    number_out = {qid: _number_entry(catalog, qid, reports, version, estimates, by_values)
+    number_out = {qid: _number_entry(catalog, qid, reports, version, estimates, by_values, rank)
                   for qid, reports in numbers.items()}
     if options.variance == "rrtcs-deville":
         notes.append("variance by RRTCS's analytic default (Deville's single-stage "
@@ -669,7 +693,7 @@ def _number_debiased(
 
 def _number_entry(
     catalog: Catalog, qid: str, reports: np.ndarray, version: np.ndarray, estimates: _Estimates,
-    by_values: np.ndarray | None,
+    by_values: np.ndarray | None, rank: dict[str, int],
 ) -> dict[str, Any]:
     """``design_based`` of one randomized number question (docs/contracts.md)."""
     design = estimates.design
@@ -686,7 +710,7 @@ def _number_entry(
                              "values": {"mean": estimates.figures(data, answered, True)}}
     if by_values is not None:
         entry["by"] = {}
-        for name in sorted(set(by_values.tolist()), key=lambda v: (v == NO_ANSWER, v)):
+        for name in sorted(set(by_values.tolist()), key=lambda v: (rank.get(v, len(rank)), v)):
             domain = answered & (by_values == name)
             if domain.any():
                 entry["by"][name] = {"n": int(domain.sum()), "values": {

@@ -1,9 +1,11 @@
-"""Export stored submissions to CSV or JSONL (docs/contracts.md), offline, from the database file.
+"""Export stored submissions to CSV, JSONL or Parquet (docs/contracts.md), offline.
 
 CSV: `survey,version,respondent,submitted_at,<question ids…>`; the question columns are the ids of
 the exported surveys' stored manifests (every version), in manifest order, the first-seen survey
 first; an absent answer is an empty cell, a multi-choice list its JSON text, a number its JSON text.
 JSONL: one `{"survey", "version", "respondent", "submitted_at", "answers"}` object per line.
+Parquet: the CSV's columns and rows, every column text (null where the CSV cell is empty), cells
+as stored (no formula guard: spreadsheets do not open Parquet); written by DuckDB.
 A two-group question's group (stored as `<id>.group`) is the CSV column `<id>.group` right after
 the question's, and the JSONL object's `"groups"` (only when the submission has groups).
 
@@ -36,13 +38,14 @@ from .store import connect
 from .storebase import is_postgres, shown
 
 BASE_COLUMNS = ("survey", "version", "respondent", "submitted_at")
-FORMATS = ("csv", "jsonl")
+FORMATS = ("csv", "jsonl", "parquet")
 
 
 def format_for(path: str) -> str | None:
-    """`csv` or `jsonl` from a file name's extension, else None."""
+    """`csv`, `jsonl` or `parquet` from a file name's extension, else None."""
     suffix = os.path.splitext(path)[1].lower()
-    return {".csv": "csv", ".jsonl": "jsonl", ".ndjson": "jsonl"}.get(suffix)
+    return {".csv": "csv", ".jsonl": "jsonl", ".ndjson": "jsonl",
+            ".parquet": "parquet"}.get(suffix)
 
 
 class Export:
@@ -132,6 +135,33 @@ class Export:
                              *(_cell(answers.get(qid), text) for qid in ids),
                              *(_cell(record.get(name), text) for name in cells)])
             count += 1
+        return count
+
+    def write_parquet(self, target: Path) -> int:
+        """Write the Parquet file: the CSV's columns, every one text, cells as stored.
+
+        No formula guard (Parquet is not opened by spreadsheets); an absent answer is null.
+        The CSV is written to a temporary file beside ``target`` and converted by DuckDB.
+        """
+        import duckdb
+
+        handle, temporary = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".csv",
+                                             dir=target.parent)
+        try:
+            with open(handle, "w", encoding="utf-8", newline="") as out:
+                count = self.write_csv(out, keep_formulas=True)
+            with open(temporary, encoding="utf-8", newline="") as written:
+                header = next(csv.reader([written.readline()]))
+            columns = ", ".join(f"{_quoted(name)}: 'VARCHAR'" for name in header)
+            with duckdb.connect() as connection:
+                connection.execute("SET enable_progress_bar = false")
+                connection.execute(
+                    f"COPY (SELECT * FROM read_csv(?, columns={{{columns}}}, header=true, "
+                    "auto_detect=false, delim=',', quote='\"', escape='\"', "
+                    "max_line_size=16777216)) TO ? (FORMAT parquet, COMPRESSION zstd)",
+                    [temporary, str(target)])
+        finally:
+            os.unlink(temporary)
         return count
 
     def write_jsonl(self, out: TextIO) -> int:
@@ -242,6 +272,11 @@ class PgExport(Export):
             last = (chunk[-1][0], chunk[-1][2])
 
 
+def _quoted(name: str) -> str:
+    """A column name as a SQL string literal."""
+    return "'" + name.replace("'", "''") + "'"
+
+
 def _record(survey: str, version: str, respondent: str, submitted_at: str,
             answers: str) -> dict[str, Any]:
     """A stored row as the export's record.
@@ -286,15 +321,23 @@ def export(db: Path | str, output: str, *, survey: str | None = None, fmt: str |
     """
     fmt = fmt or format_for(output)
     if fmt not in FORMATS:
-        raise RRSiteError(f"-o {output}: name the file .csv or .jsonl (or give --format)")
+        raise RRSiteError(f"-o {output}: name the file .csv or .jsonl, or .parquet (or give "
+                          "--format)")
     source = PgExport(str(db), survey) if is_postgres(db) else Export(Path(db), survey)
     try:
         if output == "-":
+            import sys
+
+            if fmt == "parquet":
+                with tempfile.TemporaryDirectory() as folder:
+                    path = Path(folder) / "export.parquet"
+                    count = source.write_parquet(path)
+                    sys.stdout.flush()
+                    sys.stdout.buffer.write(path.read_bytes())
+                return count
             buffer = io.StringIO()
             count = (source.write_csv(buffer, keep_formulas=keep_formulas) if fmt == "csv"
                      else source.write_jsonl(buffer))
-            import sys
-
             sys.stdout.write(buffer.getvalue())
             return count
         target = Path(output)
@@ -302,12 +345,20 @@ def export(db: Path | str, output: str, *, survey: str | None = None, fmt: str |
             raise RRSiteError(f"-o {output}: the folder {target.parent} does not exist")
         handle, temporary = tempfile.mkstemp(prefix=f".{target.name}.", dir=target.parent)
         try:
-            with open(handle, "w", encoding="utf-8", newline="") as out:
-                count = (source.write_csv(out, keep_formulas=keep_formulas) if fmt == "csv"
-                         else source.write_jsonl(out))
+            if fmt == "parquet":
+                os.close(handle)
+                os.unlink(temporary)  # DuckDB writes the file itself
+                count = source.write_parquet(Path(temporary))
+            else:
+                with open(handle, "w", encoding="utf-8", newline="") as out:
+                    count = (source.write_csv(out, keep_formulas=keep_formulas) if fmt == "csv"
+                             else source.write_jsonl(out))
+            mask = os.umask(0)  # mkstemp makes the file 0600: the mode the user's umask gives
+            os.umask(mask)
+            os.chmod(temporary, 0o666 & ~mask)
             os.replace(temporary, target)
         except BaseException:
-            os.unlink(temporary)
+            Path(temporary).unlink(missing_ok=True)
             raise
         return count
     finally:

@@ -30,7 +30,8 @@ QUESTION_TYPES = ("yes-no", "choice", "multi-choice", "number", "text")
 DEFAULT_TEXT_MAX_LENGTH = 500
 SUBMISSION_FIELDS = ("survey", "version", "respondent", "answers", "groups",
                      "invitation", "token",  # token: blind invitations (blindapi.token_hash)
-                     "cell")  # cell: the design cell of an `rrsite invite --frame` link
+                     "cell",  # cell: the design cell of an `rrsite invite --frame` link
+                     "completion")  # completion: a panel participant's digest (survey/fielding)
 #: A design cell id as `rrsite invite --frame` writes it into the link.
 CELL_RE = re.compile(r"[A-Za-z0-9_-]{8,32}")
 #: Where a submission's design cell is stored among its answers (no question id starts with "@").
@@ -40,6 +41,8 @@ CELL_KEY = "@cell"
 GROUP_SUFFIX = ".group"
 #: An invitation code as `rrsite invite` writes it (docs/contracts.md).
 INVITATION_RE = re.compile(r"[A-Za-z0-9_-]{16,64}")
+#: A completion digest as the page of a panel survey makes it: SHA-256, lowercase hex.
+COMPLETION_RE = re.compile(r"[0-9a-f]{64}")
 
 Answer = str | int | float | list[str]
 
@@ -154,6 +157,8 @@ class SurveyRules:
     survey: str
     version: str
     questions: tuple[QuestionRule, ...]
+    #: The survey keeps a completion record (``panel.record``): submissions may carry one.
+    record: bool = False
 
     def check_answers(self, answers: object) -> dict[str, Answer]:
         """The answers to store (unanswered ones left out), or SubmissionError."""
@@ -327,7 +332,9 @@ def compile_manifest(manifest: object, where: str = "manifest") -> SurveyRules:
             number_design=_number_design(question, qtype, at),
             oracle=_oracle(question, qtype, at),
         ))
-    return SurveyRules(survey=survey, version=version, questions=tuple(rules))
+    panel = manifest.get("panel")
+    record = isinstance(panel, dict) and panel.get("record") is True
+    return SurveyRules(survey=survey, version=version, questions=tuple(rules), record=record)
 
 
 def _number_design(question: dict[str, Any], qtype: object, at: str) -> NumberDesign | None:
@@ -441,4 +448,9 @@ def parse_submission(body: bytes) -> dict[str, Any]:
     if cell is not None and not (isinstance(cell, str) and CELL_RE.fullmatch(cell)):
         raise SubmissionError("a design cell is 8 to 32 characters of A-Z, a-z, 0-9, '_' and '-'",
                               "cell", 400)
+    completion = data.get("completion")
+    if completion is not None and not (isinstance(completion, str)
+                                       and COMPLETION_RE.fullmatch(completion)):
+        raise SubmissionError("a completion is 64 lowercase hex digits (a SHA-256)", "completion",
+                              400)
     return data

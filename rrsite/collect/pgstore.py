@@ -44,6 +44,7 @@ from typing import Any
 import asyncpg
 
 from . import blindstore
+from .completion import record as completion
 from .storebase import (
     BAD_CODE,
     CONFLICT,
@@ -150,6 +151,7 @@ async def setup_schema(connection: asyncpg.Connection, dsn: str) -> None:
         await connection.execute("SELECT pg_advisory_xact_lock($1)", SCHEMA_LOCK)
         await connection.execute(SCHEMA)
         await blindstore.setup_pg(connection)  # [blind hook, issue 24]
+        await completion.setup_pg(connection)  # [the completion record of panels]
         version = await connection.fetchval("SELECT max(version) FROM rrsite_schema")
         if version is not None and version > SCHEMA_VERSION:
             raise StoreError(f"{shown(dsn)}: written by a newer rrsite (schema {version}); "
@@ -256,6 +258,10 @@ class PgStore:
             try:
                 invited = bool(await connection.fetchval(
                     "SELECT EXISTS (SELECT 1 FROM invitation_codes)"))
+                # [panels] a completion record is rewritten like the codes: the same settings
+                invited = invited or bool(await connection.fetchval(
+                    "SELECT EXISTS (SELECT 1 FROM manifests "
+                    "WHERE manifest::jsonb -> 'panel' ->> 'record' = 'true')"))
                 settings = {name: str(await connection.fetchval(f"SHOW {name}"))
                             for name in MINIMAL_WAL}
                 return invited, settings
@@ -268,7 +274,8 @@ class PgStore:
         if not invited or not off:
             return []
         return [f"PostgreSQL runs with {', '.join(off)}: its write-ahead log keeps, for a while, "
-                "the order in which invitation codes were spent; set "
+                "the order in which invitation codes were spent (and panel completions "
+                "recorded); set "
                 + ", ".join(f"{name} = {values[0]}" for name, values in MINIMAL_WAL.items())
                 + " (docs: the threat model of invitation codes)"]
 
@@ -430,6 +437,21 @@ class PgStore:
                                             canonical_json(answers), invitation, token)
         except _RolledBack as rolled_back:
             outcome = rolled_back.outcome
+        except UNAVAILABLE as error:
+            raise StoreUnavailable(f"the database could not store it ({self._failed(error)})"
+                                   ) from error
+        self.last_error = None
+        return outcome
+
+    async def record_completion(self, survey: str, digest: bytes) -> str:
+        """Add a digest to the survey's completion record, in a transaction of its own.
+
+        STORED, or DUPLICATE when it is there already; StoreUnavailable if it could not commit.
+        """
+        pool = self._require_pool()
+        try:
+            async with pool.acquire(timeout=5) as connection:
+                outcome = await completion.add_pg(connection, survey, digest)
         except UNAVAILABLE as error:
             raise StoreUnavailable(f"the database could not store it ({self._failed(error)})"
                                    ) from error

@@ -41,6 +41,7 @@ from .static import HeaderRules, SiteHeadersMiddleware, StaticSite
 from .storebase import (
     BAD_CODE,
     CONFLICT,
+    DUPLICATE,
     FULL,
     NO_CODE,
     STORED,
@@ -189,6 +190,9 @@ class Collector:
             if data.get("cell") is not None:  # part of the content: a resend must carry it too
                 answers[CELL_KEY] = data["cell"]
             token = blindapi.token_hash(self.blind, rules.survey, data)  # [blind hook, issue 24]
+            if data.get("completion") is not None and not rules.record:
+                raise SubmissionError("this survey keeps no completion record (its panel: has no "
+                                      "`record: true`)", "completion")
         except SubmissionError as error:
             return JSONResponse(error.body(), status_code=error.status, headers=API_HEADERS)
         try:
@@ -196,6 +200,13 @@ class Collector:
                                               answers, data.get("invitation"), token)
         except StoreUnavailable as error:
             return _error(503, str(error), None, {"retry-after": "1"})
+        if data.get("completion") is not None and outcome in (STORED, DUPLICATE):
+            # [panels] apart from the answers, in a commit of its own; a failure is answered
+            # 503, and the page's resend (a duplicate) records it then
+            try:
+                await self.store.record_completion(rules.survey, bytes.fromhex(data["completion"]))
+            except StoreUnavailable as error:
+                return _error(503, str(error), None, {"retry-after": "1"})
         if outcome == STORED:
             return JSONResponse({"status": "stored"}, status_code=201, headers=API_HEADERS)
         if outcome in INVITATION_ERRORS:

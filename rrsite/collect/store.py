@@ -45,6 +45,7 @@ from pathlib import Path
 from typing import Any
 
 from . import blindstore
+from .completion import record as completion
 from .storebase import (
     BAD_CODE,
     CONFLICT,
@@ -226,6 +227,7 @@ class Store:
             self._connection.execute("PRAGMA secure_delete = ON")
             self._connection.executescript(
                 f"BEGIN IMMEDIATE; {SCHEMA} {blindstore.SQLITE_SCHEMA} "  # [blind hook, issue 24]
+                f"{completion.SQLITE_SCHEMA} "  # [the completion record of panels]
                 f"PRAGMA user_version = {SCHEMA_VERSION}; COMMIT;")
         except sqlite3.Error as error:
             self._connection.close()
@@ -338,6 +340,13 @@ class Store:
         """Spend a code for a blinded message (`blindstore.exchange`), through the writer."""
         return str(await self._submit_job(blindstore.exchange_job(survey, code_hash,
                                                                   blinded_hash)))
+
+    async def record_completion(self, survey: str, digest: bytes) -> str:
+        """Add a digest to the survey's completion record (its own commit, the log emptied after).
+
+        STORED, or DUPLICATE when it is there already; StoreUnavailable if it could not commit.
+        """
+        return str(await self._submit_job(completion.sqlite_job(survey, digest), spends=True))
 
     def mark_blind(self, survey: str, key_id: str) -> None:
         """Record a blind survey (`rrsite invite --blind`)."""

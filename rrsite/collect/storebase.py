@@ -97,5 +97,8 @@ class SubmissionStore(Protocol):
         `token`: the SHA-256 of a verified blind token (blind invitations), instead of a code.
         """
 
+    async def record_completion(self, survey: str, digest: bytes) -> str:
+        """Add a digest to a survey's completion record (panels): STORED or DUPLICATE."""
+
     async def state(self) -> dict[str, Any]:
         """What `GET /api/health` shows, with `ok`; StoreUnavailable if unreadable."""

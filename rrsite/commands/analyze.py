@@ -1,7 +1,7 @@
 """`rrsite analyze`: de-bias exported submissions into estimates, intervals and a privacy report.
 
 rrsite analyze EXPORT... --survey FILE.md [--manifest survey.json ...] [--confidence 0.95]
-[--by QUESTION] [--format table|json|markdown|html] [-o FILE]
+[--by QUESTION ...] [--format table|json|markdown|html] [-o FILE]
 [--interval exact|wilson|wald] [--strict] [--map COLUMN=FIELD ...] [--model "Y ~ A + B" ...]
 [--bias-reduced] [--population N]
 [--weights COL | --inclusion COL] [--strata COL] [--cluster COL] [--fpc COL]
@@ -21,7 +21,11 @@ from typing import Any
 from ..analyze.sample_design import SampleOptions, parse_rake
 from ..errors import RRSiteError
 from ..estimate.intervals import METHODS
+from ..exports.sql.dialects import DIALECTS
 from ..report.analysis import FORMATS
+
+#: rrsite.analyze.api.ENGINES (not imported here: `rrsite analyze --help` stays light).
+ENGINES = ("auto", "duckdb", "numpy")
 
 
 class RejectedRowsError(RRSiteError):
@@ -35,16 +39,31 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         "any CSV (with --map); .gz is read too")
     parser.add_argument("--counts", metavar="FILE.csv",
                         help="estimate from report counts instead of rows (columns question, "
-                        "version, group, report, subgroup, count)")
+                        "version, group, report, subgroup, count; the result of --sql's query)")
     parser.add_argument("--survey", action="append", default=[], metavar="FILE.md",
-                        help="the survey file (its current version's designs)")
+                        help="the survey file (its current version's designs); with --db, the "
+                        "survey's id")
+    parser.add_argument("--db", metavar="postgresql://...",
+                        help="count in the collector's PostgreSQL database, read-only: only "
+                        "counts leave it (give the survey's id with --survey)")
+    parser.add_argument("--sql", metavar="DIALECT", choices=sorted(DIALECTS),
+                        help="print the tally as one SQL query for duckdb, postgres, spark, "
+                        "bigquery or trino, to run where the rows are; save its result as CSV "
+                        "and read it with --counts")
+    parser.add_argument("--table", default="rrsite_export", metavar="NAME",
+                        help="with --sql: the table of rows (the export's columns, plus file "
+                        "and row that order them; default rrsite_export)")
+    parser.add_argument("--reports", metavar="FILE.csv",
+                        help="with --sql, for a survey with randomized numbers: the result of "
+                        "the first query printed (its distinct reports)")
     parser.add_argument("--manifest", action="append", default=[], metavar="survey.json",
                         help="a built manifest (e.g. of an earlier version); repeatable")
     parser.add_argument("--confidence", type=float, default=0.95,
                         help="confidence level of the intervals (default 0.95)")
-    parser.add_argument("--by", metavar="QUESTION",
+    parser.add_argument("--by", action="append", metavar="QUESTION",
                         help="estimate each sensitive question within each answer of this "
-                        "directly asked question")
+                        "directly asked question; repeated (--by a --by b) or listed (--by a,b), "
+                        "the questions are crossed: every combination of their answers")
     parser.add_argument("--format", choices=FORMATS, default="table",
                         help="table (default), json, markdown or html (self-contained, with plots)")
     parser.add_argument("-o", "--output", metavar="FILE", help="write the report here")
@@ -114,12 +133,20 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         "question asked directly, or a design column): a CSV of VAR's values "
                         "and 'count' (or 'share', with --population); one --rake is "
                         "post-stratification; repeatable")
+    parser.add_argument("--engine", choices=ENGINES, default="auto",
+                        help="what reads and counts the rows (same estimates and rejected rows "
+                        "either way): duckdb (a columnar engine, in parallel), numpy (rrsite's "
+                        "own reader), or auto (default: DuckDB, except for exports under 1 MB)")
     parser.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
                         help="progress bar on stderr (default: on a terminal, for long runs)")
 
 
 def write_atomically(path: str, text: str) -> None:
-    """Write a file so that a reader never sees half of it."""
+    """Write a file so that a reader never sees half of it.
+
+    It gets the mode the user's umask gives a new file, as open() would: a co-author in the
+    same group can read the report.
+    """
     target = Path(path)
     directory = target.parent if str(target.parent) else Path(".")
     try:
@@ -129,6 +156,9 @@ def write_atomically(path: str, text: str) -> None:
     try:
         with os.fdopen(handle, "w", encoding="utf-8") as out:
             out.write(text)
+        mask = os.umask(0)  # mkstemp makes the file 0600: give it the mode open() would
+        os.umask(mask)
+        os.chmod(temporary, 0o666 & ~mask)
         os.replace(temporary, target)
     except OSError as error:
         Path(temporary).unlink(missing_ok=True)
@@ -138,11 +168,25 @@ def write_atomically(path: str, text: str) -> None:
 def run(args: argparse.Namespace) -> int:
     """Analyse, print or write the report; exit 2 on bad input or (--strict) rejected rows."""
     from ..analyze.api import analyze
-    from ..report.analysis import render
 
+    if getattr(args, "db", None):
+        return _run_database(args)
     if not args.survey and not args.manifest:
         raise RRSiteError("give the survey file with --survey FILE.md (and/or its built "
                           "manifests with --manifest survey.json)")
+    if getattr(args, "sql", None):
+        from ..analyze.api import tally_sql
+
+        if args.exports or args.counts is not None:
+            raise RRSiteError("--sql prints a query for the rows where they are; give no export "
+                              "files and no --counts")
+        sys.stdout.write(tally_sql(args.survey, args.manifest, dialect=args.sql,
+                                   table=args.table, by=args.by, reports=args.reports) + "\n")
+        return 0
+    if args.by and (args.model or getattr(args, "joint", None) or getattr(args, "cor", None)):
+        other = "--model" if args.model else "--joint" if args.joint else "--cor"
+        raise RRSiteError(f"--by gives subgroups of the estimates; it does not apply to {other} "
+                          "(put the question in the model's formula instead)")
     if len(args.survey) > 1:  # the waves of a series (rrsite.analyze.panel)?
         from ..analyze.panel import waves_of
 
@@ -174,8 +218,30 @@ def run(args: argparse.Namespace) -> int:
             args.exports, survey=args.survey, manifests=args.manifest,
             confidence=args.confidence, by=args.by, interval=args.interval,
             mapping=args.mapping, progress=args.progress, sample=_sample_options(args),
-            population=args.population,
+            population=args.population, engine=args.engine,
         )
+    return _report(args, analysis)
+
+
+def _run_database(args: argparse.Namespace) -> int:
+    """`--db URL --survey ID`: the tally counted in the collector's PostgreSQL database."""
+    from ..analyze.api import analyze_database
+
+    if args.exports or args.counts is not None or args.sql or args.model:
+        raise RRSiteError("--db counts in the database: give no export files, --counts, --sql "
+                          "or --model")
+    if len(args.survey) != 1:
+        raise RRSiteError("--db needs the survey's id: --survey ID")
+    analysis = analyze_database(args.db, args.survey[0], args.manifest,
+                                confidence=args.confidence, by=args.by, interval=args.interval,
+                                population=args.population)
+    return _report(args, analysis)
+
+
+def _report(args: argparse.Namespace, analysis: Any) -> int:
+    """Print or write the report; exit 2 with --strict when rows were rejected."""
+    from ..report.analysis import render
+
     rejected = analysis.rejected
     if args.strict and rejected.total:
         raise RejectedRowsError(
@@ -200,10 +266,11 @@ def _run_panel(args: argparse.Namespace, waves: list[Any]) -> int:
     from ..report.panel import render
 
     if args.counts is not None or args.model or args.joint or args.cor or args.by or \
-            _sample_options(args) is not None:
+            _sample_options(args) is not None or getattr(args, "engine", "auto") == "duckdb":
         raise RRSiteError("several waves are analysed with the options --confidence, "
-                          "--interval, --format and -o (analyse one wave for --by, --joint, "
-                          "--model, --cor, --counts or a sample design)")
+                          "--interval, --format and -o, by rrsite's own reader (analyse one "
+                          "wave for --by, --joint, --model, --cor, --counts, --engine duckdb or "
+                          "a sample design)")
     if not args.exports:
         raise RRSiteError("give the export file(s) of the waves")
     result = analyze_panel(args.exports, waves, confidence=args.confidence,

@@ -32,6 +32,7 @@ from .errors import DesignError
 from .two_group import (
     CheatingDetection,
     CheatingDetectionSymmetric,
+    ExtendedCrosswise,
     StochasticLieDetector,
     TwoGroupDesign,
     UnrelatedUnknown,
@@ -52,6 +53,7 @@ NAMED_DESIGNS: dict[str, tuple[str, ...]] = {
     "cdm": ("p", "probability"),
     "cdm-sym": ("yes", "no", "probability"),
     "sld": ("p", "probability"),
+    "extended-crosswise": ("p", "probability"),
 }
 """Every design name a survey file or ``rrsite plan --design`` may use, and its parameters."""
 
@@ -86,6 +88,7 @@ def design_from_spec(spec: Mapping[str, Any]) -> Design:
         "cdm": CheatingDetection,
         "cdm-sym": CheatingDetectionSymmetric,
         "sld": StochasticLieDetector,
+        "extended-crosswise": ExtendedCrosswise,
     }
     if name in simple:
         return simple[name](**params)
@@ -108,6 +111,7 @@ def design_from_spec(spec: Mapping[str, Any]) -> Design:
 __all__ = [
     "KRR", "NAMED_DESIGNS", "BinaryDesign", "BinaryMatrix", "CategoricalMatrix",
     "CheatingDetection", "CheatingDetectionSymmetric", "Crosswise", "Design", "DesignError",
+    "ExtendedCrosswise",
     "ForcedResponse", "ForcedYes", "Kuk", "Mangat", "Outcome", "Step", "StochasticLieDetector",
     "Triangular", "TwoGroupDesign", "UnrelatedQuestion", "UnrelatedUnknown", "Warner",
     "check_probability", "design_from_spec", "draw", "secure_random",

@@ -336,3 +336,59 @@ class StochasticLieDetector(TwoGroupDesign):
     ) -> tuple[int, tuple[Step, ...]]:
         outcome = Mangat(self.p[group - 1]).randomize(truth, rng)
         return outcome.report, outcome.steps
+
+
+@dataclass(frozen=True)
+class ExtendedCrosswise(TwoGroupDesign):
+    """The extended crosswise model (Heck, Hoffmann & Moshagen 2018, Behav. Res. Methods 50(5)).
+
+    The crosswise model in two groups the page draws at random: group 1 is shown the innocuous
+    statement true for ``p`` of people (a birthday in January to March), group 2 its complement,
+    true for 1 - p (April to December). The respondent says "same" (both statements true, or
+    both false) or "different", in their head. One prevalence explains both groups' reports,
+    which leaves one degree of freedom: the goodness-of-fit test of the two groups against each
+    other detects respondents who do not follow the instructions (answering "different" or
+    "same" whatever the statements, or at random). Group matrices ((p, 1 - p), (1 - p, p)) and
+    ((1 - p, p), (p, 1 - p)) for truths (no, yes), reports (different, same). RRreg has no such
+    model: its ``Crosswise`` with p in group 1 and 1 - p in group 2 (``group_p``), one
+    prevalence for both. ``randomize`` (simulation only) draws the innocuous statement's truth.
+    """
+
+    name: ClassVar[str] = "extended-crosswise"
+    reports: ClassVar[tuple[str, ...] | None] = ("different", "same")
+    rrreg_model: ClassVar[str] = "Crosswise"
+    p: float = 0.25  # type: ignore[assignment]  # one p: group 2's is 1 - p
+    probability: float = 0.5
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "p", check_probability("p", self.p))
+        if abs(self.p - 0.5) <= TOLERANCE:
+            raise DesignError("p must not be 0.5: the report would be independent of the truth")
+        self._check_groups()
+
+    def group_p(self) -> tuple[float, float]:
+        """The innocuous statement's yes-rate in group 1 (p) and group 2 (1 - p)."""
+        return (self.p, 1.0 - self.p)
+
+    def group_matrices(self) -> tuple[Matrix, Matrix]:
+        """Crosswise's matrix with p in group 1 and 1 - p in group 2."""
+        return tuple(  # type: ignore[return-value]
+            ((q, 1.0 - q), (1.0 - q, q)) for q in self.group_p())
+
+    def params(self) -> dict[str, Any]:
+        """Group 1's innocuous yes-rate ``p``, and the probability of group 1."""
+        return {"p": self.p, "probability": self.probability}
+
+    def rrreg(self) -> dict[str, Any]:
+        """RRreg ``Crosswise``, with p per group in ``group_p`` (one prevalence for both)."""
+        return {"model": "Crosswise", "p": self.p, "group_p": list(self.group_p())}
+
+    def _randomize_in(
+        self, group: int, truth: int, rng: random.Random, innocuous: int | None
+    ) -> tuple[int, tuple[Step, ...]]:
+        rate = self.group_p()[group - 1]
+        steps: tuple[Step, ...] = ()
+        if innocuous is None:
+            branch, step = draw(("innocuous-true", "innocuous-false"), (rate, 1.0 - rate), rng)
+            innocuous, steps = (1 if branch == 0 else 0), (step,)
+        return (1 if innocuous == truth else 0), steps

@@ -27,6 +27,20 @@ for log(mean - minimum) (:func:`log_interval`), which assumes the spread grows w
 incomes' does and so reaches higher; benchmarks/coverage_numbers.py measures the coverage over
 skewed truths.
 
+Within the range. The unbiased mean can fall outside [min, max] by chance (a few respondents
+behind a noisy design); the ``estimate`` is the unbiased mean projected onto the range (the
+nearest end), which is never further from the truth, and for duchi, whose likelihood depends on
+the reports only through the share of high reports, the maximum-likelihood estimate. The
+standard error is never below ``se_floor``: the randomization alone gives every respondent's
+de-biased number at least the design's smallest variance over the range (:func:`noise_floor`),
+which a small sample's sd can miss (three duchi reports, all equal, have sd 0). A duchi design
+alone gets the exact interval of yes-no questions: Clopper-Pearson for the share of high
+reports, mapped through its line. Every interval is then cut to [min, max]; one lying wholly
+beyond an end becomes that end to the end +/- q se (it never has zero width), and with no spread
+to estimate from at all (reports all alike and no randomization noise known) the interval is
+the whole range, or up to the largest mean that makes n answers all at one end likely enough
+(the rule of three's bound).
+
 The distribution of the true numbers, with intervals: rrsite.estimate.deconvolution.
 """
 
@@ -53,6 +67,7 @@ from ..core.numbers import (
     decimals,
 )
 from ..errors import RRSiteError
+from .intervals import clopper_pearson
 
 
 class NumberEstimateError(RRSiteError):
@@ -104,6 +119,32 @@ def conditional_variance(design: NumberDesign, debiased: np.ndarray) -> np.ndarr
     return estimate
 
 
+def noise_floor(design: NumberDesign) -> float:
+    """The smallest Var(r | y) over the answers y in [min, max]: 0 where none is known.
+
+    Var(r | y) = (v0 + v1 y + v2 y^2) / slope^2 is smallest at its vertex or at an end of the
+    range; a side without a bound where it keeps falling gives 0, as does mixture-unknown (its
+    innocuous answers' law is unknown). Laplace's grid rounding only adds to it.
+    """
+    if isinstance(design, MixtureUnknown):
+        return 0.0
+    _, slope = design.linear()
+    v0, v1, v2 = design.variance_coefficients()
+    low = -math.inf if design.minimum is None else design.minimum
+    high = math.inf if design.maximum is None else design.maximum
+    falls_left = v2 < 0 or (v2 == 0 and v1 > 0)   # as y goes to -infinity
+    falls_right = v2 < 0 or (v2 == 0 and v1 < 0)  # as y goes to +infinity
+    if (falls_left and math.isinf(low)) or (falls_right and math.isinf(high)):
+        return 0.0
+    candidates = [y for y in (low, high) if math.isfinite(y)]
+    if v2 > 0:
+        candidates.append(min(max(-v1 / (2 * v2), low), high))
+    if not candidates:  # constant, no bound
+        return max(float(v0), 0.0) / slope ** 2
+    smallest = min(v0 + v1 * y + v2 * y * y for y in candidates)
+    return max(float(smallest), 0.0) / slope ** 2
+
+
 def rrreg_of(design: NumberDesign) -> dict[str, Any] | None:
     """RRreg 0.7.6's model and ``p`` for this design, or None (RRreg has no such model)."""
     if isinstance(design, Mixture) and design.mask.kind == "normal":
@@ -135,6 +176,10 @@ class PartFit:
     kappa3: float = 0.0
     #: An estimate of Var(se^2) from the fourth cumulants (None: too few reports to tell).
     variance_of_variance: float | None = None
+    #: The smallest variance the randomization gives one de-biased report (:func:`noise_floor`).
+    floor_variance: float = 0.0
+    #: duchi: how many reports were the high value (the exact interval's count); else None.
+    high_reports: int | None = None
 
 
 def fit_part(
@@ -180,8 +225,11 @@ def fit_part(
     block = rrreg_of(design)
     if block is not None:
         block = {**block, "pi": mean, "piSE": se}
+    high = None
+    if isinstance(design, Duchi):
+        high = int(np.count_nonzero(z > sum(design.values()) / 2))
     return PartFit(design, n, mean, se, 1, noise, block, {}, _k3(r) / n ** 2,
-                   _variance_of_mean_variance(r))
+                   _variance_of_mean_variance(r), noise_floor(design), high)
 
 
 def _k3(values: np.ndarray) -> float:
@@ -227,7 +275,11 @@ def satterthwaite_df(variance: float, variance_of_variance: float | None, most: 
 
 @dataclass
 class NumberEstimate:
-    """The mean of the true numbers (and the total with a population size), SE and interval."""
+    """The mean of the true numbers (and the total with a population size), SE and interval.
+
+    ``mean`` is the unbiased mean, ``estimate`` the same projected onto [min, max] (they differ
+    only when the unbiased mean fell outside the range); the interval lies within the range.
+    """
 
     n: int
     mean: float
@@ -244,26 +296,60 @@ class NumberEstimate:
     skewness: float = 0.0
     #: Whether the log-scale interval (:func:`log_interval`) was joined in.
     log_scale: bool = False
+    #: The mean within [min, max]: the unbiased mean, or the end of the range nearest to it.
+    estimate: float = math.nan
+    #: The range the true numbers lie in (None: no bound on that side).
+    minimum: float | None = None
+    maximum: float | None = None
+    #: The smallest SE the randomization alone gives n respondents (:func:`noise_floor`).
+    se_floor: float = 0.0
+    #: How the interval was made (``ci_method`` in JSON).
+    method: str = ""
+    #: What else was done to keep the estimate and interval possible, in sentences (JSON
+    #: ``notes`` also says when the estimate was clipped or the interval moved).
+    notes: list[str] = field(default_factory=list)
+    #: Whether the whole interval lay beyond an end of the range and was moved onto it.
+    moved: bool = False
+
+    def __post_init__(self) -> None:
+        if math.isnan(self.estimate):
+            self.estimate = clip_to_range(self.mean, self.minimum, self.maximum)
+
+    @property
+    def clipped(self) -> bool:
+        """Whether the unbiased mean fell outside [min, max] (the estimate is then an end)."""
+        return self.estimate != self.mean and math.isfinite(self.mean)
+
+    def all_notes(self) -> list[str]:
+        """Every note: the clipped estimate and the moved interval first, then :attr:`notes`."""
+        ends = f"[{self.minimum:g}, {self.maximum:g}]" if self.minimum is not None and \
+            self.maximum is not None else "range"
+        return ([f"the unbiased mean {self.mean:.4g} lies outside the range {ends}: the "
+                 f"estimate is its nearest end, {self.estimate:g}"] if self.clipped else []) + \
+            (["the whole interval lay beyond an end of the range: it is that end to the end "
+              "+/- the interval's margin"] if self.moved else []) + list(self.notes)
 
     @property
     def total(self) -> float | None:
-        """Population size x mean."""
-        return None if self.population is None else self.population * self.mean
+        """Population size x the estimate (within the range)."""
+        return None if self.population is None else self.population * self.estimate
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready figures (docs/contracts.md, ``numbers``)."""
         out: dict[str, Any] = {
-            "n": self.n, "estimate": _json(self.mean), "se": _json(self.se),
-            "ci": [_json(self.ci_low), _json(self.ci_high)],
-            "ci_method": f"t ({self.df:.1f} df, Satterthwaite), skewness-corrected (Hall 1992)"
-                         + (", joined with the log-scale interval" if self.log_scale else ""),
+            "n": self.n, "estimate": _json(self.estimate), "unbiased": _json(self.mean),
+            "se": _json(self.se), "ci": [_json(self.ci_low), _json(self.ci_high)],
+            "ci_method": self.method or _t_method(self.df, self.log_scale),
             "df": self.df,
             "skewness": self.skewness, "confidence": self.confidence,
-            "se_noise": _json(self.se_noise),
+            "se_noise": _json(self.se_noise), "se_floor": _json(self.se_floor),
+            "range": [self.minimum, self.maximum], "clipped": self.clipped,
+            "moved": self.moved, "notes": self.all_notes(),
         }
         if self.population is not None:
             out["total"] = {
-                "population": self.population, "estimate": _json(self.population * self.mean),
+                "population": self.population, "estimate": _json(self.population * self.estimate),
+                "unbiased": _json(self.population * self.mean),
                 "se": _json(self.population * self.se),
                 "ci": [_json(self.population * self.ci_low), _json(self.population * self.ci_high)],
             }
@@ -274,18 +360,86 @@ def _json(value: float | None) -> float | None:
     return None if value is None or not math.isfinite(value) else float(value)
 
 
+def _t_method(df: float, log_scale: bool, widened: bool = False) -> str:
+    return (f"t ({df:.1f} df, Satterthwaite), skewness-corrected (Hall 1992)"
+            + (", joined with the log-scale interval" if log_scale else "")
+            + (", joined with the range's worst-case score interval (fewer than "
+               f"{SMALL_SAMPLE} respondents)" if widened else ""))
+
+
+#: Below this many respondents a sample of a skewed number rarely shows its spread (three incomes
+#: seldom include a large one), so the interval of a bounded number also spans
+#: :func:`range_score_interval`, which needs no estimate of the spread.
+SMALL_SAMPLE = 30
+
+
+def range_score_interval(parts: Sequence[PartFit], mean: float, df: float, confidence: float,
+                         minimum: float, maximum: float) -> tuple[float, float] | None:
+    """The means mu whose largest possible variance leaves the estimate within t standard errors.
+
+    With true numbers in [min, max] and mean mu, Var(y) <= (mu - min)(max - mu) (Bhatia & Davis
+    2000), so one de-biased report has Var(r) = (1 + w2) Var(y) + w0 + w1 mu + w2 mu^2 at most
+    (1 + w2)(mu - min)(max - mu) + w0 + w1 mu + w2 mu^2, Var(r | y) = w0 + w1 y + w2 y^2. The
+    means with n^2 (mean - mu)^2 <= t^2 sum_d n_d Var_d(mu) form an interval (a quadratic in mu,
+    as Wilson's score interval for a rate), which needs no estimate of the spread: what a few
+    respondents cannot show. None for mixture-unknown or when no mean qualifies.
+    """
+    if any(isinstance(part.design, MixtureUnknown) for part in parts):
+        return None
+    n = sum(part.n for part in parts)
+    a1 = a0 = 0.0
+    for part in parts:
+        _, slope = part.design.linear()
+        w0, w1, w2 = (v / slope ** 2 for v in part.design.variance_coefficients())
+        a1 += part.n * ((1 + w2) * (minimum + maximum) + w1)
+        a0 += part.n * (w0 - (1 + w2) * minimum * maximum)
+    t2 = float(stats.t.ppf(0.5 + confidence / 2, df)) ** 2
+    a, b, c = n * n + t2 * n, -2 * n * n * mean - t2 * a1, n * n * mean * mean - t2 * a0
+    disc = b * b - 4 * a * c
+    if disc < 0:
+        return None
+    root = math.sqrt(disc)
+    return (-b - root) / (2 * a), (-b + root) / (2 * a)
+
+
+def clip_to_range(value: float, minimum: float | None, maximum: float | None) -> float:
+    """``value`` moved to the nearest end of [minimum, maximum] when outside it."""
+    if minimum is not None and value < minimum:
+        return float(minimum)
+    if maximum is not None and value > maximum:
+        return float(maximum)
+    return value
+
+
+def _range_of(parts: Sequence[PartFit]) -> tuple[float | None, float | None]:
+    """The range that holds every version's answers (None: a version has no bound there)."""
+    lows = [part.design.minimum for part in parts]
+    highs = [part.design.maximum for part in parts]
+    return (None if None in lows else min(v for v in lows if v is not None),
+            None if None in highs else max(v for v in highs if v is not None))
+
+
 def combine(parts: Sequence[PartFit], confidence: float = 0.95,
             population: float | None = None) -> NumberEstimate:
-    """Pool the designs' estimates by respondent counts; a skewness-corrected t interval.
+    """Pool the designs' estimates by respondent counts; an interval within the range.
 
     The df are Satterthwaite's for the pooled variance sum (n_d / n)^2 se_d^2, at most
-    n - parameters.
+    n - parameters. The SE is at least the randomization's floor; the interval is duchi's exact
+    one or the skewness-corrected t (joined with the log-scale one where the truths' spread
+    drives the variance), then cut to [min, max] (:func:`within_range`).
     """
     if not parts:
         raise NumberEstimateError("no reports")
     n = sum(part.n for part in parts)
     mean = math.fsum(part.n * part.mean for part in parts) / n
-    se = math.sqrt(math.fsum((part.n / n) ** 2 * part.se ** 2 for part in parts))
+    sampled = math.sqrt(math.fsum((part.n / n) ** 2 * part.se ** 2 for part in parts))
+    floor = math.sqrt(math.fsum((part.n / n) ** 2 * part.floor_variance / part.n
+                                for part in parts))
+    se = max(sampled, floor)
+    notes = []
+    if sampled < floor:
+        notes.append("the reports vary less than the randomization alone makes them vary, as a "
+                     "small sample can: the standard error is the randomization's (se_floor)")
     noise: float | None = None
     if all(part.se_noise is not None for part in parts):
         noise = math.sqrt(math.fsum((part.n / n) ** 2 * (part.se_noise or 0.0) ** 2
@@ -296,15 +450,102 @@ def combine(parts: Sequence[PartFit], confidence: float = 0.95,
         vv = math.fsum((part.n / n) ** 4 * (part.variance_of_variance or 0.0) for part in parts)
     df = satterthwaite_df(se * se, vv, most)
     kappa3 = math.fsum((part.n / n) ** 3 * part.kappa3 for part in parts)
-    low, high = skew_corrected_interval(mean, se, kappa3, df, confidence)
+    minimum, maximum = _range_of(parts)
     joined = False
-    minimum = parts[0].design.minimum
-    if minimum is not None and _level_driven(parts, se, noise):
-        bounds = log_interval(mean, se, df, confidence, minimum, parts[0].design.maximum)
-        if bounds is not None:
-            low, high, joined = min(low, bounds[0]), max(high, bounds[1]), True
-    return NumberEstimate(n, mean, se, low, high, confidence, df, list(parts), noise, population,
-                          kappa3 / se ** 3 if se > 0 else 0.0, joined)
+    exact = duchi_interval(parts, confidence)
+    if exact is not None:
+        low, high = exact
+        method = ("exact: Clopper-Pearson for the share of high reports, mapped through the "
+                  "design (duchi)")
+    elif se <= 0:
+        low, high, method = _no_spread(parts, mean, minimum, maximum, confidence, notes)
+    else:
+        low, high = skew_corrected_interval(mean, se, kappa3, df, confidence)
+        widened = False
+        if minimum is not None and _level_driven(parts, se, noise):
+            bounds = log_interval(mean, se, df, confidence, minimum, maximum)
+            if bounds is not None:
+                low, high, joined = min(low, bounds[0]), max(high, bounds[1]), True
+        if n < SMALL_SAMPLE and minimum is not None and maximum is not None:
+            score = range_score_interval(parts, mean, most, confidence, minimum, maximum)
+            if score is not None:
+                low, high, widened = min(low, score[0]), max(high, score[1]), True
+        method = _t_method(df, joined, widened)
+    q = float(stats.t.ppf(0.5 + confidence / 2, df))
+    low, high, moved = within_range(low, high, clip_to_range(mean, minimum, maximum), q * se,
+                                    minimum, maximum)
+    estimate = NumberEstimate(n, mean, se, low, high, confidence, df, list(parts), noise,
+                              population, kappa3 / se ** 3 if se > 0 else 0.0, joined,
+                              minimum=minimum, maximum=maximum, se_floor=floor, method=method,
+                              notes=notes, moved=moved)
+    return estimate
+
+
+def duchi_interval(parts: Sequence[PartFit], confidence: float) -> tuple[float, float] | None:
+    """One duchi design's exact interval, or None for any other design or several.
+
+    The share of high reports is p = 1/2 + x / (2 C) for the mean's position x on [-1, 1], so
+    Clopper-Pearson's interval for the count of high reports, mapped through
+    mean = min + (1 + C (2 p - 1)) width / 2, holds the mean with at least the confidence asked
+    (Duchi, Jordan & Wainwright 2018; the same exact route as yes-no questions).
+    """
+    if len(parts) != 1 or not isinstance(parts[0].design, Duchi) \
+            or parts[0].high_reports is None:
+        return None
+    design = parts[0].design
+    rate_low, rate_high = clopper_pearson(parts[0].high_reports, parts[0].n, confidence)
+
+    def mean_at(rate: float) -> float:
+        return float(design.low + (1 + design.c * (2 * rate - 1)) * design.width / 2)
+
+    return mean_at(float(rate_low)), mean_at(float(rate_high))
+
+
+def _no_spread(parts: Sequence[PartFit], mean: float, minimum: float | None,
+               maximum: float | None, confidence: float, notes: list[str]
+               ) -> tuple[float, float, str]:
+    """The interval when the reports show no spread and the design knows no noise floor.
+
+    Every answer at an end of a bounded range: the means for which n answers all at that end
+    have a chance of at least (1 - confidence) / 2 (P(all at min) <= (1 - s)^n for a mean s of
+    the way up the range, as the rule of three's bound). Otherwise the whole range, or no
+    interval without one.
+    """
+    n = sum(part.n for part in parts)
+    method = "no spread in the reports: "
+    if minimum is None or maximum is None:
+        notes.append("every report gives the same number and the design adds no known noise: "
+                     "no interval")
+        return math.nan, math.nan, method + "none"
+    reach = (maximum - minimum) * (1 - ((1 - confidence) / 2) ** (1 / n))
+    if mean <= minimum:
+        notes.append(f"every answer is the smallest, {minimum:g}: the interval reaches as high as "
+                     f"a mean for which {n} answers all at the smallest are still likely")
+        return minimum, minimum + reach, method + "bound for n answers all at one end"
+    if mean >= maximum:
+        notes.append(f"every answer is the largest, {maximum:g}: the interval reaches as low as "
+                     f"a mean for which {n} answers all at the largest are still likely")
+        return maximum - reach, maximum, method + "bound for n answers all at one end"
+    notes.append("every report gives the same number and the design adds no known noise: the "
+                 "interval is the whole range")
+    return minimum, maximum, method + "the whole range"
+
+
+def within_range(low: float, high: float, estimate: float, half: float,
+                 minimum: float | None, maximum: float | None) -> tuple[float, float, bool]:
+    """The interval cut to [minimum, maximum], never of zero width from lying beyond an end.
+
+    An interval wholly beyond an end (a rare sample far outside the range) becomes the end to the
+    end +/- ``half`` (the t margin around the estimate, which is that end), cut to the range;
+    the third value says so.
+    """
+    if not (math.isfinite(low) and math.isfinite(high)):
+        return low, high, False
+    bottom = -math.inf if minimum is None else minimum
+    top = math.inf if maximum is None else maximum
+    if high < bottom or low > top:
+        return max(estimate - half, bottom), min(estimate + half, top), True
+    return max(low, bottom), min(high, top), False
 
 
 def _level_driven(parts: Sequence[PartFit], se: float, noise: float | None) -> bool:

@@ -471,7 +471,10 @@ def parts_from_manifest(
 
     The question's ``"rrreg"`` block gives the model; its report labels are ``"reports"`` when
     present (crosswise, triangular, kuk), else ``"values"``, in RRreg's report order (0, 1, ...).
-    One-group designs use group 1.
+    One-group designs use group 1. A block with ``group_p`` (the extended crosswise model: RRreg's
+    crosswise with p in group 1 and 1 - p in group 2) gives one part per group, each its own
+    crosswise design, sharing the prevalence: the likelihood of Heck, Hoffmann & Moshagen
+    (2018), whose goodness-of-fit test (1 df) compares the two groups.
     """
     from .models import from_manifest
 
@@ -479,6 +482,21 @@ def parts_from_manifest(
     if not isinstance(block, dict):
         raise ValueError(f"question {question.get('id')!r} has no RRreg mapping ('rrreg')")
     design = from_manifest(block)
+    group_p = block.get("group_p")
+    if group_p is not None:
+        if not isinstance(group_p, list) or len(group_p) != 2:
+            raise ValueError(f"question {question.get('id')!r}: group_p must be a list of two "
+                             f"probabilities, got {group_p!r}")
+        split = [({1: counts.get(g, {})}, Design(design.model, float(p)))
+                 for g, p in zip((1, 2), group_p, strict=True)]
+        return [part for given, one in split
+                for part in _parts(question, one, given)]
+    return _parts(question, design, counts)
+
+
+def _parts(question: dict[str, Any], design: Design,
+           counts: dict[int, dict[str, int]]) -> list[Part]:
+    """The parts of one design: one per group of its model, counts by the manifest's labels."""
     labels = question.get("reports") or question.get("values")
     if not isinstance(labels, list) or len(labels) != len(design.reports):
         raise ValueError(

@@ -40,7 +40,7 @@ MATRIX_TOLERANCE = 1e-9
 #: Designs (by spec name) estimated with RRreg's models (rrsite.estimate.univariate.fit): their
 #: reports may differ from the true answers, and the two-group ones carry each row's group.
 RRREG_DESIGNS = ("crosswise", "triangular", "kuk", "mangat", "unrelated-unknown", "cdm",
-                 "cdm-sym", "sld")
+                 "cdm-sym", "sld", "extended-crosswise")
 #: The field of a two-group question's group: ``<question id>.group`` (docs/contracts.md).
 GROUP_SUFFIX = ".group"
 
@@ -80,6 +80,27 @@ class QuestionSpec:
     oracle: FrequencyOracle | None = None
     #: In a series: the permanent report and the waves' re-randomization (its ledger).
     memo: Memoized | None = None
+    #: The question's short name for reports and variable labels (``short:``), or None.
+    short: str | None = None
+    #: Each value's label as the respondent saw it (the manifest's ``options``).
+    labels: dict[str, str] = field(default_factory=dict)
+    #: A variable the page adds (``language``, ``arm``, ``check``, ``direct``), or None.
+    role: str | None = None
+    #: A comprehension check's ``{"question", "instruction", "correct"}`` (role ``check``).
+    check: dict[str, Any] | None = None
+    #: The randomized question this one asks directly in the direct arm (role ``direct``).
+    direct_of: str | None = None
+    #: A crosswise anchor question (its statement is false for everyone).
+    anchor: bool = False
+
+    @property
+    def name(self) -> str:
+        """The short name when the survey gives one, else the id."""
+        return self.short or self.id
+
+    def label(self, value: str) -> str:
+        """A value's label (the value itself when it has none)."""
+        return self.labels.get(value, value)
 
     @property
     def numeric(self) -> bool:
@@ -118,6 +139,8 @@ class VersionSpec:
     source: str
     questions: list[QuestionSpec]
     budget: dict[str, Any] = field(default_factory=dict)
+    #: The split ballot (``validation`` of the manifest): direct_share, questions, arm, direct.
+    validation: dict[str, Any] = field(default_factory=dict)
 
     def question(self, qid: str) -> QuestionSpec | None:
         """The question with this id in this version, if any."""
@@ -128,8 +151,13 @@ class VersionSpec:
 
     @property
     def privacy(self) -> Privacy:
-        """Basic composition over the sensitive questions: what one respondent gives away."""
-        return compose(q.privacy for q in self.questions if q.sensitive and q.privacy is not None)
+        """Basic composition over the sensitive questions: what one respondent gives away.
+
+        An anchor question is left out: its statement is false for everyone, so its report
+        tells no sensitive attribute.
+        """
+        return compose(q.privacy for q in self.questions
+                       if q.sensitive and q.privacy is not None and not q.anchor)
 
 
 @dataclass
@@ -352,12 +380,16 @@ def version_from_manifest(manifest: Mapping[str, Any], source: str) -> VersionSp
                 required=bool(raw.get("required", False)), values=tuple(values or ()),
                 minimum=_number(raw, "min"), maximum=_number(raw, "max"),
                 integer=bool(raw.get("integer", False)),
-                max_length=int(raw.get("max_length") or 500),
+                max_length=int(raw.get("max_length") or 500), manifest=dict(raw),
             )
         except (TypeError, ValueError) as error:
             raise ManifestError(f"{where}: {error}") from error
         if isinstance(raw.get("unit"), str):
             spec.unit = raw["unit"]
+        if isinstance(raw.get("short"), str) and raw["short"]:
+            spec.short = raw["short"]
+        spec.labels = _option_labels(raw.get("options"))
+        _fielding(spec, raw)
         if sensitive and qtype == "number":
             try:
                 spec.number_design = number_design_from_spec(raw.get("design") or {})
@@ -387,10 +419,34 @@ def version_from_manifest(manifest: Mapping[str, Any], source: str) -> VersionSp
                 spec.privacy = privacy_of(spec.design, labels=spec.values)
         questions.append(spec)
     budget = manifest.get("privacy") if isinstance(manifest.get("privacy"), Mapping) else {}
+    validation = manifest.get("validation")
     return VersionSpec(
         survey=survey, version=version, title=str(manifest.get("title", survey)), source=source,
         questions=questions, budget=dict(budget or {}),
+        validation=dict(validation) if isinstance(validation, Mapping) else {},
     )
+
+
+def _fielding(spec: QuestionSpec, raw: Mapping[str, Any]) -> None:
+    """The keys of the variables a page adds (docs/reference/contracts.md) and the anchor."""
+    role = raw.get("role")
+    spec.role = role if isinstance(role, str) else None
+    check = raw.get("check")
+    if isinstance(check, Mapping) and isinstance(check.get("question"), str):
+        spec.check = dict(check)
+    direct = raw.get("direct")
+    if isinstance(direct, Mapping) and isinstance(direct.get("question"), str):
+        spec.direct_of = direct["question"]
+    spec.anchor = raw.get("anchor") is True
+
+
+def _option_labels(options: object) -> dict[str, str]:
+    """``{value: label}`` of a manifest's ``options`` (``[{value, label}]``); ``{}`` otherwise."""
+    if not isinstance(options, list):
+        return {}
+    return {str(o["value"]): str(o["label"]) for o in options
+            if isinstance(o, Mapping) and isinstance(o.get("value"), str)
+            and isinstance(o.get("label"), str) and o["label"]}
 
 
 def load_manifest_file(path: str | Path) -> dict[str, Any]:
@@ -472,6 +528,8 @@ def _meaning(manifest: Mapping[str, Any]) -> str:
     keep = ("id", "type", "sensitive", "values", "design", "matrix", "required", "min", "max")
     questions = [
         {key: q.get(key) for key in keep} for q in manifest.get("questions", [])
-        if isinstance(q, Mapping)
+        # the page's language is not in the version (a survey that gets a second language keeps
+        # it): a manifest with it and one without are the same version
+        if isinstance(q, Mapping) and q.get("role") != "language"
     ]
     return json.dumps([manifest.get("id"), questions], sort_keys=True)

@@ -278,7 +278,7 @@ class ListColumn:
                 empty[index] = True
                 values[index] = math.nan
             elif isinstance(value, str):
-                if self.from_json:
+                if self.from_json or len(value) > NUMBER_WIDTH:  # as ByteColumn reads them
                     values[index] = math.nan
                 else:
                     number = cache.get(value)

@@ -30,6 +30,7 @@ def read_into(
     """
     if threads is None:
         threads = 2 if (os.cpu_count() or 1) > 1 else 1
+    rejections.files.extend(str(path) for path in paths)
 
     def batches() -> Iterator[Batch]:
         for path in paths:

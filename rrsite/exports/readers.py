@@ -1,4 +1,4 @@
-"""Reading exports in blocks: rrsite CSV and JSONL, Netlify Forms CSV, any CSV with a mapping.
+"""Reading exports in blocks: rrsite CSV, JSONL and Parquet, Netlify Forms CSV, any mapped CSV.
 
 Files are read in blocks of whole records (``BLOCK_SIZE`` bytes), so memory does not grow with
 the number of rows. A CSV block without any quote character is split with numpy alone (byte
@@ -8,6 +8,10 @@ cut only after a newline outside quotes, so a quoted field spanning lines is nev
 Each block becomes a ``Batch``: the line numbers of its well-formed rows and their columns.
 Malformed rows (wrong number of columns, a line that is not a JSON object, a record without its
 fields) are handed to the ``Rejections`` here; everything else is judged by the tally.
+
+The separator is sniffed from the header and the first lines (:func:`sniff_delimiter`): a comma,
+a semicolon (what Excel writes where the decimal mark is a comma, e.g. in German) or a tab, the
+one that splits the header into the most columns and every sampled line into as many.
 
 Cells `rrsite export` neutralised against spreadsheet formulas (a leading apostrophe before
 ``= + - @``, tab or carriage return, rrsite/spreadsheet.py) are read back to their original text:
@@ -57,6 +61,14 @@ ANSWER_PREFIXES = ("answers.", "answers[", "answer.", "answer[", "answer_", "ans
                    "q_", "q-", "q.")
 #: --map FIELD that drops a column.
 IGNORE = "-"
+#: The separators a CSV may use, in order of preference when several fit equally well.
+DELIMITERS = (",", ";", "\t")
+#: Bytes read after the header to sniff the separator from (and then parsed as usual).
+SNIFF_BYTES = 64 << 10
+#: The first bytes of a Parquet file.
+PARQUET_MAGIC = b"PAR1"
+#: Rows of a Parquet file per batch.
+PARQUET_BATCH = 50_000
 
 
 class ExportError(RRSiteError):
@@ -139,20 +151,54 @@ class Layout:
     width: int
     #: (b"survey,version,", version) per known version when the file starts with those columns
     prefixes: list[tuple[bytes, str]] = field(default_factory=list)
+    #: The separator between fields (sniffed: comma, semicolon or tab).
+    delimiter: str = ","
 
 
 #: Prefix of the fields that hold a sample-design column (``read_export(extra=...)``).
 EXTRA_PREFIX = "extra:"
 
 
+def sniff_delimiter(header: str, sample: str) -> str:
+    """The separator of a CSV: comma, semicolon or tab, sniffed from its first lines.
+
+    The one of DELIMITERS that splits ``header`` into the most fields while every complete line
+    of ``sample`` (the text after the header) has as many. A separator that splits the header
+    into one field only is never chosen; when none fits every line, the one giving the header
+    the most fields is taken (its bad rows are then rejected with their column counts); a
+    one-column file reads as comma-separated.
+    """
+    lines = sample[: sample.rfind("\n") + 1] if "\n" in sample else ""
+    best, best_key = ",", (False, 1)
+    for delimiter in DELIMITERS:
+        try:
+            width = len(next(csv.reader([header], delimiter=delimiter)))
+            rows = [row for row in csv.reader(io.StringIO(lines, newline=""),
+                                              delimiter=delimiter) if row]
+        except csv.Error:
+            continue
+        if width <= 1:
+            continue
+        key = (all(len(row) == width for row in rows), width)
+        if key > best_key:
+            best, best_key = delimiter, key
+    return best
+
+
+def delimiter_name(delimiter: str) -> str:
+    """A separator in words for messages: ``','``, ``';'`` or ``a tab``."""
+    return "a tab" if delimiter == "\t" else repr(delimiter)
+
+
 def csv_layout(
     header: list[str], catalog: Catalog, mapping: Mapping[str, str], path: str,
-    extra: Sequence[str] = (),
+    extra: Sequence[str] = (), delimiter: str = ",",
 ) -> Layout:
     """Match a CSV header to fields: --map first, then known names, then question-id patterns.
 
     ``extra``: more column names (a sample design's weight, stratum, cluster ...) kept verbatim
-    as fields ``extra:<name>`` when the header has them.
+    as fields ``extra:<name>`` when the header has them. ``delimiter``: the file's separator
+    (named in the error when no column matches).
     """
     questions = catalog.question_ids()
     fields = [*questions, *group_fields(catalog)]
@@ -200,9 +246,11 @@ def csv_layout(
         notes.append("no respondent column: duplicate respondents cannot be detected")
     if not any(qid in index for qid in questions):
         raise ExportError(
-            f"{path}:1: no column matches a question of survey {catalog.survey!r} (columns: "
-            f"{', '.join(header) or 'none'}; questions: {', '.join(questions)}); map them with "
-            "--map COLUMN=QUESTION"
+            f"{path}:1: no column matches a question of survey {catalog.survey!r} (read with "
+            f"{delimiter_name(delimiter)} as the separator, {len(header)} "
+            f"column{'s' if len(header) != 1 else ''}: {', '.join(header) or 'none'}; "
+            f"questions: {', '.join(questions)}){_separator_hint(header, questions, delimiter)}"
+            "; map them with --map COLUMN=QUESTION"
         )
     for name in extra:
         if name in header:
@@ -211,11 +259,29 @@ def csv_layout(
                 ignored.remove(name)
     if ignored:
         notes.append("columns ignored: " + ", ".join(ignored))
+    if delimiter != ",":
+        notes.append(f"fields separated by {delimiter_name(delimiter)}")
     prefixes = []
     if index.get("survey") == 0 and index.get("version") == 1 and _prefix_usable(catalog):
-        prefixes = [(f"{catalog.survey},{v},".encode(), v) for v in catalog.version_ids]
+        prefixes = [(f"{catalog.survey}{delimiter}{v}{delimiter}".encode(), v)
+                    for v in catalog.version_ids]
     return Layout(index=index, constants=constants, format=form, notes=notes, width=len(header),
-                  prefixes=prefixes)
+                  prefixes=prefixes, delimiter=delimiter)
+
+
+def _separator_hint(header: list[str], questions: list[str], delimiter: str) -> str:
+    """A hint when another separator would split the header into question columns."""
+    text = delimiter.join(header)
+    for other in DELIMITERS:
+        if other == delimiter or other not in text:
+            continue
+        columns = [name.strip() for name in next(csv.reader([text], delimiter=other))]
+        if any(qid in columns for qid in questions):
+            return (f"; the header holds question columns when split at "
+                    f"{delimiter_name(other)}: is the file separated by "
+                    f"{delimiter_name(other)} while its first lines are not? (the separator is "
+                    "sniffed from the header and the first lines)")
+    return ""
 
 
 def _prefix_usable(catalog: Catalog) -> bool:
@@ -224,7 +290,7 @@ def _prefix_usable(catalog: Catalog) -> bool:
     That needs a few versions at most, written without characters CSV would quote.
     """
     texts = [catalog.survey, *catalog.version_ids]
-    return len(catalog.versions) <= 4 and not any(c in t for t in texts for c in ',"\r\n')
+    return len(catalog.versions) <= 4 and not any(c in t for t in texts for c in ',;\t"\r\n')
 
 
 def _guess_field(
@@ -261,14 +327,19 @@ def open_binary(path: str | Path) -> IO[bytes]:
 
 
 def detect_format(path: str | Path) -> str:
-    """"jsonl" or "csv", from the extension, else from the first non-blank character."""
+    """"jsonl", "csv" or "parquet", from the extension, else from the file's first bytes."""
     name = str(path).lower().removesuffix(".gz")
+    if name.endswith(".parquet"):
+        return "parquet"
     if name.endswith((".jsonl", ".ndjson", ".json")):
         return "jsonl"
     if name.endswith((".csv", ".tsv")):
         return "csv"
     with open_binary(path) as handle:
-        head = handle.read(4096).lstrip(b"\xef\xbb\xbf \t\r\n")
+        head = handle.read(4096)
+    if head.startswith(PARQUET_MAGIC):
+        return "parquet"
+    head = head.lstrip(b"\xef\xbb\xbf \t\r\n")
     return "jsonl" if head.startswith(b"{") else "csv"
 
 
@@ -282,9 +353,12 @@ def read_export(
     ``extra``: column names kept as fields ``extra:<name>`` (CSV: a header column; JSONL: a key
     of the record's ``"design"`` object, else of the record itself).
     """
-    if detect_format(path) == "jsonl":
+    kind = detect_format(path)
+    if kind == "jsonl":
         info.format = "rrsite JSONL"
         yield from _read_jsonl(path, catalog, rejections, info, progress, extra)
+    elif kind == "parquet":
+        yield from _read_parquet(path, catalog, mapping, info, progress, extra)
     else:
         yield from _read_csv(path, catalog, mapping, rejections, info, block_size, progress,
                              extra)
@@ -315,15 +389,24 @@ def _read_csv(
         if not first.strip():
             raise ExportError(f"{label}:1: empty file (a CSV export starts with a header line)")
         header_text = first.removeprefix(b"\xef\xbb\xbf").decode("utf-8", errors="replace")
-        header = next(csv.reader([header_text]))
-        layout = csv_layout(header, catalog, mapping, label, extra)
+        sample = handle.read(SNIFF_BYTES)  # parsed below like any other data
+        delimiter = sniff_delimiter(header_text.rstrip("\r\n"),
+                                    sample[:_record_cut(sample)].decode("utf-8", errors="replace"))
+        header = next(csv.reader([header_text], delimiter=delimiter))
+        layout = csv_layout(header, catalog, mapping, label, extra, delimiter)
         info.format = layout.format
         info.notes.extend(layout.notes)
         consumed = len(first)
         line = 1
         leftover = b""
+        pending: bytes | None = sample
         while True:
-            data = handle.read(block_size)
+            if pending is not None:
+                data, pending = pending, None
+                if len(data) < block_size and len(data) == SNIFF_BYTES:
+                    data += handle.read(block_size - len(data))
+            else:
+                data = handle.read(block_size)
             buffer = leftover + data if leftover else data
             if not data:
                 if not buffer:
@@ -356,9 +439,10 @@ def _parse_block(
 
     ``line`` is the line number before the block's first line.
     """
+    separator = layout.delimiter.encode()
     if (b'"' in block or b"\0" in block
             or (b"\r" in block and block.count(b"\r") != block.count(b"\r\n"))
-            or b",'" in block or b"\n'" in block or block.startswith(b"'")):
+            or separator + b"'" in block or b"\n'" in block or block.startswith(b"'")):
         batch = _parse_block_csv_module(block, line, layout, label, rejections, info)
         return batch, block.count(b"\n")
     return _parse_block_numpy(block, line, layout, label, rejections, info)
@@ -371,7 +455,7 @@ def _parse_block_numpy(
     data = Block(block)
     array = data.array[: len(block)]
     width = layout.width
-    separators = np.flatnonzero((array == 44) | (array == 10))
+    separators = np.flatnonzero((array == ord(layout.delimiter)) | (array == 10))
     is_newline = array[separators] == 10
     lines = int(np.count_nonzero(is_newline))
     if lines * width == len(separators) and is_newline[width - 1::width].all():
@@ -451,7 +535,7 @@ def _parse_block_csv_module(
     Every cell goes through `restore`, so a neutralised cell reads as the text that was sent.
     """
     text = block.decode("utf-8", errors="replace")
-    reader = csv.reader(io.StringIO(text, newline=""))
+    reader = csv.reader(io.StringIO(text, newline=""), delimiter=layout.delimiter)
     rows: list[list[str]] = []
     numbers: list[int] = []
     previous = 0
@@ -482,6 +566,61 @@ def _parse_block_csv_module(
     return Batch(label, np.array(numbers, dtype=np.int64), columns, dict(layout.constants))
 
 
+# ----------------------------------------------------------------------------------- Parquet
+
+
+def parquet_columns(path: str | Path) -> list[str]:
+    """The column names of a Parquet file (its "header")."""
+    import duckdb
+
+    try:
+        with duckdb.connect() as connection:
+            described = connection.execute("DESCRIBE SELECT * FROM read_parquet(?)",
+                                            [str(path)]).fetchall()
+    except duckdb.Error as error:
+        raise ExportError(f"{path}: not a readable Parquet file: {error}") from error
+    return [str(row[0]) for row in described]
+
+
+def _read_parquet(
+    path: str | Path, catalog: Catalog, mapping: Mapping[str, str], info: FileInfo,
+    progress: Callable[[int], None] | None, extra: Sequence[str] = (),
+) -> Iterator[Batch]:
+    """A Parquet export: its columns matched like a CSV header, every value read as text.
+
+    Row N is the file's N-th record. Cells are taken as written (Parquet is not opened by
+    spreadsheets, so `rrsite export` writes no formula guard into it).
+    """
+    import duckdb
+
+    label = str(path)
+    header = parquet_columns(path)
+    layout = csv_layout(header, catalog, mapping, label, extra)
+    info.format = "Parquet"
+    info.notes.extend(layout.notes)
+    wanted = [(name, position) for name, position in layout.index.items()
+              if name != "submitted_at"]
+    select = ", ".join(f'CAST("{header[p].replace(chr(34), chr(34) * 2)}" AS VARCHAR)'
+                       for _, p in wanted) or "NULL"
+    with duckdb.connect() as connection:
+        connection.execute("SET enable_progress_bar = false")
+        result = connection.execute(f"SELECT {select} FROM read_parquet(?)", [label])
+        row = 0
+        while True:
+            chunk = result.fetchmany(PARQUET_BATCH)
+            if not chunk:
+                break
+            columns: dict[str, Column] = {
+                name: ListColumn([r[i] for r in chunk]) for i, (name, _) in enumerate(wanted)}
+            numbers = np.arange(row + 1, row + 1 + len(chunk), dtype=np.int64)
+            row += len(chunk)
+            info.rows += len(chunk)
+            yield Batch(label, numbers, columns, dict(layout.constants))
+    info.bytes = file_size(path)
+    if progress is not None:
+        progress(info.bytes)
+
+
 # ------------------------------------------------------------------------------------- JSONL
 
 
@@ -505,30 +644,37 @@ def _read_jsonl(
             if not text:
                 continue
             info.rows += 1
-            record = _jsonl_record(text, label, number, rejections)
+            record = jsonl_record(text, label, number, rejections)
             if record is None:
                 continue
-            strays = [key for key in record["answers"] if key not in known]
-            strays += [key + GROUP_SUFFIX for key in record["groups"] if key not in grouped]
-            if strays:
-                unknown[len(records)] = strays[0]
+            stray = jsonl_stray(record, known, grouped)
+            if stray is not None:
+                unknown[len(records)] = stray
             records.append(record)
             numbers.append(number)
             if len(records) >= JSONL_BATCH:
                 if progress is not None:
                     progress(pending)
                     pending = 0
-                yield _jsonl_batch(label, records, numbers, unknown, questions, grouped, extra)
+                yield jsonl_batch(label, records, numbers, unknown, questions, grouped, extra)
                 records, numbers, unknown = [], [], {}
     if progress is not None and pending:
         progress(pending)
     if records:
-        yield _jsonl_batch(label, records, numbers, unknown, questions, grouped, extra)
+        yield jsonl_batch(label, records, numbers, unknown, questions, grouped, extra)
 
 
-def _jsonl_record(
+def jsonl_stray(record: dict[str, Any], known: set[str], grouped: Sequence[str]) -> str | None:
+    """The first answer (or ``<id>.group``) of a record that no version of the survey asks."""
+    strays = [key for key in record["answers"] if key not in known]
+    strays += [key + GROUP_SUFFIX for key in record["groups"] if key not in grouped]
+    return strays[0] if strays else None
+
+
+def jsonl_record(
     text: bytes, label: str, number: int, rejections: Rejections
 ) -> dict[str, Any] | None:
+    """One JSONL line as a record, or None with the line's rejection counted."""
     try:
         record = json.loads(text)
     except ValueError as error:
@@ -552,10 +698,11 @@ def _jsonl_record(
     return record
 
 
-def _jsonl_batch(
+def jsonl_batch(
     label: str, records: list[dict[str, Any]], numbers: list[int], unknown: dict[int, str],
     questions: list[str], grouped: Sequence[str] = (), extra: Sequence[str] = (),
 ) -> Batch:
+    """Records read from JSONL as a batch of rows (values as JSON gave them)."""
     columns: dict[str, Column] = {
         "survey": ListColumn([r["survey"] for r in records], from_json=True),
         "version": ListColumn([r["version"] for r in records], from_json=True),

@@ -36,29 +36,52 @@ class Example:
 
 @dataclass
 class Rejections:
-    """Counts per reason and the first ``keep`` examples of each."""
+    """Counts per reason and the first ``keep`` examples of each, in the order of the rows.
+
+    Rows may be counted out of order (a reader refuses a line before the rows of its block are
+    checked, and the next file is read while this one is checked); the examples kept are the
+    first by file (in the order of ``files``, then first seen) and row all the same.
+    """
 
     keep: int = EXAMPLES
     counts: dict[str, int] = field(default_factory=dict)
     examples: dict[str, list[Example]] = field(default_factory=dict)
+    #: The files in the order they are read (examples are ordered by file, then row).
+    files: list[str] = field(default_factory=list)
 
     @property
     def total(self) -> int:
         """Rows rejected for any reason."""
         return sum(self.counts.values())
 
+    def _rank(self, example: Example) -> tuple[int, int]:
+        if example.file not in self.files:
+            self.files.append(example.file)
+        return self.files.index(example.file), example.row
+
+    def _keep(self, reason: str, found: list[Example]) -> None:
+        shown = self.examples.setdefault(reason, [])
+        shown.extend(found)
+        shown.sort(key=self._rank)
+        del shown[self.keep:]
+
+    def _wanted(self, reason: str, file: str, row: int) -> bool:
+        """Whether a row would be among the examples kept (before asking for its message)."""
+        shown = self.examples.get(reason, [])
+        return len(shown) < self.keep or self._rank(Example(file, row, "")) < self._rank(
+            shown[-1])
+
     def add(self, reason: str, file: str, row: int, message: str) -> None:
         """Count one rejected row."""
         assert reason in REASONS, reason
         self.counts[reason] = self.counts.get(reason, 0) + 1
-        shown = self.examples.setdefault(reason, [])
-        if len(shown) < self.keep:
-            shown.append(Example(file, int(row), message))
+        if self._wanted(reason, file, int(row)):
+            self._keep(reason, [Example(file, int(row), message)])
 
     def add_many(
         self, reason: str, file: str, rows: np.ndarray, message: Callable[[int], str]
     ) -> None:
-        """Count many rejected rows.
+        """Count many rejected rows (``rows`` in increasing order).
 
         ``message(i)`` describes ``rows[i]``; it is asked only for the first few.
         """
@@ -66,9 +89,18 @@ class Rejections:
         if len(rows) == 0:
             return
         self.counts[reason] = self.counts.get(reason, 0) + len(rows)
-        shown = self.examples.setdefault(reason, [])
-        for i in range(min(self.keep - len(shown), len(rows))):
-            shown.append(Example(file, int(rows[i]), message(i)))
+        found = []
+        for i in range(min(self.keep, len(rows))):
+            if not self._wanted(reason, file, int(rows[i])):
+                break
+            found.append(Example(file, int(rows[i]), message(i)))
+        self._keep(reason, found)
+
+    def set(self, reason: str, count: int, examples: list[Example]) -> None:
+        """Add ``count`` rows rejected for ``reason``, of which ``examples`` are the first."""
+        assert reason in REASONS, reason
+        self.counts[reason] = self.counts.get(reason, 0) + count
+        self._keep(reason, list(examples))
 
     def to_dict(self) -> dict[str, Any]:
         """{reason: {"count", "description", "examples": [{"file", "row", "message"}]}}."""

@@ -11,11 +11,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
 from .catalog import Catalog
-from .readers import ExportError, FileInfo, read_export
+from .readers import EXTRA_PREFIX, Batch, ExportError, FileInfo, read_export
 from .rejections import Rejections
 from .tally import Tally
 
@@ -26,7 +27,6 @@ class Rows:
 
     version: np.ndarray
     answers: dict[str, list[object]]
-    rows_read: int
     rejections: Rejections
     #: Per two-group question: each accepted row's group (1 or 2; 0 where it has none).
     groups: dict[str, np.ndarray] = field(default_factory=dict)
@@ -42,7 +42,6 @@ def read_rows(
     versions: list[np.ndarray] = []
     answers: dict[str, list[object]] = {q: [] for q in needed}
     groups: dict[str, list[np.ndarray]] = {q: [] for q in needed}
-    read = 0
     for path in paths:
         if not Path(path).is_file():
             raise ExportError(f"{path}: no such file")
@@ -50,7 +49,6 @@ def read_rows(
         for batch in read_export(path, catalog, column_map, rejections, info):
             checked = tally.check(batch)
             tally.commit(checked)
-            read += len(batch)
             keep = checked.status == 0
             versions.append(checked.version[keep])
             for qid in needed:
@@ -63,5 +61,51 @@ def read_rows(
     version = np.concatenate(versions) if versions else np.zeros(0, dtype=np.int32)
     group_codes = {q: np.concatenate(parts) if parts else np.zeros(0, dtype=np.int8)
                    for q, parts in groups.items()}
-    return Rows(version, answers, read + rejections.total, rejections,
+    return Rows(version, answers, rejections,
                 {q: codes for q, codes in group_codes.items() if np.any(codes)})
+
+
+def read_records(
+    paths: Sequence[str | Path], catalog: Catalog, column_map: dict[str, str],
+) -> tuple[list[dict[str, Any]], Rejections, int]:
+    """Every accepted row of the exports as an export record, the rejections, the rows read.
+
+    A record has the shape of a JSONL export line: survey, version, respondent, submitted_at,
+    ``answers`` {question id: value} and ``groups`` {question id: 1 or 2}. Rows are read and
+    checked exactly as `rrsite analyze` does; rejected rows are counted, not kept.
+    """
+    rejections = Rejections()
+    tally = Tally(catalog, None, rejections)
+    questions = catalog.question_ids()
+    records: list[dict[str, Any]] = []
+    read = 0
+    for path in paths:
+        if not Path(path).is_file():
+            raise ExportError(f"{path}: no such file")
+        info = FileInfo(str(path), "")
+        for batch in read_export(path, catalog, column_map, rejections, info,
+                                 extra=["submitted_at"]):
+            checked = tally.check(batch)
+            tally.commit(checked)
+            keep = np.flatnonzero(checked.status == 0).tolist()
+            if not keep:
+                continue
+
+            def values(name: str, batch: Batch = batch) -> list[Any]:
+                column = batch.columns.get(name)
+                return column.objects() if column is not None else [None] * len(batch)
+
+            tokens, times = values("respondent"), values(EXTRA_PREFIX + "submitted_at")
+            answers = {qid: values(qid) for qid in questions if qid in batch.columns}
+            for i in keep:
+                version = catalog.versions[int(checked.version[i])].version
+                groups = {qid: int(codes[i]) for qid, codes in checked.group_codes.items()
+                          if codes[i] in (1, 2)}
+                records.append({
+                    "survey": catalog.survey, "version": version, "respondent": tokens[i],
+                    "submitted_at": times[i],
+                    "answers": {qid: column[i] for qid, column in answers.items()
+                                if column[i] is not None},
+                    "groups": groups})
+        read += info.rows
+    return records, rejections, read

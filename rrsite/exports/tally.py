@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -30,6 +30,7 @@ from .columns import NUMBER_WIDTH, Column, Vocab
 from .oracles import decode_all, supports
 from .readers import Batch
 from .rejections import Rejections
+from .subgroups import NO_ANSWER, Subgroups, parse_by
 
 #: Runs of sorted hashes are merged while the older is less than twice the newer, up to this size
 #: (so merging never copies more than 16 MB at once).
@@ -37,7 +38,7 @@ RUN_CAP = 1 << 21
 #: The token filter has 2^FILTER_BITS bits (16 MB).
 FILTER_BITS = 27
 
-NO_ANSWER = "(no answer)"
+__all__ = ["NO_ANSWER", "Checked", "Counts", "FieldPlan", "Tally", "TokenSet"]
 #: Row status codes, in the order the reasons are checked.
 MISSING, SURVEY, VERSION, INVALID, DUPLICATE = 1, 2, 3, 4, 5
 #: A row of another wave of the same series: left out, neither counted nor rejected.
@@ -181,11 +182,53 @@ class Counts:
     by_group: np.ndarray | None = None
 
 
+def field_plan(catalog: Catalog, qid: str) -> FieldPlan:
+    """How question ``qid`` is checked and counted in each version of the catalog."""
+    versions = len(catalog.versions)
+    found = dict(catalog.questions_named(qid))
+    words: dict[str, None] = {}
+    plan = FieldPlan(qid, None, None)
+    for m in range(versions):
+        question = found.get(m)
+        if question is None:
+            plan.absent.append(m)
+        elif question.oracle is not None:
+            plan.oracle.append((m, question))
+        elif question.type in CHOICE_TYPES:
+            plan.choice.append(m)
+            words.update(dict.fromkeys(question.answers))
+            if question.two_group:
+                plan.grouped.append(m)
+        elif question.type == "number":
+            plan.number.append((m, question))
+            if question.two_group:
+                plan.grouped.append(m)
+        elif question.type == "text":
+            plan.text.append((m, question))
+        else:
+            plan.multi.append((m, question))
+    if plan.choice:
+        plan.union = Vocab(list(words))
+        lut = np.full((versions, len(words) + 2), -1, dtype=np.int32)
+        lut[:, 0] = -2  # union code -2 (empty) sits at column 0
+        for m in plan.choice:
+            question = found[m]
+            for local, value in enumerate(question.answers):
+                lut[m, plan.union.lookup[value] + 2] = local
+        plan.lut = lut
+    return plan
+
+
+def duplicate_message(token: str) -> str:
+    """Why a row whose respondent token an earlier row had is left out."""
+    return f"respondent {token!r} was seen before; the first row is kept"
+
+
 class Tally:
     """Checks batches of rows and counts the accepted ones."""
 
-    def __init__(self, catalog: Catalog, by: str | None, rejections: Rejections,
-                 siblings: tuple[str, ...] = ()) -> None:
+    def __init__(self, catalog: Catalog, by: str | Sequence[str] | None,
+                 rejections: Rejections, siblings: tuple[str, ...] = ()) -> None:
         self.catalog = catalog
         #: Survey ids of the other waves of this survey's series: their rows are left out.
         self.siblings = Vocab(list(siblings)) if siblings else None
@@ -195,14 +238,14 @@ class Tally:
         self.rows_accepted = np.zeros(self.versions, dtype=np.int64)
         self.survey_vocab = Vocab([catalog.survey])
         self.version_vocab = Vocab(catalog.version_ids)
-        self.plans = {qid: self._plan(qid) for qid in catalog.question_ids()}
-        self.by = by
-        if by is not None:
-            union = self.plans[by].union
-            assert union is not None
-            self.groups = [*union.words, NO_ANSWER]
-        else:
-            self.groups = ["all"]
+        self.plans = {qid: field_plan(catalog, qid) for qid in catalog.question_ids()}
+        # --by: the cells of the by-questions (rrsite.exports.subgroups); "all" without one
+        questions = parse_by(by)
+        unions = {q: self.plans[q].union for q in questions}
+        self.subgroups = Subgroups.of(
+            questions, {q: union.words for q, union in unions.items() if union is not None})
+        self.by = self.subgroups.label
+        self.groups = self.subgroups.names
         self.counts: dict[tuple[int, str], Counts] = {}
         #: Randomized number questions: per (version, id) the accepted rows' (reports,
         #: subgroups, design groups) batch by batch (rrsite.estimate.numbers needs every report).
@@ -227,40 +270,6 @@ class Tally:
                     np.zeros(shape, dtype=np.int64), np.zeros(len(self.groups), dtype=np.int64),
                     np.zeros((2, *shape), dtype=np.int64) if question.two_group else None,
                 )
-
-    def _plan(self, qid: str) -> FieldPlan:
-        found = dict(self.catalog.questions_named(qid))
-        words: dict[str, None] = {}
-        plan = FieldPlan(qid, None, None)
-        for m in range(self.versions):
-            question = found.get(m)
-            if question is None:
-                plan.absent.append(m)
-            elif question.oracle is not None:
-                plan.oracle.append((m, question))
-            elif question.type in CHOICE_TYPES:
-                plan.choice.append(m)
-                words.update(dict.fromkeys(question.answers))
-                if question.two_group:
-                    plan.grouped.append(m)
-            elif question.type == "number":
-                plan.number.append((m, question))
-                if question.two_group:
-                    plan.grouped.append(m)
-            elif question.type == "text":
-                plan.text.append((m, question))
-            else:
-                plan.multi.append((m, question))
-        if plan.choice:
-            plan.union = Vocab(list(words))
-            lut = np.full((self.versions, len(words) + 2), -1, dtype=np.int32)
-            lut[:, 0] = -2  # union code -2 (empty) sits at column 0
-            for m in plan.choice:
-                question = found[m]
-                for local, value in enumerate(question.answers):
-                    lut[m, plan.union.lookup[value] + 2] = local
-            plan.lut = lut
-        return plan
 
     # ------------------------------------------------------------------------------- checking
 
@@ -391,9 +400,7 @@ class Tally:
             repeated = self.tokens.add(checked.hashes[passed])
             status[passed[repeated]] = DUPLICATE
             checked.describe.setdefault(
-                DUPLICATE,
-                lambda i: f"respondent {token_column.raw(i)!r} was seen before; the first row "
-                          "is kept")
+                DUPLICATE, lambda i: duplicate_message(token_column.raw(i)))
         self._record(batch, status, checked.describe)
         self._count(status == 0, checked.version, checked.local_codes, checked.union_codes,
                     checked.group_codes)
@@ -587,11 +594,7 @@ class Tally:
         version = version[ok]
         self.rows_accepted += np.bincount(version, minlength=self.versions)
         groups = len(self.groups)
-        if self.by is not None and self.by in union_codes:
-            union = union_codes[self.by][ok]
-            group = np.where(union >= 0, union, groups - 1)
-        else:
-            group = np.full(len(version), groups - 1 if self.by is not None else 0)
+        group = self.subgroups.codes(union_codes, len(ok))[ok]
         single = self.versions == 1
         for qid, plan in self.plans.items():
             codes = local_codes.get(qid)
@@ -633,12 +636,7 @@ class Tally:
         """Keep the accepted reports of randomized number questions, with their subgroups."""
         if not self.numbers or not ok.any():
             return
-        groups = len(self.groups)
-        if self.by is not None and self.by in checked.union_codes:
-            union = checked.union_codes[self.by]
-            subgroup = np.where(union >= 0, union, groups - 1)
-        else:
-            subgroup = np.full(len(ok), groups - 1 if self.by is not None else 0)
+        subgroup = self.subgroups.codes(checked.union_codes, len(ok))
         for (m, qid), store in self.numbers.items():
             values = checked.number_values.get(qid)
             if values is None:
@@ -648,18 +646,22 @@ class Tally:
                 continue
             design_group = checked.group_codes[qid][rows] if qid in checked.group_codes \
                 else np.zeros(int(rows.sum()), dtype=np.int8)
-            store.append((values[rows].astype(np.float64), subgroup[rows], design_group))
+            store.append((values[rows].astype(np.float64), subgroup[rows].astype(np.int64),
+                          design_group.astype(np.int8)))
+
+    def add_reports(self, m: int, qid: str, reports: np.ndarray, subgroups: np.ndarray,
+                    groups: np.ndarray) -> None:
+        """Keep accepted reports of randomized number question ``qid`` in version ``m``."""
+        self.numbers[(m, qid)].append((np.asarray(reports, dtype=np.float64),
+                                       np.asarray(subgroups, dtype=np.int64),
+                                       np.asarray(groups, dtype=np.int8)))
 
     def _keep_oracles(self, ok: np.ndarray, checked: Checked) -> None:
         """Keep the accepted rows' supports of frequency-oracle questions, with subgroups."""
         if not self.oracles or not ok.any():
             return
         groups = len(self.groups)
-        if self.by is not None and self.by in checked.union_codes:
-            union = checked.union_codes[self.by]
-            subgroup = np.where(union >= 0, union, groups - 1)
-        else:
-            subgroup = np.full(len(ok), groups - 1 if self.by is not None else 0)
+        subgroup = self.subgroups.codes(checked.union_codes, len(ok))
         for (m, qid), store in self.oracles.items():
             rows = ok & (checked.version == m)
             found = checked.supports.get(qid, {}).get(m)
@@ -683,12 +685,19 @@ class Tally:
         return table, np.concatenate([s[1] for s in store])
 
     def number_reports(self, m: int, qid: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """(reports, subgroup index, design group) of every accepted row, in row order."""
+        """(reports, subgroup index, design group) of every accepted row, smallest report first.
+
+        The order is the reports' (a stable sort): every reader and engine hands the estimator
+        the same vectors, so their sums, and the estimates, agree to the last bit.
+        """
         store = self.numbers.get((m, qid), [])
         if not store:
             return (np.zeros(0), np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int8))
-        return (np.concatenate([s[0] for s in store]), np.concatenate([s[1] for s in store]),
-                np.concatenate([s[2] for s in store]))
+        reports = np.concatenate([s[0] for s in store])
+        subgroups = np.concatenate([s[1] for s in store]).astype(np.int64)
+        groups = np.concatenate([s[2] for s in store]).astype(np.int8)
+        order = np.lexsort((groups, subgroups, reports))
+        return reports[order], subgroups[order], groups[order]
 
 
 def _at(message: Callable[[int], str], where: np.ndarray) -> Callable[[int], str]:

@@ -44,6 +44,9 @@ DESIGN_OPTIONS = {
 #: Designs planned by rrsite.estimate (RRreg's models): survey design name -> RRreg model.
 RRREG_DESIGNS = {
     "crosswise": "Crosswise", "triangular": "Triangular", "kuk": "Kuk", "mangat": "Mangat",
+    # the extended crosswise model: each group's |2p - 1| and lambda (1 - lambda) are the
+    # crosswise model's (p and 1 - p), so its variance, privacy and sample size are crosswise's
+    "extended-crosswise": "Crosswise",
     "unrelated-unknown": "UQTunknown", "cdm": "CDM", "cdm-sym": "CDMsym", "sld": "SLD",
     **{name.lower(): name for name in (
         "Warner", "UQTknown", "UQTunknown", "Mangat", "Kuk", "FR", "Crosswise", "Triangular",
@@ -53,19 +56,58 @@ RRREG_DESIGNS = {
 SENSITIVITY_RATES = (0.01, 0.05, 0.1, 0.25, 0.5, 0.75, 0.9, 0.95, 0.99)
 
 
+class Written(float):
+    """A number as the command line wrote it (``ln(3)``), which the pasted block repeats."""
+
+    text: str
+
+    def __new__(cls, value: float, text: str) -> Written:
+        """The float ``value``, remembering ``text``."""
+        number = super().__new__(cls, value)
+        number.text = text.strip()
+        return number
+
+
+def number_text(text: str) -> float:
+    """A command-line number as survey files write it: ``0.25`` or a fraction ``1/4``."""
+    from ..survey.kinds import Invalid, parse_number
+
+    try:
+        return Written(parse_number(text), text)
+    except Invalid as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
+
+
+def epsilon_text(text: str) -> float:
+    """An epsilon as survey files write it: ``1.1``, ``1/2`` or ``ln(3)``."""
+    from ..survey.kinds import Invalid, parse_number
+
+    try:
+        return Written(parse_number(text, allow_ln=True), text)
+    except Invalid as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
+
+
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Options of `rrsite plan`."""
-    parser.add_argument("--epsilon", type=float, help="privacy budget epsilon (> 0)")
-    parser.add_argument("--delta", type=float, default=0.0, help="delta (default 0: pure DP)")
+    parser.add_argument("--epsilon", type=epsilon_text,
+                        help="privacy budget epsilon (> 0): a number, a fraction (1/2) or ln(3), "
+                             "as in survey files")
+    parser.add_argument("--delta", type=number_text, default=0.0,
+                        help="delta (default 0: pure DP)")
     parser.add_argument(
         "--prior",
-        type=float,
+        type=number_text,
         default=None,
         help="guess of the true rate (default 0.5; for k-rr the share of one answer, default 1/k)",
     )
-    parser.add_argument("--margin", type=float, default=0.05, help="margin of error (default 0.05)")
+    parser.add_argument("--margin", type=number_text, default=0.05,
+                        help="margin of error (default 0.05)")
+    parser.add_argument("--respondents", type=int, default=None, metavar="N",
+                        help="the margin N respondents give (instead of the respondents a "
+                             "margin needs)")
     parser.add_argument(
-        "--confidence", type=float, default=0.95, help="confidence level (default 0.95)"
+        "--confidence", type=number_text, default=0.95, help="confidence level (default 0.95)"
     )
     parser.add_argument("--format", choices=("table", "json"), default="table")
     parser.add_argument(
@@ -87,8 +129,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="with --compare --k: a multi-choice set of at most this many ticks")
     parser.add_argument(
         "--rrreg-p", metavar="P[,P...]",
-        help="crosswise, triangular, kuk, mangat, unrelated-unknown, cdm, cdm-sym, sld (or any "
-        "RRreg model name): RRreg's p, comma-separated (README: 'Planning RRreg designs')",
+        help="crosswise, extended-crosswise, triangular, kuk, mangat, unrelated-unknown, cdm, "
+        "cdm-sym, sld (or any RRreg model name): RRreg's p, comma-separated, in the order of "
+        "RRreg's getPW (the survey file's p of that design)",
     )
     parser.add_argument("--kukrep", type=int, default=None, help="kuk: cards drawn (default 1)")
     parser.add_argument(
@@ -96,7 +139,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="planning value of the nuisance: sld t (default 1), unrelated-unknown innocuous rate "
         "(default 0.5), cdm cheater share gamma (default 0)",
     )
-    numbers = parser.add_argument_group("a randomized number question (issue 21)")
+    numbers = parser.add_argument_group("a randomized number question")
     numbers.add_argument("--range", metavar="MIN,MAX",
                          help="plan a number in [MIN, MAX]: respondents for --margin on the "
                          "mean (in the number's units) with --design laplace, duchi, piecewise "
@@ -107,14 +150,48 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     numbers.add_argument("--integer", action="store_true",
                          help="with --range: whole numbers (adds the uniform-mask mixture)")
     group = parser.add_argument_group("design parameters (with --design)")
-    group.add_argument("--truth", type=float, help="forced-response / forced-yes: P(truth)")
-    group.add_argument("--yes", type=float, help="forced-response: P(forced yes)")
-    group.add_argument("--no", type=float, help="forced-response: P(forced no)")
-    group.add_argument("--p", type=float, help="warner / unrelated / k-rr: P(sensitive or truth)")
-    group.add_argument("--innocuous-rate", type=float, help="unrelated: yes-rate of the innocuous")
-    group.add_argument("--p00", type=float, help="matrix: P(no | no)")
-    group.add_argument("--p11", type=float, help="matrix: P(yes | yes)")
+    group.add_argument("--truth", type=number_text,
+                       help="forced-response / forced-yes: P(truth)")
+    group.add_argument("--yes", type=number_text, help="forced-response: P(forced yes)")
+    group.add_argument("--no", type=number_text, help="forced-response: P(forced no)")
+    group.add_argument("--p", type=number_text,
+                       help="warner / unrelated / k-rr: P(sensitive or truth)")
+    group.add_argument("--innocuous-rate", type=number_text,
+                       help="unrelated: yes-rate of the innocuous")
+    group.add_argument("--p00", type=number_text, help="matrix: P(no | no)")
+    group.add_argument("--p11", type=number_text, help="matrix: P(yes | yes)")
     group.add_argument("--k", type=int, help="k-rr: number of answers")
+
+
+def margin_at(variance: float | None, respondents: int, confidence: float) -> float | None:
+    """The margin of error N respondents give: z sqrt(variance / N) (None: no finite variance)."""
+    if variance is None or not math.isfinite(variance):
+        return None
+    return z_value(confidence) * math.sqrt(variance / respondents)
+
+
+def _given_respondents(args: argparse.Namespace) -> int | None:
+    """--respondents N, checked (at least 1)."""
+    given = getattr(args, "respondents", None)
+    if given is not None and given < 1:
+        raise UsageError(f"--respondents must be at least 1, got {given}")
+    return None if given is None else int(given)
+
+
+def _with_margins(result: dict[str, Any], args: argparse.Namespace) -> dict[str, Any]:
+    """With --respondents N: ``respondents_given`` and the margin N gives, overall and per row."""
+    given = _given_respondents(args)
+    if given is None:
+        return result
+    result["respondents_given"] = given
+    if "variance" in result:
+        result["margin_at_respondents"] = margin_at(result["variance"], given, args.confidence)
+    for key, field in (("if_prior_wrong", "variance"), ("designs", "variance"),
+                       ("designs", "variance_per_respondent")):
+        for row in result.get(key, []):
+            if field in row:
+                row["margin_at_respondents"] = margin_at(row[field], given, args.confidence)
+    return result
 
 
 def _number(value: float | None) -> float | None:
@@ -224,7 +301,9 @@ def _compare_table(result: dict[str, Any]) -> str:
     lines = [
         f"every design family at epsilon = {result['epsilon']:g}, true rate guess "
         f"{result['prior']:g}, margin ±{result['margin']:g} at {result['confidence']:.0%}",
-        f"{'family':<12}{'RRreg p':<28}{'variance':>10}{'respondents':>13}   how tuned",
+        f"{'family':<12}{'RRreg p':<28}{'variance':>10}{'respondents':>13}"
+        + ("" if "respondents_given" not in result else
+           f"{'margin at ' + format(result['respondents_given'], ','):>18}") + "   how tuned",
     ]
     for row in result["designs"]:
         design = row["design"]
@@ -232,26 +311,34 @@ def _compare_table(result: dict[str, Any]) -> str:
             f"{v:.4g}" for v in (design["p"] if isinstance(design["p"], list) else [design["p"]]))
         variance = "-" if row["variance"] is None else f"{row['variance']:.4g}"
         needed = "not private" if row["respondents"] is None else f"{row['respondents']:,}"
-        lines.append(f"{row['family']:<12}{shown:<28}{variance:>10}{needed:>13}   {row['note']}")
+        margin = _margin_cell(row)[3:] if "respondents_given" in result else ""
+        lines.append(f"{row['family']:<12}{shown:<28}{variance:>10}{needed:>13}"
+                     + (f"{margin:>18}" if margin else "") + f"   {row['note']}")
     lines.append("variance: one respondent's asymptotic variance of the ML prevalence (/ N)")
     return "\n".join(lines)
 
 
 def plan(args: argparse.Namespace) -> dict[str, Any]:
-    """The plan as a JSON-ready dict (keys as in DESIGN.md)."""
+    """The plan as a JSON-ready dict; with --respondents N also the margin N respondents give."""
+    _given_respondents(args)
     if getattr(args, "range", None) is not None:
         from .numbers import number_plan
 
-        return number_plan(args)
+        return _with_margins(number_plan(args), args)
     if getattr(args, "compare", False):
         if args.k is not None or getattr(args, "survey", None) is not None:
             from .frequency import frequency_plan
 
-            return frequency_plan(args)
-        return compare_plan(args)
+            return _with_margins(frequency_plan(args), args)
+        return _with_margins(compare_plan(args), args)
     if args.design is not None and args.design.lower() in RRREG_DESIGNS and args.design not in (
             "warner",):
-        return rrreg_plan(args)
+        return _with_margins(rrreg_plan(args), args)
+    return _with_margins(_binary_plan(args), args)
+
+
+def _binary_plan(args: argparse.Namespace) -> dict[str, Any]:
+    """The optimal yes/no design for a budget, or a named yes/no or k-rr design."""
     given = {
         param: getattr(args, option)
         for option, param in DESIGN_OPTIONS.items()
@@ -355,7 +442,13 @@ VERTICES = {
 
 
 def _value(number: float) -> str:
-    """A parameter as the survey file should say it: the shortest text that reads back exactly."""
+    """A parameter as the survey file should say it.
+
+    As written on the command line (``ln(3)``, ``1/4``), else the shortest text that reads back
+    exactly.
+    """
+    if isinstance(number, Written):
+        return number.text
     return str(int(number)) if float(number).is_integer() else repr(float(number))
 
 
@@ -467,13 +560,37 @@ def _table(result: dict[str, Any]) -> str:
         f"respondents   {result['respondents']:,} for a margin of ±{result['margin']:g} at "
         f"{result['confidence']:.0%} confidence"
     )
-    lines.append("if the true rate is   variance   respondents")
+    lines += _margin_lines(result)
+    lines.append("if the true rate is   variance   respondents" + _margin_head(result))
     for row in result["if_prior_wrong"]:
         lines.append(
             f"  {row['true_rate']:>8.2f}        {row['variance']:>9.4g}   {row['respondents']:>11,}"
+            + _margin_cell(row)
         )
     lines.extend(_block_text(result))
     return "\n".join(lines)
+
+
+def _margin_lines(result: dict[str, Any]) -> list[str]:
+    """``margin  ±0.049 with 400 respondents at 95% confidence`` (with --respondents)."""
+    if "respondents_given" not in result:
+        return []
+    margin = result.get("margin_at_respondents")
+    shown = "none (no finite variance)" if margin is None else f"±{margin:.3g}"
+    return [f"margin        {shown} with {result['respondents_given']:,} respondents at "
+            f"{result['confidence']:.0%} confidence"]
+
+
+def _margin_head(result: dict[str, Any]) -> str:
+    return "" if "respondents_given" not in result else \
+        f"   margin at {result['respondents_given']:,}"
+
+
+def _margin_cell(row: dict[str, Any]) -> str:
+    if "margin_at_respondents" not in row:
+        return ""
+    margin = row["margin_at_respondents"]
+    return f"   {'-' if margin is None else f'±{margin:.3g}':>14}"
 
 
 def _rrreg_table(result: dict[str, Any]) -> str:
@@ -496,10 +613,11 @@ def _rrreg_table(result: dict[str, Any]) -> str:
         + f" for a margin of ±{result['margin']:g} at {result['confidence']:.0%} confidence"
         + (" (both groups together)" if "groups" in result else "")
     )
-    lines.append("if the true rate is   variance   respondents")
+    lines += _margin_lines(result)
+    lines.append("if the true rate is   variance   respondents" + _margin_head(result))
     for row in result["if_prior_wrong"]:
         lines.append(f"  {row['true_rate']:>8.2f}        {row['variance'] or math.inf:>9.4g}   "
-                     f"{row['respondents'] or 0:>11,}")
+                     f"{row['respondents'] or 0:>11,}" + _margin_cell(row))
     return "\n".join(lines)
 
 

@@ -1,4 +1,4 @@
-"""`rrsite plan --range MIN,MAX`: planning a randomized number question (issue 21).
+"""`rrsite plan --range MIN,MAX`: planning a randomized number question.
 
 For a number in [MIN, MAX] and a privacy budget ``--epsilon``: the respondents needed for a
 margin on the mean (``--margin``, in the number's units), per design, and with ``--compare`` the
@@ -101,14 +101,18 @@ def number_table(result: dict[str, Any]) -> str:
     lines = [f"a number in [{significant(low, 5)}, {significant(high, 5)}] at epsilon = "
              f"{result['epsilon']:g}; margin ±{significant(result['margin'], 5)} on the mean at "
              f"{result['confidence']:.0%}; sd of the true numbers {significant(result['sd'], 5)}",
-             f"{'design':<12}{'parameters':<26}{'noise var (worst)':>19}{'respondents':>13}"]
+             f"{'design':<12}{'parameters':<26}{'noise var (worst)':>19}{'respondents':>13}"
+             + ("" if "respondents_given" not in result else
+                f"{'margin at ' + format(result['respondents_given'], ','):>18}")]
     for row in result["designs"]:
         spec = row["design"]
         shown = (f"p = {spec['p']:.4g}, uniform mask" if spec["name"] == "mixture"
                  else f"epsilon = {spec['epsilon']:g}")
         worst = significant(row["noise_variance_worst"], 5)
+        margin = row.get("margin_at_respondents")
         lines.append(f"{spec['name']:<12}{shown:<26}{worst:>19}"
-                     f"{row['respondents']:>13,}")
+                     f"{row['respondents']:>13,}"
+                     + ("" if margin is None else f"{'±' + significant(margin, 3):>18}"))
     if len(result["designs"]) > 1:
         lines.append(f"smallest variance at this epsilon and range: {result['smallest_variance']}")
     lines.append("noise var: the largest variance the randomization adds to one respondent's "

@@ -10,10 +10,14 @@ import textwrap
 from collections.abc import Callable
 
 from ..analyze.results import CI_METHOD_NAMES, VARIANCE_CONVENTION, Analysis
+from . import compliance
 from .rows import (
     DESIGN_HEADERS,
     MODEL_HEADERS,
     NUMBER_HEADERS,
+    answer_rows,
+    answers_text,
+    by_title,
     column_meanings,
     design_by_rows,
     design_entries,
@@ -21,17 +25,19 @@ from .rows import (
     design_rows,
     design_summary,
     design_text,
-    estimate_rows,
     fmt,
     footnotes,
+    group_name,
+    groups_of,
     interval_text,
     marks_in,
     model_notes,
     model_rows,
+    named,
     number_notes,
     number_rows,
     privacy_text,
-    uninformative,
+    too_wide,
 )
 
 FORMATS = ("table", "json", "markdown", "html")
@@ -84,10 +90,11 @@ def render_table(analysis: Analysis) -> str:
         rows = []
         marks: set[str] = set()
         for question in analysis.questions:
-            shown = estimate_rows(question, question.estimate)
+            shown = answer_rows(analysis, question, question.estimate)
             marks |= marks_in(shown)
             for i, r in enumerate(shown):
-                rows.append([question.id if i == 0 else "", r[0], f"{r[1]:,}", fmt(r[2]),
+                rows.append([named(analysis, question.id) if i == 0 else "", r[0], f"{r[1]:,}",
+                             fmt(r[2]),
                              fmt(r[3]), fmt(r[4]), fmt(r[5]), interval_text(r[6], r[7]),
                              fmt(r[8]), r[9]])
         out += _table(headers, rows, {2, 3, 4, 5, 6, 8})
@@ -97,31 +104,32 @@ def render_table(analysis: Analysis) -> str:
         out += [f"  {question.id}: {design_text(question)}; {question.estimate.ci_method}"
                 + (f"; {question.missing:,} unanswered" if question.missing else "")]
         out += [f"    {note}" for note in question.estimate.notes]
-        out += [f"    note: {sentence}" for sentence in uninformative(question)]
+        out += [f"    note: {sentence}" for sentence in too_wide(analysis, question)]
     out += design_lines(analysis, level)
+    out += compliance.table_lines(analysis)
     models = [row for question in analysis.questions for row in model_rows(question)]
     if models:
         out += ["", f"RRreg's models ({level} intervals):"]
         out += ["  " + line for line in _table(MODEL_HEADERS, models, {3, 4})]
         out += ["  " + note for q in analysis.questions for note in model_notes(q)]
     if analysis.by is not None and analysis.questions:
-        out += ["", f"Subgroups by {analysis.by}:"]
+        out += ["", f"Subgroups by {by_title(analysis)}:"]
         for question in analysis.questions:
             rows = []
             marks = set()
-            for group, estimate in question.groups.items():
-                shown = estimate_rows(question, estimate)
+            for group, estimate in groups_of(analysis, question):
+                shown = answer_rows(analysis, question, estimate)
                 marks |= marks_in(shown)
                 for i, r in enumerate(shown):
-                    rows.append([group if i == 0 else "", r[0], f"{r[1]:,}", fmt(r[2]), fmt(r[3]),
-                                 interval_text(r[6], r[7]), r[9]])
-            out += ["", f"  {question.id}"]
+                    rows.append([group_name(analysis, group) if i == 0 else "", r[0], f"{r[1]:,}",
+                                 fmt(r[2]), fmt(r[3]), interval_text(r[6], r[7]), r[9]])
+            out += ["", f"  {named(analysis, question.id)}"]
             out += ["  " + line for line in _table(
-                [analysis.by, "answer", "n", "reported", "estimate", f"{level} interval", ""],
-                rows, {2, 3, 4})]
+                [by_title(analysis), "answer", "n", "reported", "estimate", f"{level} interval",
+                 ""], rows, {2, 3, 4})]
             out += ["  " + note for note in footnotes(marks)]
             out += [f"  note: {sentence}"
-                    for sentence in uninformative(question, question.groups, analysis.by)]
+                    for sentence in too_wide(analysis, question, grouped=True)]
     out += ["", "Privacy (" + analysis.privacy["composition"] + "):"]
     for entry in analysis.privacy["questions"]:
         out.append(f"  {entry['id']}: {entry['statement']}")
@@ -132,8 +140,8 @@ def render_table(analysis: Analysis) -> str:
     if analysis.direct:
         out += ["", "Asked directly:"]
         for direct in analysis.direct:
-            counts = ", ".join(f"{v} {c:,}" for v, c in direct.counts.items())
-            out.append(f"  {direct.id}: {counts}"
+            counts = answers_text(analysis, direct.id, direct.counts, " ")
+            out.append(f"  {named(analysis, direct.id)}: {counts}"
                        + (f", unanswered {direct.missing:,}" if direct.missing else ""))
     out += [f"Note: {note}" for note in analysis.notes]
     return "\n".join(out) + "\n"
@@ -164,9 +172,9 @@ def design_lines(analysis: Analysis, level: str) -> list[str]:
     out += [f"  {qid}: {note}" for qid, note in design_notes(analysis)]
     by_rows = design_by_rows(analysis)
     if by_rows:
-        out += ["", f"  Design-based subgroups by {analysis.by} (domains of the design):"]
+        out += ["", f"  Design-based subgroups by {by_title(analysis)} (domains of the design):"]
         out += ["  " + line for line in _table(
-            ["question", str(analysis.by), "answer", "n", "estimate", "se", "interval", "deff"],
+            ["question", by_title(analysis), "answer", "n", "estimate", "se", "interval", "deff"],
             by_rows, {3, 4, 5, 7})]
     out.append("  SRS se: the standard error of a simple random sample of the same size; deff = "
                "(se / SRS se)^2; n eff = n / deff. Design-based estimates are the unbiased "
@@ -181,6 +189,12 @@ def render_json(analysis: Analysis) -> str:
 
 def _md_escape(text: str) -> str:
     return text.replace("|", "\\|")
+
+
+def _md_named(analysis: Analysis, qid: str) -> str:
+    """A question in Markdown: ``Short name (`id`)`` or `` `id` ``."""
+    short = analysis.labels.names.get(qid.split(" [", 1)[0])
+    return f"{short} (`{qid}`)" if short else f"`{qid}`"
 
 
 def render_markdown(analysis: Analysis) -> str:
@@ -217,14 +231,16 @@ def render_markdown(analysis: Analysis) -> str:
                 f"{level} intervals; standard errors under {VARIANCE_CONVENTION}.", ""]
         rows = []
         for question in analysis.questions:
-            for r in estimate_rows(question, question.estimate):
-                rows.append([f"`{question.id}`", r[0], f"{r[1]:,}", fmt(r[2]), fmt(r[3]) + r[9],
+            for r in answer_rows(analysis, question, question.estimate):
+                rows.append([_md_named(analysis, question.id), r[0], f"{r[1]:,}", fmt(r[2]),
+                             fmt(r[3]) + r[9],
                              fmt(r[4]), fmt(r[5]), interval_text(r[6], r[7]), fmt(r[8]),
                              question.estimate.ci_method])
         headers = ["question", "answer", "n", "reported", "estimate", "unbiased", "se",
                    f"{level} interval", "Chebyshev ±", "interval method"]
         out += table(headers, rows)
-        marks = marks_in(r for q in analysis.questions for r in estimate_rows(q, q.estimate))
+        marks = marks_in(r for q in analysis.questions
+                         for r in answer_rows(analysis, q, q.estimate))
         out += [""] + [f"- {note}" for note in footnotes(marks)]
         methods = [q.estimate.ci_method for q in analysis.questions]
         out += [""] + [f"- **{column}**: {meaning}"
@@ -233,7 +249,7 @@ def render_markdown(analysis: Analysis) -> str:
         for question in analysis.questions:
             out.append(f"- `{question.id}`: {design_text(question)}"
                        + "".join(f"; {n}" for n in question.estimate.notes)
-                       + "".join(f"; {n}" for n in uninformative(question)))
+                       + "".join(f"; {n}" for n in too_wide(analysis, question)))
     if analysis.sample_design is not None:
         out += ["", "## Design-based estimates", "", design_summary(analysis), "",
                 f"Weighted (Hajek) means and Horvitz-Thompson totals, {level} t intervals; SRS se "
@@ -244,29 +260,30 @@ def render_markdown(analysis: Analysis) -> str:
         out += [""] + [f"- `{qid}`: {note}" for qid, note in design_notes(analysis)]
         by_rows = design_by_rows(analysis)
         if by_rows:
-            out += ["", f"### Design-based subgroups by `{analysis.by}`", ""]
-            out += table(["question", str(analysis.by), "answer", "n", "estimate", "se",
+            out += ["", f"### Design-based subgroups by `{by_title(analysis)}`", ""]
+            out += table(["question", by_title(analysis), "answer", "n", "estimate", "se",
                           "interval", "deff"],
                          [[f"`{r[0]}`" if r[0] else "", *r[1:]] for r in by_rows])
+    out += compliance.markdown_lines(analysis)
     models = [row for question in analysis.questions for row in model_rows(question)]
     if models:
         out += ["", "### RRreg's models", ""]
         out += table(MODEL_HEADERS, [[f"`{r[0]}`" if r[0] else "", *r[1:]] for r in models])
         out += [""] + [f"- {note}" for q in analysis.questions for note in model_notes(q)]
-    if analysis.by is not None:
-        out += ["", f"## Subgroups by `{analysis.by}`", ""]
+    if analysis.by is not None and analysis.questions:
+        out += ["", f"## Subgroups by `{by_title(analysis)}`", ""]
         for question in analysis.questions:
-            rows = [[group, r[0], f"{r[1]:,}", fmt(r[2]), fmt(r[3]) + r[9],
+            rows = [[group_name(analysis, group), r[0], f"{r[1]:,}", fmt(r[2]), fmt(r[3]) + r[9],
                      interval_text(r[6], r[7])]
-                    for group, estimate in question.groups.items()
-                    for r in estimate_rows(question, estimate)]
-            out += [f"### `{question.id}`", ""]
-            out += table([analysis.by, "answer", "n", "reported", "estimate",
+                    for group, estimate in groups_of(analysis, question)
+                    for r in answer_rows(analysis, question, estimate)]
+            out += [f"### {_md_named(analysis, question.id)}", ""]
+            out += table([by_title(analysis), "answer", "n", "reported", "estimate",
                           f"{level} interval"], rows)
-            group_marks = marks_in(r for estimate in question.groups.values()
-                                   for r in estimate_rows(question, estimate))
+            group_marks = marks_in(r for _, estimate in groups_of(analysis, question)
+                                   for r in answer_rows(analysis, question, estimate))
             notes = [*footnotes(group_marks),
-                     *uninformative(question, question.groups, analysis.by)]
+                     *too_wide(analysis, question, grouped=True)]
             out += [""] + [f"- {note}" for note in notes] if notes else []
             out.append("")
     out += ["", "## Privacy", "", analysis.privacy["composition"] + ".", ""]
@@ -281,7 +298,7 @@ def render_markdown(analysis: Analysis) -> str:
     if analysis.direct:
         out += ["", "## Asked directly", ""]
         out += table(["question", "answers"], [
-            [f"`{d.id}`", ", ".join(f"{v}: {c:,}" for v, c in d.counts.items())
+            [_md_named(analysis, d.id), answers_text(analysis, d.id, d.counts)
              + (f", unanswered: {d.missing:,}" if d.missing else "")] for d in analysis.direct
         ])
     out += [f"\nNote: {note}" for note in analysis.notes]

@@ -11,27 +11,32 @@ import math
 from collections.abc import Sequence
 
 from ..analyze.results import CI_METHOD_NAMES, VARIANCE_CONVENTION, Analysis
+from . import compliance
 from .plots import PlotRow, bars_svg, cumulative_svg, distribution_svg, forest_svg
 from .rows import (
     DESIGN_HEADERS,
     MODEL_HEADERS,
     NUMBER_HEADERS,
+    answer_rows,
+    answers_text,
+    by_title,
     column_meanings,
     design_notes,
     design_rows,
     design_summary,
     design_text,
-    estimate_rows,
     fmt,
     footnotes,
+    groups_of,
     interval_text,
     marks_in,
     model_notes,
     model_rows,
+    named,
     number_notes,
     number_rows,
     privacy_text,
-    uninformative,
+    too_wide,
 )
 from .tables import STYLE
 
@@ -47,6 +52,13 @@ def _cells(cells: Sequence[str], numeric: set[int] | None = None, header: bool =
     return "<tr>" + "".join(
         f'<{tag}{" class=num" if i in numeric else ""}>{c}</{tag}>' for i, c in enumerate(cells)
     ) + "</tr>"
+
+
+def _html_named(analysis: Analysis, qid: str) -> str:
+    """A question in HTML: its short name and ``<code>id</code>``, or the id alone."""
+    short = analysis.labels.names.get(qid.split(" [", 1)[0])
+    code = f"<code>{html.escape(qid)}</code>"
+    return f"{html.escape(short)} ({code})" if short else code
 
 
 def _numbers_html(analysis: Analysis) -> list[str]:
@@ -78,16 +90,22 @@ def _numbers_html(analysis: Analysis) -> list[str]:
                         "interval: the cumulative shares below carry one")
             body.append("<figure>" + distribution_svg(
                 found, f"{result.id}: estimated distribution of the true numbers", result.unit)
-                + f"<figcaption>{qid}: the estimated share of true numbers in {cells}, "
-                  f"bars (maximum likelihood, {found.n:,} reports){whiskers}.</figcaption>"
-                  "</figure>")
+                + f"<figcaption>{qid}: bars, the estimated share of respondents whose true "
+                  f"number is in {cells} (the most likely distribution given the {found.n:,} "
+                  f"reports){whiskers}.</figcaption></figure>")
+        band = sum(b - a for a, b in zip(found.cumulative_low, found.cumulative_high,
+                                         strict=True)) / len(found.lows)
+        vague = (f" Here the band is wide (on average {band:.0%} of the scale): {found.n:,} "
+                 "reports through this design say little about how the numbers are spread; "
+                 "the mean above is known better than the shape." if band > 0.5 else "")
         body.append("<figure>" + cumulative_svg(
             found, f"{result.id}: share of true numbers at most each value", result.unit)
-            + f"<figcaption>{qid}: the share of true numbers at most each value"
-            + (", blue line (maximum likelihood)" if found.cumulative is not None else "")
-            + f"; red band: {level} simultaneous bounds, which hold at every value at once "
-              "whatever the distribution (the reports' Dvoretzky-Kiefer-Wolfowitz band carried "
-              "through the design's law of the report)." + notes + "</figcaption></figure>")
+            + f"<figcaption>{qid}: the share of respondents whose true number is at most "
+              "each value" + ("; blue line: the best estimate" if found.cumulative is not None
+                             else "")
+            + f". The shaded band holds the true curve, all of it at once, with {level} "
+              "confidence, whatever the numbers' distribution." + vague + notes
+            + "</figcaption></figure>")
     return body
 
 
@@ -123,16 +141,17 @@ def render_html(analysis: Analysis) -> str:
                     + f". Standard errors under {e(VARIANCE_CONVENTION)}.</p>")
         rows = []
         for question in analysis.questions:
+            shown = named(analysis, question.id)
             if question.kind == "categorical":
-                plot_rows.append(PlotRow(question.id, math.nan, math.nan, math.nan, heading=True))
-            for r in estimate_rows(question, question.estimate):
-                rows.append(_cells([f"<code>{e(question.id)}</code>", e(r[0]), f"{r[1]:,}",
+                plot_rows.append(PlotRow(shown, math.nan, math.nan, math.nan, heading=True))
+            for r in answer_rows(analysis, question, question.estimate):
+                rows.append(_cells([_html_named(analysis, question.id), e(r[0]), f"{r[1]:,}",
                                     fmt(r[2]), fmt(r[3]) + e(r[9]), fmt(r[4]), fmt(r[5]),
                                     interval_text(r[6], r[7]), fmt(r[8]),
                                     e(question.estimate.ci_method)], {2, 3, 4, 5, 6, 8}))
-                name = question.id if question.kind == "binary" else f"  {r[0]}"
+                name = shown if question.kind == "binary" else f"  {r[0]}"
                 plot_rows.append(PlotRow(name, r[3], r[6], r[7], r[2]))
-                bar_pairs.append((f"{question.id}: {r[0]}", r[2], r[3]))
+                bar_pairs.append((f"{shown}: {r[0]}", r[2], r[3]))
         headers = ["question", "answer", "n", "reported", "estimate", "unbiased", "se",
                    f"{level} interval", "Chebyshev ±", "method"]
         body.append("<table>" + _cells(headers, {2, 3, 4, 5, 6, 8}, True)
@@ -142,8 +161,9 @@ def render_html(analysis: Analysis) -> str:
             notes.append(f"<li><code>{e(question.id)}</code>: {e(question.text)} — design "
                          f"{e(design_text(question))}"
                          + "".join(f"; {e(n)}" for n in question.estimate.notes)
-                         + "".join(f"; {e(n)}" for n in uninformative(question)) + "</li>")
-        marks = marks_in(r for q in analysis.questions for r in estimate_rows(q, q.estimate))
+                         + "".join(f"; {e(n)}" for n in too_wide(analysis, question)) + "</li>")
+        marks = marks_in(r for q in analysis.questions
+                         for r in answer_rows(analysis, q, q.estimate))
         notes += [f"<li>{e(note)}</li>" for note in footnotes(marks)]
         body.append("<ul class=note>" + "".join(notes) + "</ul>")
         body.append("<dl class=note>" + "".join(
@@ -180,33 +200,37 @@ def render_html(analysis: Analysis) -> str:
                     + "<figcaption>Reported (randomized) rate, red, against the de-biased "
                       "estimate, blue.</figcaption></figure>")
     if analysis.by is not None and analysis.questions:
-        body.append(f"<h2>Subgroups by <code>{e(analysis.by)}</code></h2>")
+        by = by_title(analysis)
+        body.append(f"<h2>Subgroups by <code>{e(by)}</code></h2>")
         for question in analysis.questions:
             group_rows: list[PlotRow] = []
             table = []
-            for group, estimate in question.groups.items():
+            for group, estimate in groups_of(analysis, question):
                 if question.kind == "categorical":
-                    group_rows.append(PlotRow(group, math.nan, math.nan, math.nan, heading=True))
-                for r in estimate_rows(question, estimate):
+                    group_rows.append(PlotRow(group, math.nan, math.nan, math.nan,
+                                              heading=True))
+                for r in answer_rows(analysis, question, estimate):
                     label = group if question.kind == "binary" else f"  {r[0]}"
                     group_rows.append(PlotRow(label, r[3], r[6], r[7], r[2]))
                     table.append(_cells([e(group), e(r[0]), f"{r[1]:,}", fmt(r[2]),
                                          fmt(r[3]) + e(r[9]), interval_text(r[6], r[7])],
                                         {2, 3, 4}))
-            body.append(f"<h3><code>{e(question.id)}</code> by {e(analysis.by)}</h3><table>"
-                        + _cells([e(analysis.by), "answer", "n", "reported", "estimate",
+            body.append(f"<h3>{_html_named(analysis, question.id)} by {e(by)}</h3><table>"
+                        + _cells([e(by), "answer", "n", "reported", "estimate",
                                   f"{level} interval"], {2, 3, 4}, True) + "".join(table)
                         + "</table>")
-            group_marks = marks_in(r for estimate in question.groups.values()
-                                   for r in estimate_rows(question, estimate))
+            group_marks = marks_in(r for _, estimate in groups_of(analysis, question)
+                                   for r in answer_rows(analysis, question, estimate))
             group_notes = [*footnotes(group_marks),
-                           *uninformative(question, question.groups, analysis.by)]
+                           *too_wide(analysis, question, grouped=True)]
             if group_notes:
                 body.append("<ul class=note>" + "".join(f"<li>{e(n)}</li>" for n in group_notes)
                             + "</ul>")
             if group_rows:
-                body.append("<figure>" + forest_svg(group_rows, f"{question.id} by {analysis.by}")
-                            + _legend() + "</figure>")
+                body.append("<figure>" + forest_svg(
+                    group_rows, f"{named(analysis, question.id)} by {by}") + _legend()
+                    + "</figure>")
+    body.extend(compliance.html_parts(analysis))
     body.append("<h2>Privacy</h2><p>" + e(analysis.privacy["composition"]) + ".</p><table>"
                 + _cells(["question", "guarantee"], None, True) + "".join(
                     _cells([f"<code>{e(x['id'])}</code>",
@@ -219,8 +243,8 @@ def render_html(analysis: Analysis) -> str:
         total["epsilon"], total["delta"], total["epsilon_infinite"])) + "</strong>.</p>")
     if analysis.direct:
         body.append("<h2>Asked directly</h2><table>" + _cells(["question", "answers"], None, True)
-                    + "".join(_cells([f"<code>{e(d.id)}</code>", e(", ".join(
-                        f"{v}: {c:,}" for v, c in d.counts.items())
+                    + "".join(_cells([_html_named(analysis, d.id), e(
+                        answers_text(analysis, d.id, d.counts)
                         + (f", unanswered: {d.missing:,}" if d.missing else ""))])
                         for d in analysis.direct) + "</table>")
     body.extend(f'<p class="note">Note: {e(n)}</p>' for n in analysis.notes)

@@ -182,13 +182,21 @@ def cumulative_svg(found: Deconvolution, title: str, unit: str | None) -> str:
     def y_of(value: float) -> float:
         return base - (base - top) * value
 
-    parts = _axes(width, height, title, "1", base, top, left)
+    parts = _axes(width, height, title, "100%", base, top, left)
+    for share in (0.25, 0.5, 0.75):  # guides, so that a wide band can still be read off
+        parts.append(f'<line x1="{left}" y1="{y_of(share):.1f}" x2="{width - MARGIN}" '
+                     f'y2="{y_of(share):.1f}" stroke="{COLOURS["grid"]}" stroke-dasharray="3"/>'
+                     f'<text x="{left - 4}" y="{y_of(share) + 4:.1f}" text-anchor="end" '
+                     f'font-size="10">{share:.0%}</text>')
     upper = " ".join(f"{x_of(x):.1f},{y_of(v):.1f}" for x, v in zip(xs, found.cumulative_high,
                                                                    strict=True))
     lower = " ".join(f"{x_of(x):.1f},{y_of(v):.1f}" for x, v in
                      zip(xs[::-1], found.cumulative_low[::-1], strict=True))
     parts.append(f'<polygon points="{upper} {lower}" fill="{COLOURS["reported"]}" '
-                 'fill-opacity="0.25" stroke="none"/>')
+                 'fill-opacity="0.12" stroke="none"/>')
+    for edge in (upper, lower):  # the band's edges drawn, so its shape shows however wide
+        parts.append(f'<polyline points="{edge}" fill="none" stroke="{COLOURS["reported"]}" '
+                     'stroke-width="1.2"/>')
     if found.cumulative is not None:
         line = " ".join(f"{x_of(x):.1f},{y_of(v):.1f}" for x, v in zip(xs, found.cumulative,
                                                                       strict=True))
@@ -206,7 +214,8 @@ def cumulative_svg(found: Deconvolution, title: str, unit: str | None) -> str:
         parts.append(f'<text x="{x_of(value):.1f}" y="{base + 14}" text-anchor="middle" '
                      f'font-size="10">{significant(value, 3)}</text>')
     parts.append(f'<text x="{width / 2:.1f}" y="{height - 6}" text-anchor="middle">'
-                 f"{html.escape(unit or 'true number')}: share at most this</text></svg>")
+                 f"{html.escape(unit or 'true number')}: share of respondents at most this"
+                 "</text></svg>")
     return "".join(parts)
 
 

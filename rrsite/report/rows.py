@@ -18,10 +18,14 @@ from ..analyze.results import (
     CI_METHOD_NAMES,
     VARIANCE_CONVENTION,
     Analysis,
+    Labels,
     NumberResult,
     QuestionResult,
+    epsilon_words,
 )
 from ..estimate.estimators import Estimate
+from ..estimate.numbers import NumberEstimate
+from ..exports.subgroups import SEPARATOR, Subgroups
 
 #: An interval that holds both of these rates is not informative: it cannot tell an answer that a
 #: quarter of respondents would give from one that three quarters would.
@@ -75,18 +79,52 @@ def flags(estimate: Estimate, index: int) -> str:
 
 
 def privacy_text(epsilon: float | None, delta: float, infinite: bool) -> str:
-    """epsilon/delta for people; no epsilon stated plainly."""
+    """epsilon/delta for people (``epsilon = ln 3 = 1.099``); no epsilon stated plainly."""
     if infinite or epsilon is None:
         return f"no finite epsilon (delta {delta:.3g} whatever epsilon)"
-    return f"epsilon {epsilon:.4g}, delta {delta:.3g}"
+    return f"epsilon = {epsilon_words(epsilon)}" + (f", delta = {delta:.3g}" if delta else "")
+
+
+def base_id(qid: str) -> str:
+    """The question id of a result's id (``"q [a, b]"`` and ``"q [SLD]"`` name question q)."""
+    return qid.split(" [", 1)[0]
+
+
+def named(analysis: Analysis, qid: str) -> str:
+    """A question as reports name it: ``short name (id)`` when it has a short name, else id."""
+    short = analysis.labels.names.get(base_id(qid))
+    return f"{short} ({qid})" if short else qid
+
+
+def by_title(analysis: Analysis) -> str:
+    """The --by questions as a heading: ``year`` or, crossed, ``year × sex``."""
+    return SEPARATOR.join(analysis.by_questions) or str(analysis.by)
+
+
+def group_name(analysis: Analysis, name: str) -> str:
+    """A subgroup as reports show it: its answers' labels (``First × Women``)."""
+    return analysis.labels.cell(analysis.subgroups, name)
+
+
+def answers_text(analysis: Analysis, qid: str, counts: Mapping[str, int],
+                 between: str = ": ") -> str:
+    """``First: 10, Second: 5``: counts of a directly asked question, by label."""
+    return ", ".join(f"{analysis.labels.value(qid, value)}{between}{count:,}"
+                     for value, count in counts.items())
 
 
 def estimate_rows(
-    question: QuestionResult, estimate: Estimate
+    question: QuestionResult, estimate: Estimate, labels: Labels | None = None,
 ) -> list[tuple[str, int, float, float, float, float, float, float, float, str]]:
-    """(label, n, observed, estimate, unbiased, se, low, high, chebyshev, flags) per answer."""
+    """(label, n, observed, estimate, unbiased, se, low, high, chebyshev, flags) per answer.
+
+    With ``labels`` the answer is its label as the respondent saw it (``Yes``, ``Often``).
+    """
+    def shown(label: str) -> str:
+        return labels.value(base_id(question.id), label) if labels is not None else label
+
     return [
-        (label, estimate.n, float(estimate.observed[i]), float(estimate.estimate[i]),
+        (shown(label), estimate.n, float(estimate.observed[i]), float(estimate.estimate[i]),
          float(estimate.unbiased[i]), float(estimate.se[i]), float(estimate.ci_low[i]),
          float(estimate.ci_high[i]), float(estimate.chebyshev[i]), flags(estimate, i))
         for i, label in enumerate(estimate.labels)
@@ -163,30 +201,96 @@ def footnotes(marks: Iterable[str]) -> list[str]:
 
 
 def uninformative(question: QuestionResult, groups: Mapping[str, Estimate] | None = None,
-                  by: str | None = None) -> list[str]:
+                  by: str | None = None, *, labels: Labels | None = None,
+                  subgroups: Subgroups | None = None) -> list[str]:
     """A sentence for each estimate whose interval is too wide to inform (or has no answers).
 
-    ``groups``: the subgroups of ``by`` (else the question's whole estimate).
+    ``groups``: the subgroups of ``by`` (else the question's whole estimate): the rule applies to
+    every subgroup, each cell of crossed ones too. ``labels`` and ``subgroups`` name the answers
+    and the cells (``year = First, sex = Women``) by their labels. Estimates alike share one
+    sentence (:func:`too_few`), however many answers and subgroups there are.
     """
-    sentences = []
+    empty, open_ended, wide = [], [], []
     items = list(groups.items()) if groups is not None else [("", question.estimate)]
     for group, estimate in items:
-        where = f"{by} = {group}" if groups is not None else "all answers"
-        for row in estimate_rows(question, estimate):
+        if groups is None:
+            where = "all answers"
+        elif labels is not None and subgroups is not None and subgroups.questions:
+            where = labels.where(subgroups, group)
+        else:
+            where = f"{by} = {labels.value(by or '', group) if labels is not None else group}"
+        for row in estimate_rows(question, estimate, labels):
             label, n, low, high = row[0], row[1], row[6], row[7]
-            answer = "" if question.kind == "binary" else f", answer {label}"
+            place = where if question.kind == "binary" else f"{where}, answer {label}"
             if n == 0:
-                sentences.append(f"{question.id} ({where}{answer}): no answers, no estimate")
+                empty.append(place)
             elif not (math.isfinite(low) and math.isfinite(high)):
-                sentences.append(f"{question.id} ({where}{answer}): {n:,} answers give no "
-                                 "interval")
+                open_ended.append((place, n))
             elif low <= UNINFORMATIVE_RATES[0] and high >= UNINFORMATIVE_RATES[1]:
-                rare, common = UNINFORMATIVE_RATES
-                sentences.append(
-                    f"{question.id} ({where}{answer}): {n:,} answers are too few for an "
-                    f"informative interval: [{low:.2f}, {high:.2f}] holds both {rare:g} and "
-                    f"{common:g}, so it cannot tell a rare answer from a common one")
-    return sentences
+                wide.append((place, n, f"[{low:.2f}, {high:.2f}]"))
+    rare, common = UNINFORMATIVE_RATES
+    return [*no_answers(question.id, empty), *no_interval(question.id, open_ended),
+            *too_few(question.id, wide, f"{rare:g}", f"{common:g}",
+                     "a rare answer from a common one")]
+
+
+def answer_rows(analysis: Analysis, question: QuestionResult, estimate: Estimate
+                ) -> list[tuple[str, int, float, float, float, float, float, float, float, str]]:
+    """:func:`estimate_rows` with the question's option labels."""
+    return estimate_rows(question, estimate, analysis.labels)
+
+
+def groups_of(analysis: Analysis, question: QuestionResult) -> list[tuple[str, Estimate]]:
+    """(label of the subgroup's answer, estimate) of each subgroup of ``--by``."""
+    return [(group_name(analysis, group), estimate)
+            for group, estimate in question.groups.items()]
+
+
+def too_wide(analysis: Analysis, question: QuestionResult, grouped: bool = False) -> list[str]:
+    """:func:`uninformative` for the whole estimate, or the subgroups, with labels."""
+    return uninformative(question, question.groups if grouped else None, analysis.by,
+                         labels=analysis.labels, subgroups=analysis.subgroups)
+
+
+def direct_counts(analysis: Analysis, direct: Any) -> list[tuple[str, int]]:
+    """(label, count) of each answer of a question asked directly."""
+    return [(analysis.label(direct.id, value), count) for value, count in direct.counts.items()]
+
+
+def no_answers(qid: str, places: list[str]) -> list[str]:
+    """``q (where): no answers, no estimate``, one sentence for all the places."""
+    if not places:
+        return []
+    if len(places) == 1:
+        return [f"{qid} ({places[0]}): no answers, no estimate"]
+    return [f"{qid}: no answers, no estimate ({'; '.join(places)})"]
+
+
+def no_interval(qid: str, items: list[tuple[str, int]]) -> list[str]:
+    """``q (where): n answers give no interval``, one sentence for all the places."""
+    if not items:
+        return []
+    if len(items) == 1:
+        return [f"{qid} ({items[0][0]}): {items[0][1]:,} answers give no interval"]
+    return [f"{qid}: no interval ({'; '.join(f'{w}: {n:,} answers' for w, n in items)})"]
+
+
+def too_few(qid: str, items: list[tuple[str, int, str]], rare: str, common: str,
+            what: str) -> list[str]:
+    """One sentence for all the (where, n, interval) too wide to inform.
+
+    Each interval holds both ``rare`` and ``common``, so it cannot tell ``what``.
+    """
+    if not items:
+        return []
+    if len(items) == 1:
+        where, n, shown = items[0]
+        return [f"{qid} ({where}): {n:,} answers are too few for an informative interval: "
+                f"{shown} holds both {rare} and {common}, so it cannot tell {what}"]
+    listed = "; ".join(f"{where}: {n:,} answers, {shown}" for where, n, shown in items)
+    return [f"{qid}: too few answers for an informative interval in {len(items)} estimates "
+            f"({listed}): each interval holds both {rare} and {common}, so it cannot tell "
+            f"{what}"]
 
 
 DESIGN_HEADERS = ["question", "answer", "n", "estimate", "se", "interval", "df", "SRS se",
@@ -295,7 +399,8 @@ def design_by_rows(analysis: Analysis) -> list[list[str]]:
                              amount_range(f["ci"][0], f["ci"][1], places)]
                 else:
                     shown = [fmt(f["estimate"]), fmt(f["se"]), interval_text(*f["ci"])]
-                rows.append([qid if first else "", group if i == 0 else "", label,
+                rows.append([qid if first else "", group_name(analysis, group) if i == 0 else "",
+                             label,
                              f"{entry['n']:,}", *shown, fmt(f["deff"], 2)])
                 first = False
     return rows
@@ -407,16 +512,38 @@ def number_design_text(result: NumberResult) -> str:
     return " + ".join(number_design_words(part.design.spec()) for part in result.parts)
 
 
+#: The marks of a number's mean and what each means.
+NUMBER_MARKS = {
+    "*": "the unbiased mean fell outside the range [min, max]; the mean shown is the nearest end "
+         "of the range (the JSON report has the unbiased one as `unbiased`)",
+    "!": "the whole interval fell beyond an end of the range; shown is that end to the end +/- "
+         "the interval's margin",
+}
+
+
+def number_flags(estimate: NumberEstimate) -> str:
+    """``*`` the unbiased mean left the range, ``!`` the interval was moved onto the range."""
+    return ("*" if estimate.clipped else "") + ("!" if estimate.moved else "")
+
+
+def number_estimates(analysis: Analysis, result: NumberResult
+                     ) -> list[tuple[str, NumberEstimate | None]]:
+    """("all", overall) then (subgroup label, estimate) of each subgroup of ``--by``."""
+    return [("all", result.estimate),
+            *((group_name(analysis, group), estimate)
+              for group, estimate in result.groups.items())]
+
+
 def number_rows(analysis: Analysis) -> list[list[str]]:
     """One row per randomized number question and subgroup (``--by``).
 
     Figures are rounded to about two significant digits of their standard error and carry
-    thousands separators (the JSON report has them in full).
+    thousands separators (the JSON report has them in full); the mean is the one within the
+    range, marked (:data:`NUMBER_MARKS`) where it differs from the unbiased one.
     """
     rows = []
     for result in analysis.numbers:
-        estimates = [("all", result.estimate), *result.groups.items()]
-        for i, (group, estimate) in enumerate(estimates):
+        for i, (group, estimate) in enumerate(number_estimates(analysis, result)):
             if estimate is None:
                 rows.append([result.id, result.unit or "", group, "–", "–", "–", "–", "–", "–",
                              number_design_text(result)])
@@ -426,7 +553,7 @@ def number_rows(analysis: Analysis) -> list[list[str]]:
             total_places = None if population is None else decimals_for(population * estimate.se)
             rows.append([
                 result.id if i == 0 else "", (result.unit or "") if i == 0 else "", group,
-                f"{estimate.n:,}", amount(estimate.mean, places),
+                f"{estimate.n:,}", amount(estimate.estimate, places) + number_flags(estimate),
                 amount(estimate.se, None if places is None else places + 1),
                 amount_range(estimate.ci_low, estimate.ci_high, places),
                 "–" if population is None else amount(estimate.total, total_places),
@@ -437,18 +564,48 @@ def number_rows(analysis: Analysis) -> list[list[str]]:
     return rows
 
 
+def number_uninformative(analysis: Analysis, result: NumberResult) -> list[str]:
+    """The estimates too uncertain to inform: the rule of yes-no questions, for a range.
+
+    An interval holding both the points a quarter and three quarters of the way up [min, max]
+    cannot tell a low number from a high one.
+    """
+    estimate = result.estimate
+    if estimate is None or estimate.minimum is None or estimate.maximum is None:
+        return []
+    low, high = estimate.minimum, estimate.maximum
+    quarter, three = low + (high - low) / 4, low + 3 * (high - low) / 4
+    wide = []
+    for group, found in number_estimates(analysis, result):
+        if found is None or not (math.isfinite(found.ci_low) and math.isfinite(found.ci_high)):
+            continue
+        if found.ci_low <= quarter and found.ci_high >= three:
+            places = decimals_for(found.se)
+            where = "all answers" if group == "all" else f"{result.by} = {group}"
+            wide.append((where, found.n, amount_range(found.ci_low, found.ci_high, places)))
+    return too_few(result.id, wide, plain(quarter), plain(three),
+                   "a number in the lowest quarter of the range from one in the highest")
+
+
 def number_notes(analysis: Analysis) -> list[str]:
-    """The interval, SE convention and RRreg's figures, in sentences."""
+    """The interval, SE convention, marks and what each estimate needed, in sentences.
+
+    Every sentence once: estimates alike (the subgroups of one question) share one.
+    """
     notes = [f"{analysis.confidence:.0%} intervals: Student's t with Satterthwaite's degrees of "
-             "freedom, corrected for the estimate's skewness (Hall 1992); SE: sd of the de-biased "
-             "reports (n - 1) / sqrt(n), as RRreg; se_noise (JSON) is the randomization's part "
-             "alone."]
+             "freedom, corrected for the estimate's skewness (Hall 1992), within the number's "
+             "range; SE: sd of the de-biased reports (n - 1) / sqrt(n), as RRreg, never below "
+             "the randomization's own noise; se_noise (JSON) is the randomization's part alone."]
     joined = [result.id for result in analysis.numbers
               if result.estimate is not None and result.estimate.log_scale]
     if joined:
         notes.append(f"{', '.join(joined)}: the interval also spans the t interval for "
                      "log(mean - min) (the hull of both), which reaches higher where the sample "
                      "may have missed the top of a skewed distribution.")
+    marks = {mark for result in analysis.numbers
+             for _, found in number_estimates(analysis, result) if found is not None
+             for mark in number_flags(found)}
+    notes += [f"{mark} {meaning}" for mark, meaning in NUMBER_MARKS.items() if mark in marks]
     for result in analysis.numbers:
         fits = result.estimate.parts if result.estimate is not None else []
         if len(fits) == 1 and fits[0].rrreg is not None:
@@ -457,8 +614,19 @@ def number_notes(analysis: Analysis) -> list[str]:
                      if "piUQ" in block else "")
             notes.append(f"{result.id}: RRreg {block['model']} p={_short(block['p'])}: pi "
                          f"{block['pi']:.6g} (piSE {block['piSE']:.6g}){extra}")
+        said: dict[str, list[str]] = {}  # sentence -> where: one line for estimates alike
+        for group, found in number_estimates(analysis, result):
+            if found is None:
+                continue
+            where = "all answers" if group == "all" else f"{result.by} = {group}"
+            method = [] if found.method.startswith("t (") else [f"interval {found.method}"]
+            for sentence in [*method, *found.notes]:
+                said.setdefault(sentence, []).append(where)
+        notes += [f"{result.id} ({'; '.join(places)}): {sentence}"
+                  for sentence, places in said.items()]
         notes += [f"{result.id}: {message}" for message in result.messages]
+        notes += number_uninformative(analysis, result)
     if any(result.design_based for result in analysis.numbers):
         notes.append("These treat the sample as simple random; the design-based means (weights, "
                      "strata, clusters) are the rows 'mean' of the design-based estimates.")
-    return notes
+    return list(dict.fromkeys(notes))

@@ -200,9 +200,11 @@ def simulate_rows(
     numbers = numbers or {}
     shares = {
         q.id: truths[q.id] if q.id in truths else _direct_shares(rng, q) if not q.sensitive
+        else np.array([float(v == "no") for v in q.values]) if q.anchor  # false for everyone
         else np.full(len(q.values), 1.0 / len(q.values))
         for q in version.questions if q.type in CHOICE_TYPES or q.oracle is not None
     }
+    shares.update(_fielded_shares(version, shares))
     for offset in range(0, respondents, chunk):
         count = min(chunk, respondents - offset)
         columns: dict[str, list[Any]] = {
@@ -226,9 +228,46 @@ def simulate_rows(
         for predictor in predictors:   # a direct outcome on randomized true answers
             predictor.clipped += predictor_answers(rng, version, predictor, columns, shares,
                                                    count)
+        _hide_unshown(version, columns)
         for qid, number in numbers.items():  # the true numbers of those who answered
             number.record(np.array([v is not None for v in columns[qid]], dtype=bool))
         yield columns["respondent"], columns
+
+
+def _fielded_shares(version: VersionSpec, shares: Mapping[str, np.ndarray]
+                    ) -> dict[str, np.ndarray]:
+    """The answers' chances of the variables the page adds when fielding a split ballot.
+
+    ``arm``: the direct arm with the manifest's ``direct_share``; a direct-arm question: the true
+    answers of the randomized question it asks directly (the same population); a comprehension
+    check: every respondent answers it right (as the instructions say).
+    """
+    out: dict[str, np.ndarray] = {}
+    share = float(version.validation.get("direct_share") or 0.0)
+    for q in version.questions:
+        if q.role == "arm" and len(q.values) == 2:
+            out[q.id] = np.array([share if v == "direct" else 1.0 - share for v in q.values])
+        elif q.role == "direct" and q.direct_of is not None and q.direct_of in shares:
+            truth = version.question(q.direct_of)
+            if truth is not None and list(truth.values) == list(q.values):
+                out[q.id] = np.asarray(shares[q.direct_of])
+        elif q.role == "check" and q.check and q.check.get("correct") in q.values:
+            out[q.id] = np.array([float(v == q.check["correct"]) for v in q.values])
+    return out
+
+
+def _hide_unshown(version: VersionSpec, columns: dict[str, list[Any]]) -> None:
+    """Unanswered (None) where a question's ``show_if`` hides it, as the page leaves it out."""
+    for question in version.questions:
+        condition = question.manifest.get("show_if")
+        if not isinstance(condition, Mapping) or condition.get("question") not in columns:
+            continue
+        allowed = set(condition.get("is") or ())
+        shown = columns[str(condition["question"])]
+        for key in (question.id, question.id + GROUP_SUFFIX):
+            if key in columns:
+                columns[key] = [v if s in allowed else None
+                                for v, s in zip(columns[key], shown, strict=True)]
 
 
 def _logit_answers(rng: np.random.Generator, version: VersionSpec, model: LogitModel,

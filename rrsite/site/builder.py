@@ -29,6 +29,7 @@ from ..survey import Survey, SurveyError, SurveyErrors, endpoint_origin, load_su
 from ..survey.bundle import core_zip
 from ..survey.catalog import compare_catalog, primary_subtag, text_direction
 from ..survey.devices import mismatch as device_mismatch
+from ..survey.fielding.translations import translation_of
 from . import headers, stdlib
 from .assets import (
     AssetError,
@@ -73,11 +74,16 @@ def default_pyodide() -> Path:
 
 
 def survey_files(sources: Sequence[Path]) -> list[Path]:
-    """The survey files named: files as given, folders as their ``*.md`` files in name order."""
+    """The survey files named: files as given, folders as their ``*.md`` files in name order.
+
+    In a folder, ``X.L.md`` beside ``X.md`` (L a language code) is a translation of ``X.md``
+    (rrsite.survey.fielding.translations), not a survey of its own.
+    """
     files: list[Path] = []
     for source in sources:
         if source.is_dir():
-            found = sorted(path for path in source.glob("*.md") if path.is_file())
+            found = sorted(path for path in source.glob("*.md")
+                           if path.is_file() and translation_of(path) is None)
             if not found:
                 raise BuildError(f"{source}: no .md survey files in this folder")
             files.extend(found)
@@ -344,10 +350,12 @@ def plan_build(sources: Sequence[Path], templates: Path, pyodide: Path, *,
             errors.append(SurveyError(survey.file, line,
                                       f"survey id '{survey.id}' is also used by {where}"))
         owners.setdefault(survey.id, survey)
+    warnings.extend(_unclaimed_translations(sources, surveys))
     loaded = load_templates(templates, errors, cache)
     if loaded is not None:
         for survey in surveys:
-            _check_catalog(survey, loaded, errors, warnings)
+            for version in (survey, *survey.translations.values()):
+                _check_catalog(version, loaded, errors, warnings)
     if errors:
         raise SurveyErrors(errors)
     assert loaded is not None
@@ -361,7 +369,7 @@ def plan_build(sources: Sequence[Path], templates: Path, pyodide: Path, *,
         for question in survey.sensitive_questions:
             if question.design is not None:
                 problem = device_mismatch(question.text_html + " " + question.help_html,
-                                          question.design)
+                                          question.design, survey.language)
                 if problem:
                     warnings.append(SurveyError(survey.file, question.line,
                                                 f"question '{question.id}': {problem}"))
@@ -369,6 +377,24 @@ def plan_build(sources: Sequence[Path], templates: Path, pyodide: Path, *,
     stdlib_zip = str(pyodide / "python_stdlib.zip")
     warnings.extend(SurveyError(stdlib_zip, 1, note) for note in runtime.notes)
     return Plan(surveys, loaded, runtime, warnings)
+
+
+def _unclaimed_translations(sources: Sequence[Path],
+                            surveys: Sequence[Survey]) -> list[SurveyError]:
+    """A warning for each file of a folder named as a translation that its survey does not list."""
+    claimed = {(survey.path.resolve(), language) for survey in surveys
+               for language in survey.translations}
+    found = []
+    for source in sources:
+        if not source.is_dir():
+            continue
+        for path in sorted(source.glob("*.md")):
+            of = translation_of(path)
+            if of is not None and (of[0].resolve(), of[1]) not in claimed:
+                found.append(SurveyError(str(path), 1, f"{path.name} is named as the "
+                                         f"{of[1]} translation of {of[0].name}, which does not "
+                                         f"list {of[1]} in `languages:`: it is not built"))
+    return found
 
 
 def check_dist(dist: Path, protected: Sequence[Path]) -> None:
@@ -490,7 +516,14 @@ def _template_questions(survey: Survey, manifest: dict[str, Any]) -> list[dict[s
             extended["innocuous_html"] = Markup(question.innocuous_html)
         if question.mirrored is not None:
             extended["mirrored_html"] = Markup(question.mirrored_html)
+        if question.complement is not None:  # the extended crosswise model's group 2 statement
+            extended["complement_html"] = Markup(question.complement_html)
         questions.append(extended)
+    # a comprehension check is asked inside its question's box (page.html, survey/fielding)
+    by_id = {entry["id"]: entry for entry in questions}
+    for entry in questions:
+        if entry.get("role") == "check":
+            by_id[entry["check"]["question"]]["check_entry"] = entry
     return questions
 
 
@@ -528,64 +561,114 @@ def write_site(plan: Plan, root: Path) -> None:
 
     page = plan.templates.folder / PAGE_TEMPLATE
     template = plan.templates.environment.get_template(PAGE_TEMPLATE)
-    prefix = f"../{ASSETS_DIR}/"
+    shared = _PageAssets(hashed, core_name, runtime_dir, lock)
     for survey in plan.surveys:
         manifest = survey.manifest()
         _write(root / survey.id / "survey.json",
                (json.dumps(manifest, indent=2, ensure_ascii=False) + "\n").encode("utf-8"))
-
-        def asset(name: str) -> str:
-            if name not in hashed:
-                raise _MissingAsset(name)
-            return prefix + hashed[name][0]
-
-        worker = next((asset(name) for name in WORKER_ASSETS if name in hashed), None)
-        urls = {
-            "manifest_url": "survey.json",
-            "core_url": prefix + core_name,
-            "pyodide_url": f"{prefix}{runtime_dir}/",
-            "worker_url": worker,
-        }
-        config = {"survey": survey.id, "version": manifest["version"],
-                  "core_hash": manifest["core_hash"], **urls,
-                  "submit": manifest["submit"], "questions": manifest["questions"],
-                  "review": survey.review}
-        if lock is not None:
-            config["pyodide_lock"] = lock
-        connect = _connect(survey)
-        context = {
-            "survey": manifest,
-            "questions": _template_questions(survey, manifest),
-            "intro_html": Markup(survey.intro_html),
-            "outro_html": Markup(survey.outro_html),
-            "consent_html": Markup(survey.consent_html),  # fielding (issue 11)
-            "lang": survey.language,
-            "dir": text_direction(survey.language),  # issue 20: ltr or rtl, from the language
-            "messages": catalog_for(survey, plan.templates),
-            "asset": asset,
-            "config_json": Markup(_script_json(config)),
-            "csp": headers.content_security_policy(connect),
-            **urls,
-        }
-        try:
-            html = template.render(context)
-        except _MissingAsset as missing:
-            raise SurveyErrors([SurveyError(str(page), _template_line(missing, page),
-                                            f"asset('{missing}') is not a file in "
-                                            f"{plan.templates.folder / 'assets'}")]) from None
-        except jinja2.TemplateError as error:
-            raise SurveyErrors([SurveyError(str(page), _template_line(error, page),
-                                            f"template error while rendering {survey.id}: "
-                                            f"{error}")]) from None
+        # one page per language (survey/fielding/translations.py): the first in DIST/<id>/, each
+        # other in DIST/<id>/<language>/, every one with the survey's version
+        html = _render_page(plan, template, page, survey, survey, manifest, shared)
         _write(root / survey.id / "index.html", html.encode("utf-8"))
+        for language, translation in survey.translations.items():
+            html = _render_page(plan, template, page, survey, translation,
+                                translation.manifest(), shared)
+            _write(root / survey.id / language / "index.html", html.encode("utf-8"))
+
+
+@dataclass
+class _PageAssets:
+    """What every page refers to: the hashed assets, the core bundle, the runtime, the lock."""
+
+    hashed: dict[str, tuple[str, bytes]]
+    core_name: str
+    runtime_dir: str
+    lock: dict[str, Any] | None
+
+
+def _language_links(survey: Survey, version: Survey) -> dict[str, str]:
+    """The page of each language, relative to ``version``'s page (the first is DIST/<id>/)."""
+    if not survey.languages:
+        return {}
+    first = survey.languages[0]
+    links = {}
+    for code in survey.languages:
+        if code == version.language:
+            links[code] = "./"
+        elif version.language == first:
+            links[code] = f"{code}/"
+        else:
+            links[code] = "../" if code == first else f"../{code}/"
+    return links
+
+
+def _render_page(plan: Plan, template: jinja2.Template, page: Path, survey: Survey,
+                 version: Survey, manifest: dict[str, Any], shared: _PageAssets) -> str:
+    """One page of a survey: ``version`` is the survey or one of its translations."""
+    depth = 1 if version is survey else 2
+    prefix = "../" * depth + f"{ASSETS_DIR}/"
+
+    def asset(name: str) -> str:
+        if name not in shared.hashed:
+            raise _MissingAsset(name)
+        return prefix + shared.hashed[name][0]
+
+    worker = next((asset(name) for name in WORKER_ASSETS if name in shared.hashed), None)
+    urls = {
+        "manifest_url": "../" * (depth - 1) + "survey.json",
+        "core_url": prefix + shared.core_name,
+        "pyodide_url": f"{prefix}{shared.runtime_dir}/",
+        "worker_url": worker,
+    }
+    config = {"survey": survey.id, "version": manifest["version"],
+              "core_hash": manifest["core_hash"], **urls,
+              "submit": manifest["submit"], "questions": manifest["questions"],
+              "review": survey.review}
+    links = _language_links(survey, version)
+    if links:  # a survey in several languages: the page's own and where the others are
+        config.update(language=version.language, languages=links)
+    if survey.panel is not None:
+        config["panel"] = dict(survey.panel)
+    if shared.lock is not None:
+        config["pyodide_lock"] = shared.lock
+    names = next(({o["value"]: o["label"] for o in q["options"]}
+                  for q in manifest["questions"] if q.get("role") == "language"), {})
+    context = {
+        "survey": manifest,
+        "questions": _template_questions(version, manifest),
+        "intro_html": Markup(version.intro_html),
+        "outro_html": Markup(version.outro_html),
+        "consent_html": Markup(version.consent_html),  # fielding (issue 11)
+        "lang": version.language,
+        "dir": text_direction(version.language),  # issue 20: ltr or rtl, from the language
+        "messages": catalog_for(version, plan.templates),
+        "asset": asset,
+        "config_json": Markup(_script_json(config)),
+        "csp": headers.content_security_policy(_connect(survey)),
+        # several languages: the links of the language menu, each language by its own name
+        "languages": [{"code": code, "name": names.get(code, code), "href": href,
+                       "current": code == version.language} for code, href in links.items()],
+        **urls,
+    }
+    try:
+        return template.render(context)
+    except _MissingAsset as missing:
+        raise SurveyErrors([SurveyError(str(page), _template_line(missing, page),
+                                        f"asset('{missing}') is not a file in "
+                                        f"{plan.templates.folder / 'assets'}")]) from None
+    except jinja2.TemplateError as error:
+        raise SurveyErrors([SurveyError(str(page), _template_line(error, page),
+                                        f"template error while rendering {survey.id}: "
+                                        f"{error}")]) from None
 
 
 def describe(result: BuildResult, log: Callable[[str], None]) -> None:
     """Tell what was built, one line per survey, and the compressed sizes of the largest files."""
     for survey in result.surveys:
         sensitive = len(survey.sensitive_questions)
-        log(f"built {result.dist / survey.id / 'index.html'}  ({len(survey.questions)} questions, "
-            f"{sensitive} randomized, version {survey.version})")
+        others = "".join(f", {language}/" for language in survey.translations)
+        log(f"built {result.dist / survey.id / 'index.html'}{others}  ({len(survey.questions)} "
+            f"questions, {sensitive} randomized, version {survey.version})")
     if result.compressed:
         raw = sum(item.size for item in result.compressed)
         packed = sum(item.brotli_size or item.size for item in result.compressed)

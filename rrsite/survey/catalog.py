@@ -20,6 +20,23 @@ from .errors import SurveyError
 LANGUAGE_TAG = r"[a-z]{2,3}(?:-[A-Za-z0-9]{2,8})*"
 LANGUAGE_RULE = ("a language code: two or three lowercase letters, optionally followed by a script "
                  "or region (en, fr, pt-BR, sr-Latn)")
+#: Language names people write for ``language:`` (English and their own), by the code to write:
+#: ``language: German`` gets "the code of German is 'de'".
+LANGUAGE_NAMES: dict[str, str] = {
+    name: code for code, names in {
+        "en": ("english",), "es": ("spanish", "español", "espanol", "castellano"),
+        "fr": ("french", "français", "francais"), "de": ("german", "deutsch"),
+        "pt": ("portuguese", "português", "portugues"), "it": ("italian", "italiano"),
+        "nl": ("dutch", "nederlands"), "pl": ("polish", "polski"), "sv": ("swedish", "svenska"),
+        "da": ("danish", "dansk"), "nb": ("norwegian", "norsk"), "fi": ("finnish", "suomi"),
+        "el": ("greek",), "tr": ("turkish", "türkçe"), "ru": ("russian",),
+        "uk": ("ukrainian",), "cs": ("czech", "čeština"), "hu": ("hungarian", "magyar"),
+        "ro": ("romanian", "română"), "ar": ("arabic",), "he": ("hebrew",), "fa": ("persian",),
+        "hi": ("hindi",), "zh": ("chinese",), "ja": ("japanese",), "ko": ("korean",),
+        "sw": ("swahili", "kiswahili"), "id": ("indonesian",), "vi": ("vietnamese",),
+        "ca": ("catalan", "català"),
+    }.items() for name in names
+}
 #: Languages written right to left by default (CLDR's character order right-to-left for the
 #: language's default script), by primary subtag.
 RTL_LANGUAGES = frozenset({

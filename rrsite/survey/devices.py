@@ -4,7 +4,7 @@ The page's transcript names each device that decided a report: a coin (two equal
 with d sides (weights with a small common denominator) or a spinner (any other weights; see
 ``rrsite.core.designs.draw``). An author's help text that says "spinner" while the page rolls a
 die leaves the respondent unable to check the transcript against the instructions, so the build
-warns about it (issue 8: "the device named must match the text").
+warns about it: the device named must match the text.
 """
 
 from __future__ import annotations
@@ -16,18 +16,29 @@ import re
 
 from ..core.designs import Design
 
-#: Words that name a device, in the languages the page speaks (whole words, any case).
+#: Words that name a device in each language the page speaks (whole words, any case). A text is
+#: read in its survey's language only: German's article "die" is no die.
+DEVICE_WORDS_BY_LANGUAGE: dict[str, dict[str, tuple[str, ...]]] = {
+    "en": {"coin": ("coin", "coins"), "die": ("die", "dice"),
+           "spinner": ("spinner", "spinners", "wheel")},
+    "es": {"coin": ("moneda", "monedas"), "die": ("dado", "dados"),
+           "spinner": ("ruleta", "ruletas")},
+    "fr": {"coin": ("pièce", "pièces"), "die": ("dé", "dés"),
+           "spinner": ("roulette", "roulettes")},
+    "de": {"coin": ("münze", "münzen"), "die": ("würfel",), "spinner": ("glücksrad",)},
+    "pt": {"coin": ("moeda", "moedas"), "die": ("dado", "dados"),
+           "spinner": ("roleta", "roletas")},
+    "it": {"coin": ("moneta", "monete"), "die": ("dado", "dadi"), "spinner": ("ruota",)},
+}
+#: Every language's words together: for a survey in a language rrsite does not ship.
 DEVICE_WORDS: dict[str, tuple[str, ...]] = {
-    # en, es, fr, de, pt, it
-    "coin": ("coin", "coins", "moneda", "monedas", "pièce", "pièces", "münze", "münzen", "moeda",
-             "moedas", "moneta", "monete"),
-    "die": ("die", "dice", "dado", "dados", "dé", "dés", "würfel", "dadi"),
-    "spinner": ("spinner", "spinners", "ruleta", "ruletas", "wheel", "roulette", "roulettes",
-                "glücksrad", "roleta", "roletas", "ruota"),
+    device: tuple(dict.fromkeys(word for words in DEVICE_WORDS_BY_LANGUAGE.values()
+                                for word in words[device]))
+    for device in ("coin", "die", "spinner")
 }
 #: Designs the respondent answers in their head: the page draws nothing (core's ``randomize`` of
 #: these exists for simulation only).
-ANSWERED_IN_THE_HEAD = frozenset({"crosswise", "triangular"})
+ANSWERED_IN_THE_HEAD = frozenset({"crosswise", "triangular", "extended-crosswise"})
 #: Draws per true answer when listing a design's devices: every branch of the designs rrsite has
 #: is taken with chance >= 1/12, so a branch is missed with chance below (11/12)^400 ~ 1e-15.
 _DRAWS = 400
@@ -59,15 +70,20 @@ def _words(text_html: str) -> set[str]:
     return set(re.findall(r"[^\W\d_]+", text))
 
 
-def named_devices(text_html: str) -> set[str]:
-    """The devices an author's text names (from its HTML)."""
+def named_devices(text_html: str, language: str | None = None) -> set[str]:
+    """The devices an author's text names (from its HTML), read in the survey's ``language``.
+
+    A language rrsite does not ship, or None: in every language's words.
+    """
     words = _words(text_html)
-    return {device for device, names in DEVICE_WORDS.items() if words & set(names)}
+    primary = (language or "").split("-", 1)[0].lower()
+    table = DEVICE_WORDS_BY_LANGUAGE.get(primary, DEVICE_WORDS)
+    return {device for device, names in table.items() if words & set(names)}
 
 
-def mismatch(text_html: str, design: Design) -> str | None:
+def mismatch(text_html: str, design: Design, language: str | None = None) -> str | None:
     """A warning when the text names a device the design never draws with, else None."""
-    named = named_devices(text_html)
+    named = named_devices(text_html, language)
     if not named:
         return None
     drawn = devices_of(design)

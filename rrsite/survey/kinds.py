@@ -194,11 +194,20 @@ class Name(Kind):
     pattern: str
     rule: str
     name: str = "name"
+    #: Words people write instead (``German``) and the identifier each means (``de``).
+    hints: dict[str, str] = field(default_factory=dict)
 
     def read(self, node: yaml.Node, problems: Problems) -> str:
-        """The identifier, or a message stating the rule."""
+        """The identifier, or a message stating the rule (and what was probably meant)."""
         text = scalar_text(node, "a name").strip()
         if not re.fullmatch(self.pattern, text):
+            meant = self.hints.get(text.lower())
+            if meant is not None:
+                raise Invalid(f"must be {self.rule}, got {text!r}: write '{meant}' for "
+                              f"{text}")
+            if re.fullmatch(self.pattern, text.lower()):
+                raise Invalid(f"must be {self.rule}, got {text!r} (did you mean "
+                              f"'{text.lower()}'?)")
             raise Invalid(f"must be {self.rule}, got {text!r}")
         return text
 
@@ -440,6 +449,8 @@ class Key:
     required: bool = False
     default_doc: str = ""
     applies: str = ""
+    #: Other spellings read as this key (``randomise``): a national spelling is not a mistake.
+    spellings: tuple[str, ...] = ()
 
     def shown_default(self) -> str:
         """The default as the reference shows it."""
@@ -473,6 +484,13 @@ class Block:
             if key.name == name:
                 return key
         raise KeyError(name)
+
+    def spelled(self, name: str) -> str:
+        """The key another spelling stands for (``randomise``: ``randomize``), or ``name``."""
+        for key in self.keys:
+            if name in key.spellings:
+                return key.name
+        return name
 
 
 @dataclass
@@ -517,9 +535,12 @@ def read_block(block: Block, node: yaml.Node, problems: Problems, line: int) -> 
             problems.error(key_line,
                            f"{block.title}: keys must be names, got {_describe(key_node)}")
             continue
-        name = str(key_node.value)
+        written = str(key_node.value)
+        name = block.spelled(written)
         if name in fields.lines:
-            problems.error(key_line, f"duplicate key '{name}' (first on line {fields.lines[name]})")
+            also = "" if written == name else f" (written '{written}')"
+            problems.error(key_line, f"duplicate key '{name}'{also} (first on line "
+                                     f"{fields.lines[name]})")
             continue
         fields.lines[name] = key_line
         if name not in block.names:

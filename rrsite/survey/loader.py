@@ -8,8 +8,10 @@ infinite epsilons) are here.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import os
+import re
 import urllib.parse
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -18,6 +20,8 @@ from typing import Any
 from . import schema, yaml_words
 from .catalog import Catalog, primary_subtag, read_catalog
 from .errors import Problems, SurveyError, SurveyErrors
+from .fielding import translations, variables
+from .fielding.words import WORDS, words_for
 from .frequency import charged
 from .model import (
     BUDGET_DIGITS,
@@ -27,7 +31,7 @@ from .model import (
     over_budget,
     shown_apart,
 )
-from .questions import Defaults, RawQuestion, build_question, check_conditions
+from .questions import Defaults, RawQuestion, build_question, check_conditions, make_option
 from .render import render_block, render_prose
 from .source import Heading, PageBreak, Prose, read_text, split
 
@@ -57,7 +61,7 @@ def parse_survey(
     source = split(text, problems)
     front = _front_matter(source.front_yaml, problems)
     layout = _layout(source.parts, problems)
-    language = (front.get("language") if front is not None else None) or "en"
+    language = _language(front)
     catalog = _own_catalog(front, path or Path(file), problems)
     _check_language(front, language, problems)
     words = _answer_words(language, catalog)
@@ -84,13 +88,115 @@ def parse_survey(
                                          "the question's text, followed by a ```question block")
     check_conditions(questions, problems)
     survey = None
+    own = list(questions)
     if front is not None:
-        survey = _survey(front, questions, layout, path, file, defaults, problems)
+        fielding = variables.apply(front, questions, words, words_for(language, catalog),
+                                   bool(layout.pages), problems)
+        survey = _survey(front, fielding.questions, layout, path, file, defaults, problems)
+        if survey is not None:
+            survey.languages = fielding.languages
+            survey.panel, survey.validation = fielding.panel, fielding.validation
+            survey.messages = catalog
+            if survey.languages and not problems:
+                _translations(survey, front, own, defaults, problems)
     problems.raise_if_any()
     assert survey is not None
-    survey.messages = catalog
     survey.warnings = list(problems.warnings)
     return survey
+
+
+def _language(front: schema.Fields | None) -> str:
+    """The survey file's language: ``language:``, else the first of ``languages:``, else en."""
+    if front is None:
+        return "en"
+    if front.given("language"):
+        return str(front.get("language"))
+    listed = front.get("languages") or ["en"]
+    return str(listed[0])
+
+
+# --------------------------------------------------------------------------------------------
+# Translations (survey/fielding/translations.py)
+
+
+def _translations(survey: Survey, front: schema.Fields, own: list[Question], defaults: Defaults,
+                  problems: Problems) -> None:
+    """Load the translation file of each language but the first; name every language."""
+    for language in survey.languages[1:]:
+        path = translations.translation_path(survey.path, language)
+        try:
+            data = path.read_bytes()
+        except OSError:
+            problems.error(front.line_of("languages"), f"languages: {language} has no "
+                           f"translation file {path}: copy {survey.path.name} to {path.name} and "
+                           "translate its texts")
+            continue
+        found = Problems(str(path))
+        translated = _translation(survey, front, own, language, defaults, data, found)
+        problems.errors.extend(found.errors)
+        problems.warnings.extend(found.warnings)
+        if translated is not None:
+            survey.translations[language] = translated
+    names = {}
+    for language in survey.languages:
+        catalog = survey.messages if language == survey.languages[0] else (
+            survey.translations[language].messages if language in survey.translations else None)
+        shipped = WORDS.get(language) or WORDS.get(primary_subtag(language)) or {}
+        names[language] = ((catalog.messages.get("language_name") if catalog else None)
+                           or shipped.get("language_name") or language)
+    for version in (survey, *survey.translations.values()):
+        for question in version.questions:
+            if question.role == "language":
+                question.options = [make_option(code, names[code], question.line)
+                                    for code in survey.languages]
+
+
+def _translation(survey: Survey, front: schema.Fields, own: list[Question], language: str,
+                 defaults: Defaults, data: bytes, problems: Problems) -> Survey | None:
+    """The survey in ``language``, from its translation file; None if the file is refused."""
+    text = read_text(data, problems)
+    if text is None:
+        return None
+    path = Path(problems.file)
+    source = split(text, problems)
+    tfront = _front_matter(source.front_yaml, problems, translations.TRANSLATION_FRONT)
+    translations.compare_front(front, survey.file, tfront, language, problems)
+    layout = _layout(source.parts, problems)
+    catalog = _own_catalog(tfront, path, problems)
+    words = _answer_words(language, catalog)
+    read: list[Question | None] = []
+    for raw in layout.questions:
+        question = build_question(raw, words, defaults, problems, raw.before)
+        if question is not None and layout.pages:
+            question.page = raw.page
+        read.append(question)
+    headings = [raw.heading.line if raw.heading is not None else raw.block.line
+                for raw in layout.questions]
+    translations.compare_questions(own, survey.file, read, headings, problems)
+    if problems:
+        return None
+    questions = [question for question in read if question is not None]
+    check_conditions(questions, problems)
+    fielding = variables.apply(front, questions, words, words_for(language, catalog),
+                               bool(layout.pages), Problems(survey.file))  # the survey's own
+    given = tfront.given if tfront is not None else (lambda name: False)
+    consent = tfront.get("consent") if tfront is not None and given("consent") else survey.consent
+    translated = dataclasses.replace(
+        survey, path=path, file=str(path), language=language, questions=fielding.questions,
+        title=tfront.get("title") if tfront is not None and given("title") else survey.title,
+        intro_html=render_prose(layout.intro), outro_html=render_prose(layout.outro),
+        consent=consent, consent_html=render_block(consent) if consent else "",
+        pages=list(layout.pages), intro_source=_prose_source(layout.intro),
+        outro_source=_prose_source(layout.outro), messages=catalog, translations={},
+        warnings=[], lines=dict(tfront.lines) if tfront is not None else {})
+    if translated.version != survey.version:  # the comparison above should make this impossible
+        problems.error(1, f"this translation asks something other than {survey.file} (version "
+                          f"{translated.version}, not {survey.version}): a translation changes "
+                          "texts only")
+        return None
+    translations.untranslated(survey, translated, headings,
+                              translations.page_break_lines(text), tfront, problems)
+    return translated
 
 
 # --------------------------------------------------------------------------------------------
@@ -139,16 +245,17 @@ def _answer_words(language: str, catalog: Catalog | None) -> dict[str, str]:
     return shipped or schema.LANGUAGES["en"]
 
 
-def _front_matter(front_yaml: str | None, problems: Problems) -> schema.Fields | None:
+def _front_matter(front_yaml: str | None, problems: Problems,
+                  block: schema.Block = schema.FRONT_MATTER) -> schema.Fields | None:
     if front_yaml is None:
         return None
     known = len(problems.errors)
     node = yaml_words.compose(front_yaml, problems, "the front matter")
     if node is None:
-        if len(problems.errors) == known:
+        if len(problems.errors) == known and block is schema.FRONT_MATTER:
             problems.error(1, "the front matter is empty: give at least id and title")
         return None
-    return schema.read_block(schema.FRONT_MATTER, node, problems, 1)
+    return schema.read_block(block, node, problems, 1)
 
 
 @dataclass
@@ -172,7 +279,7 @@ def _layout(parts: list[Any], problems: Problems) -> _Layout:
     for part in parts:
         if isinstance(part, PageBreak):
             if pending is not None:
-                _no_block(pending, problems)
+                _no_block(pending, problems, help_parts)
                 pending, help_parts = None, []
             if not questions:
                 pages[0] = part.title  # before the first question: the first page's title
@@ -187,7 +294,7 @@ def _layout(parts: list[Any], problems: Problems) -> _Layout:
             (help_parts if pending is not None else loose).append(part)
         elif isinstance(part, Heading):
             if pending is not None:
-                _no_block(pending, problems)
+                _no_block(pending, problems, help_parts)
             pending, help_parts = part, []
         else:
             if pending is None:
@@ -200,7 +307,7 @@ def _layout(parts: list[Any], problems: Problems) -> _Layout:
             questions.append(RawQuestion(pending, part, help_parts, loose, len(pages)))
             pending, help_parts, loose = None, [], []
     if pending is not None:
-        _no_block(pending, problems)
+        _no_block(pending, problems, help_parts)
     if questions and questions[-1].page < len(pages):
         problems.error(breaks[-1].line, "a page break with no question after it: remove the "
                                         "last '+++' or add a question")
@@ -209,7 +316,18 @@ def _layout(parts: list[Any], problems: Problems) -> _Layout:
                    pages if paged else [])
 
 
-def _no_block(heading: Heading, problems: Problems) -> None:
+def _no_block(heading: Heading, problems: Problems, under: list[Prose]) -> None:
+    """The heading has no ```question block; a code block under it that lacks the word is named."""
+    for part in under:
+        for offset, line in enumerate(part.lines):
+            fence = re.match(r" {0,3}(`{3,}|~{3,})(.*)$", line)
+            if fence:
+                info = fence.group(2).strip()
+                opened = f"'{fence.group(1)}{info}'" if info else f"'{fence.group(1)}' alone"
+                problems.error(part.line + offset, f"the block under '## {heading.text}' opens "
+                               f"with {opened}: a question's block opens with "
+                               f"'{fence.group(1)}question'")
+                return
     problems.error(heading.line, f"the heading '## {heading.text}' has no ```question block under "
                                  "it; every level-2 heading is a question (use # or ### for other "
                                  "headings)")
@@ -300,7 +418,13 @@ def _survey(
             if question.type != "yes-no" or not question.sensitive:
                 problems.error(line, f"priors: '{qid}' is not a randomized yes-no question; priors "
                                      "are for those")
-    sensitive = [q for q in questions if q.sensitive]
+    anchors = [q for q in questions if q.anchor]
+    for extra in anchors[1:]:
+        problems.error(extra.line, f"anchor: '{extra.id}' is a second anchor question (the first "
+                       f"is '{anchors[0].id}' at line {anchors[0].line}); one anchor measures the "
+                       "survey's inattentive respondents")
+    # an anchor's statement is false for everyone: its reports tell no sensitive attribute
+    sensitive = [q for q in questions if q.sensitive and not q.anchor]
     finite = [q for q in sensitive if q.privacy is not None and math.isfinite(q.privacy.epsilon)]
     # in a series: what the whole study costs (rrsite.survey.frequency.charged)
     shares = {q.id: charged(q, defaults.series) for q in finite}
@@ -330,7 +454,7 @@ def _survey(
         file=file,
         id=survey_id,
         title=front.get("title"),
-        language=front.get("language"),
+        language=_language(front),
         questions=questions,
         submit=submit,
         epsilon=defaults.epsilon,
@@ -339,7 +463,8 @@ def _survey(
         intro_html=render_prose(layout.intro),
         outro_html=render_prose(layout.outro),
         review=front.get("review") or "full",
-        lines=dict(front.lines),
+        lines={**front.lines, **({"budget": privacy.line_of("budget")}
+                                 if privacy is not None and privacy.given("budget") else {})},
         consent=front.get("consent"),
         pages=list(layout.pages),
         shuffle=bool(front.get("shuffle")),

@@ -68,6 +68,9 @@ class Question:
     options: list[Option] = field(default_factory=list)
     help_html: str = ""
     before_html: str = ""
+    #: The Markdown source of the prose shown with it (before its heading, and between heading
+    #: and block), ``(file line, text)`` per line, for `rrsite check`'s warnings.
+    prose_source: list[tuple[int, str]] = field(default_factory=list)
     minimum: float | None = None
     maximum: float | None = None
     integer: bool = False
@@ -80,6 +83,11 @@ class Question:
     innocuous_html: str = ""
     mirrored: str | None = None
     mirrored_html: str = ""
+    #: extended-crosswise: group 2's innocuous statement (true for 1 - p).
+    complement: str | None = None
+    complement_html: str = ""
+    #: A crosswise anchor question (its statement is false for everyone; not in the budget).
+    anchor: bool = False
     chosen_for: dict[str, Any] | None = None
     #: ``{"question": id, "is": [values]}``: shown only when that direct question has one of them.
     show_if: dict[str, Any] | None = None
@@ -95,6 +103,17 @@ class Question:
     oracle: FrequencyOracle | None = None
     #: In a series: the permanent report kept across waves and each wave's re-randomization.
     memo: Memoized | None = None
+    #: The question block's keys as read (a translation's are compared with them), or None.
+    fields: Any = field(default=None, repr=False, compare=False)
+    #: A question the build adds (rrsite.survey.fielding): ``language``, ``arm``, ``check`` or
+    #: ``direct``; None for the survey's own questions.
+    role: str | None = None
+    #: The manifest keys of an added question (``check``, ``direct``, ``direct_share``).
+    role_info: dict[str, Any] = field(default_factory=dict)
+    #: Answers of a direct question that screen a panel participant out (``screen_out:``).
+    screen_out: list[str] | None = None
+    #: The short name for reports, the codebook and variable labels (``short:``).
+    short: str | None = None
 
     @property
     def sensitive(self) -> bool:
@@ -128,6 +147,8 @@ class Question:
             "sensitive": self.sensitive,
             "required": self.required,
         }
+        if self.short is not None:
+            entry["short"] = self.short
         if self.options:
             entry["values"] = self.values
             entry["options"] = [{"value": o.value, "label": o.label_text} for o in self.options]
@@ -163,6 +184,11 @@ class Question:
             entry["epsilon"], entry["delta"] = self.privacy.epsilon, self.privacy.delta
             if self.chosen_for is not None:
                 entry["chosen_for"] = dict(self.chosen_for)
+        if self.role is not None:
+            entry["role"] = self.role
+            entry.update(self.role_info)
+        if self.screen_out is not None:
+            entry["screen_out"] = list(self.screen_out)
         if self.design is not None and self.privacy is not None:
             entry["design"] = self.design.spec()
             if isinstance(self.design, TwoGroupDesign):
@@ -186,6 +212,10 @@ class Question:
                 entry["innocuous"] = self.innocuous
             if self.mirrored is not None:
                 entry["mirrored"] = self.mirrored
+            if self.complement is not None:
+                entry["complement"] = self.complement
+            if self.anchor:
+                entry["anchor"] = True
         if self.memo is not None:  # a panel: one wave's epsilon; the bound is epsilon_all_waves
             entry["memoize"] = self.memo.spec()
             entry["epsilon"] = self.memo.epsilon(1)
@@ -210,6 +240,8 @@ class Question:
             meaning["show_if"] = self.show_if
         if self.memo is not None:  # likewise: a panel's re-randomization changes the reports
             meaning["memoize"] = {"wave_epsilon": self.memo.wave_epsilon}
+        if self.anchor:  # the analysis corrects the other crosswise questions with it
+            meaning["anchor"] = True
         return meaning
 
 
@@ -249,6 +281,14 @@ class Survey:
     messages: Catalog | None = None
     #: The repeated study this survey is one wave of (front matter ``series:``), or None.
     series: Series | None = None
+    #: The survey's languages (``languages:``), its own first; empty for a one-language survey.
+    languages: list[str] = field(default_factory=list)
+    #: The survey in each of its other languages (its translation file), by language code.
+    translations: dict[str, Survey] = field(default_factory=dict)
+    #: ``panel:`` as the manifest gives it (rrsite.survey.fielding), or None.
+    panel: dict[str, Any] | None = None
+    #: ``validation:`` as the manifest gives it (rrsite.survey.fielding), or None.
+    validation: dict[str, Any] | None = None
 
     def question(self, question_id: str) -> Question:
         """The question with this id."""
@@ -266,6 +306,8 @@ class Survey:
         """(epsilon, delta) one respondent spends over the questions that have an epsilon."""
         epsilon = delta = 0.0
         for question in self.sensitive_questions:
+            if question.anchor:  # its statement is false for all: it tells no attribute
+                continue
             privacy = question.wave_privacy
             assert privacy is not None
             if math.isfinite(privacy.epsilon):
@@ -276,9 +318,45 @@ class Survey:
     @property
     def version(self) -> str:
         """16 hex digits of SHA-256 over what changes an answer's meaning (not prose, not core)."""
-        meaning = {"id": self.id, "questions": [q.meaning() for q in self.questions]}
+        # the page's language is not part of what an answer means: every language, one version
+        meaning = {"id": self.id, "questions": [q.meaning() for q in self.questions
+                                                if q.role != "language"]}
         canonical = json.dumps(meaning, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
         return hashlib.sha256(canonical.encode("utf-8")).hexdigest()[:16]
+
+    def texts(self) -> dict[str, Any]:
+        """The title and the question texts and option labels (a translation's, in the manifest)."""
+        return {"title": self.title, "questions": {
+            question.id: {"text": question.text, **({"options": {
+                option.value: option.label_text for option in question.options}}
+                if question.options else {})}
+            for question in self.questions}}
+
+    def fielding(self) -> dict[str, Any]:
+        """The manifest keys of languages, panel and validation (docs/contracts.md); {} if none."""
+        keys: dict[str, Any] = {}
+        if self.languages:
+            keys["languages"] = list(self.languages)
+            keys["translations"] = {language: translation.texts()
+                                    for language, translation in self.translations.items()}
+        if self.panel is not None:
+            keys["panel"] = dict(self.panel)
+        if self.validation is not None:
+            keys["validation"] = dict(self.validation)
+        return keys
+
+    def direct_arm(self) -> dict[str, Any]:
+        """``privacy.direct_arm``: what the direct arm gives away; {} without a split."""
+        if self.validation is None:
+            return {}
+        share = self.validation["direct_share"]
+        direct = list(self.validation["direct"].values())
+        return {"direct_arm": {
+            "share": share, "questions": direct, "epsilon": None,
+            "note": f"About {share:.0%} of respondents, drawn on each device, are asked "
+                    f"{', '.join(self.validation['questions'])} directly ({', '.join(direct)}): "
+                    "a direct answer is sent as given and has no deniability (no epsilon); "
+                    "spent and budget are the randomized arm's."}}
 
     def manifest(self) -> dict[str, Any]:
         """The manifest dict of docs/contracts.md (``core_hash`` included)."""
@@ -311,10 +389,12 @@ class Survey:
                     q.id for q in self.sensitive_questions
                     if q.privacy is not None and math.isinf(q.privacy.epsilon)
                 ],
+                **self.direct_arm(),
             },
             "questions": [question.manifest() for question in self.questions],
             **({"consent": self.consent} if self.consent is not None else {}),
             **({"pages": [{"title": title} for title in self.pages]} if self.pages else {}),
             **({"shuffle": True} if self.shuffle else {}),
             **({"mode": self.mode} if self.mode != "web" else {}),
+            **self.fielding(),
         }

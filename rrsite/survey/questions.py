@@ -35,7 +35,8 @@ from .source import Heading, Prose, QuestionBlock
 DESIGN_KEYS = (
     "randomize", "truth", "yes", "no", "p", "innocuous_rate", "innocuous", "mirrored", "p00",
     "p11", "matrix", "epsilon", "delta", "prior", "accept_no_epsilon", "red_yes", "red_no",
-    "cards", "probability", "mask", "scramble", "g", "d", "max_ticks", "wave_epsilon",
+    "cards", "probability", "mask", "scramble", "complement", "anchor", "g", "d", "max_ticks",
+    "wave_epsilon",
 )
 #: Keys that only make sense for some question types.
 TYPE_KEYS: dict[str, tuple[str, ...]] = {
@@ -70,12 +71,13 @@ NUMBER_REQUIRED: dict[str, tuple[tuple[str, str], ...]] = {
 #: Designs for yes/no questions only (k-rr and matrix work for any number of answers).
 BINARY_ONLY = (
     "forced-response", "forced-yes", "warner", "unrelated", "crosswise", "triangular", "mangat",
-    "kuk", "unrelated-unknown", "cdm", "cdm-sym", "sld",
+    "kuk", "unrelated-unknown", "cdm", "cdm-sym", "sld", "extended-crosswise",
 )
 #: Keys a design takes besides its core parameters.
 DESIGN_EXTRAS: dict[str, tuple[str, ...]] = {
     "unrelated": ("innocuous",), "warner": ("mirrored",), "unrelated-unknown": ("innocuous",),
-    "crosswise": ("innocuous",), "triangular": ("innocuous",),
+    "crosswise": ("innocuous", "anchor"), "triangular": ("innocuous",),
+    "extended-crosswise": ("innocuous", "complement"),
 }
 #: Designs that need a parameter a survey file must give (no sensible default), and why.
 REQUIRED_PARAMS: dict[str, tuple[tuple[str, str], ...]] = {
@@ -83,6 +85,10 @@ REQUIRED_PARAMS: dict[str, tuple[tuple[str, str], ...]] = {
                   ("innocuous", "the innocuous statement's text")),
     "triangular": (("p", "the known yes-rate of the innocuous statement"),
                    ("innocuous", "the innocuous statement's text")),
+    "extended-crosswise": (("p", "the known yes-rate of group 1's innocuous statement"),
+                           ("innocuous", "group 1's innocuous statement, true for p of people"),
+                           ("complement", "group 2's innocuous statement, true for 1 - p of "
+                                          "people (the complement of group 1's)")),
     "kuk": (("red_yes", "the red-card proportion of the deck for respondents with the attribute"),
             ("red_no", "the red-card proportion of the other deck")),
     "unrelated-unknown": (("p", "a list of two: P(sensitive question) in group 1 and group 2"),
@@ -202,6 +208,8 @@ def build_question(
         options=options or [],
         help_html=render_prose(raw.help),
         before_html=render_prose(before),
+        prose_source=[(part.line + offset, line) for part in (*before, *raw.help)
+                      for offset, line in enumerate(part.lines)],
         design=design,
         privacy=privacy,
         accept_no_epsilon=bool(fields.get("accept_no_epsilon")),
@@ -210,9 +218,12 @@ def build_question(
         number_design=number_design,
         oracle=oracle,
         memo=memo,
+        fields=fields,
     )
     if fields.given("unit"):
         question.unit = fields.get("unit")
+    if fields.given("short"):
+        question.short = fields.get("short")
     if qtype == "number":
         question.minimum, question.maximum = fields.get("min"), fields.get("max")
         question.integer = bool(fields.get("integer"))
@@ -241,6 +252,11 @@ def build_question(
     if fields.given("mirrored"):
         question.mirrored = fields.get("mirrored")
         question.mirrored_html = render_inline(fields.get("mirrored"))
+    if fields.given("complement"):  # extended crosswise: group 2's innocuous statement
+        question.complement = fields.get("complement")
+        question.complement_html = render_inline(fields.get("complement"))
+    if fields.get("anchor"):  # a crosswise anchor question: its statement is false for all
+        question.anchor = True
     return question
 
 
@@ -310,9 +326,9 @@ def read_design(
                        + ("" if name is None else f"; {name} is for yes-no and choice questions"))
         return None, None, None, None
     if qtype is not None and qtype not in schema.RANDOMIZABLE_TYPES:
-        problems.error(fields.line_of(where), "only yes-no, choice, multi-choice and number "
-                                              "questions can be randomized; a "
-                                              f"{qtype} question is asked directly")
+        problems.error(fields.line_of(where), f"only {', '.join(schema.RANDOMIZABLE_TYPES)} "
+                                              f"questions can be randomized; a {qtype} question "
+                                              "is asked directly")
         return None, None, None, None
     if qtype is None or options is None:
         return None, None, None, None
@@ -371,6 +387,8 @@ def read_number_design(
             spec[key] = fields.get(key)
     spec["min"], spec["max"] = fields.get("min"), fields.get("max")
     spec["integer"] = bool(fields.get("integer"))
+    if spec["min"] is not None and spec["max"] is not None and spec["min"] > spec["max"]:
+        return None, None  # one mistake, one message: the question's "max is below min"
     try:
         design = number_design_from_spec(spec)
     except DESIGN_FAILURES as error:

@@ -17,7 +17,8 @@ from collections.abc import Sequence
 
 from ..core import NAMED_DESIGNS, NUMBER_DESIGNS
 from ..core.frequency import FREQUENCY_DESIGNS
-from .catalog import LANGUAGE_RULE, LANGUAGE_TAG
+from .catalog import LANGUAGE_NAMES, LANGUAGE_RULE, LANGUAGE_TAG
+from .fielding.blocks import FRONT_KEYS, PANEL, QUESTION_KEYS, VALIDATION
 from .kinds import (
     PROBABILITY,
     SYNONYMS,
@@ -50,7 +51,7 @@ from .kinds import (
 )
 
 QUESTION_TYPES = ("yes-no", "choice", "multi-choice", "number", "text")
-RANDOMIZABLE_TYPES = ("yes-no", "choice", "multi-choice")
+RANDOMIZABLE_TYPES = ("yes-no", "choice", "multi-choice", "number")
 #: Design names a question may give as ``randomize:`` (core's names, the authority); the number
 #: designs (rrsite.core.numbers) are for ``type: number``; the frequency oracles
 #: (rrsite.core.frequency) and ``auto`` for choice and multi-choice questions.
@@ -67,6 +68,12 @@ LANGUAGES: dict[str, dict[str, str]] = {
     "pt": {"no": "Não", "yes": "Sim"},
     "it": {"no": "No", "yes": "Sì"},
 }
+def _listed(words: tuple[str, ...]) -> str:
+    """```a`, `b` and `c```."""
+    quoted = [f"`{word}`" for word in words]
+    return quoted[0] if len(quoted) == 1 else ", ".join(quoted[:-1]) + " and " + quoted[-1]
+
+
 #: An epsilon above this protects nothing and overflows e^epsilon in places; refuse it.
 EPSILON_MAX = 30.0
 
@@ -132,7 +139,8 @@ FRONT_MATTER = Block(
             "The survey's id: its folder in the built site and the `survey` of every submission.",
             required=True),
         Key("title", Text(max_length=300), "The page title.", required=True),
-        Key("language", Name(LANGUAGE_TAG, LANGUAGE_RULE, name="language code"),
+        Key("language", Name(LANGUAGE_TAG, LANGUAGE_RULE, name="language code",
+                             hints=LANGUAGE_NAMES),
             "Language of the page's own words (buttons, coin explanations, errors) and of the "
             "page's `lang` and text direction. rrsite ships " + ", ".join(LANGUAGES) + " (a "
             "regional code such as `pt-BR` uses its language's catalog); any other language "
@@ -171,13 +179,16 @@ FRONT_MATTER = Block(
             "keeps its own `id`). The respondent's device keeps a permanent report of each "
             "question for every wave (where the respondent allows it) and sends a light "
             "re-randomization of it; the manifest and the page state the privacy of one wave "
-            "and of all waves together."),
+            "and of all waves together. (Recruiting through an online panel such as Prolific "
+            "is `panel:`, which says nothing of waves.)"),
         Key("wave", Number(minimum=1, maximum=1000, integer=True, name="whole number"),
             "With `series`: this wave's number, 1 for the first.", applies="series"),
         Key("waves", Number(minimum=1, maximum=1000, integer=True, name="whole number"),
             "With `series`: how many waves are planned. Needed when a randomized question has "
             "no permanent report (its privacy is then charged once per wave).",
             applies="series"),
+        # a study as researchers field it: languages, panels, validation (survey/fielding/)
+        *FRONT_KEYS,
     ),
 )
 
@@ -200,9 +211,15 @@ QUESTION = Block(
         Key("id", Name(r"[A-Za-z][A-Za-z0-9_-]{0,63}", _ID_RULE),
             "The question's id in submissions, exports and analysis.", required=True),
         Key("type", OneOf(QUESTION_TYPES),
-            "`yes-no`, `choice`, `multi-choice` (\"tick all that apply\", with `oue`, `sue` or "
-            "`auto`) and `number` can be randomized; `text` is always asked directly.",
-            required=True),
+            _listed(RANDOMIZABLE_TYPES) + " can be randomized (a number with a number design: "
+            + ", ".join(f"`{name}`" for name in NUMBER_DESIGNS) + "; a multi-choice, \"tick all "
+            "that apply\", with `oue`, `sue` or `auto`), or asked directly; "
+            + _listed(tuple(t for t in QUESTION_TYPES if t not in RANDOMIZABLE_TYPES))
+            + " are always asked directly. Answers asked directly can break the estimates down "
+            "(`rrsite analyze --by`).", required=True),
+        Key("short", Text(max_length=60), "A short name for the question in reports, the "
+            "codebook and the variable labels of Stata and SPSS files (`Exam cheating`); not "
+            "shown to respondents.", default_doc="the id"),
         Key("options", Options(OPTION), "The answers of a `choice` or `multi-choice` question: "
             "strings, or `{value, label}` with a Markdown label. A randomized choice question's "
             "design matrix follows this order.", applies="type: choice, multi-choice"),
@@ -220,7 +237,7 @@ QUESTION = Block(
             default_doc="`true` when `randomize` or `epsilon` is given"),
         Key("randomize", OneOf(DESIGN_NAMES),
             "The design, by name: `forced-response`, `forced-yes`, `warner`, `unrelated`, "
-            "`matrix`, `k-rr`, `crosswise`, `triangular`, `mangat`, `kuk`, "
+            "`matrix`, `k-rr`, `crosswise`, `extended-crosswise`, `triangular`, `mangat`, `kuk`, "
             "`unrelated-unknown`, `cdm`, `cdm-sym`, `sld`; for `type: number`: `mixture`, "
             "`mixture-unknown`, `additive`, `multiplicative`, `laplace`, `duchi`, `piecewise`; "
             "for `type: choice` also the frequency oracles `oue`, `sue`, `olh`, `subset`, "
@@ -228,7 +245,7 @@ QUESTION = Block(
             "options), for `type: multi-choice` `oue`, `sue`, `auto` (the documentation's "
             "explanation of the designs gives each one's matrix or distribution); its parameters "
             "are the keys below. Leave it out and give `epsilon` to let rrsite choose the optimal "
-            "design (`auto` for a choice)."),
+            "design (`auto` for a choice).", spellings=("randomise",)),
         Key("truth", PROBABILITY, "Probability of answering truthfully.",
             default_doc="`1/2`", applies="randomize: forced-response, forced-yes"),
         Key("yes", PROBABILITIES, "Probability of being told to say yes (cdm-sym: a list, one "
@@ -238,21 +255,34 @@ QUESTION = Block(
             "group).", default_doc="half the rest", applies="randomize: forced-response, cdm-sym"),
         Key("p", PROBABILITIES, "warner: probability of the statement (not the mirrored one); "
             "unrelated: probability of the sensitive question; k-rr: probability of the truth; "
-            "crosswise, triangular: known yes-rate of the innocuous statement; mangat: "
+            "crosswise, triangular: known yes-rate of the innocuous statement; "
+            "extended-crosswise: group 1's (group 2's is 1 - p); mangat: "
             "probability that a respondent without the attribute is shown \"I have A\" (says "
             "no); two-group designs: a list of two, one per group (unrelated-unknown: P(sensitive "
             "question); cdm: P(forced yes); sld: as mangat).",
             default_doc="warner `0.75`, unrelated `0.5`",
-            applies="randomize: warner, unrelated, k-rr, crosswise, triangular, mangat, "
-                    "unrelated-unknown, cdm, sld"),
+            applies="randomize: warner, unrelated, k-rr, crosswise, extended-crosswise, "
+                    "triangular, mangat, unrelated-unknown, cdm, sld"),
         Key("innocuous_rate", PROBABILITY, "unrelated: known yes-rate of the innocuous question; "
             "unrelated-unknown: the rate assumed for privacy accounting only (the analysis "
             "estimates it).", required=False, default_doc="unrelated: required; "
             "unrelated-unknown: `0.5`", applies="randomize: unrelated, unrelated-unknown"),
         Key("innocuous", Text(markdown=True), "The innocuous question, shown when the coin picks "
             "it (unrelated), or the innocuous statement shown beside the sensitive one "
-            "(crosswise, triangular) (Markdown).", default_doc="required",
-            applies="randomize: unrelated, unrelated-unknown, crosswise, triangular"),
+            "(crosswise, triangular; extended-crosswise: group 1's) (Markdown).",
+            default_doc="required",
+            applies="randomize: unrelated, unrelated-unknown, crosswise, extended-crosswise, "
+                    "triangular"),
+        Key("complement", Text(markdown=True), "extended-crosswise: the innocuous statement "
+            "group 2 is shown, true for 1 - p of people: the complement of `innocuous` (\"My "
+            "mother was born in April to December.\") (Markdown).", default_doc="required",
+            applies="randomize: extended-crosswise"),
+        Key("anchor", Flag(), "crosswise: this question is the survey's anchor, a statement "
+            "false for everyone (\"I was born on 30 February.\"): its reports measure how many "
+            "respondents answered at random, and `rrsite analyze` corrects the other crosswise "
+            "questions for them (Atsusaka & Stevenson's bias-corrected estimator). Its reports "
+            "say nothing of any sensitive attribute: it is left out of the privacy budget.",
+            default=False, applies="randomize: crosswise"),
         Key("red_yes", PROBABILITY, "Proportion of red cards in the deck of respondents with the "
             "attribute.", default_doc="required", applies="randomize: kuk"),
         Key("red_no", PROBABILITY, "Proportion of red cards in the deck of respondents without "
@@ -262,7 +292,7 @@ QUESTION = Block(
             "`Kukrep`).", default_doc="`1`", applies="randomize: kuk"),
         Key("probability", PROBABILITY, "Probability that the page assigns a respondent to group "
             "1 (the group is drawn on the device and sent).", default_doc="`1/2`",
-            applies="randomize: unrelated-unknown, cdm, cdm-sym, sld"),
+            applies="randomize: unrelated-unknown, cdm, cdm-sym, sld, extended-crosswise"),
         Key("mirrored", Text(markdown=True), "The mirrored statement (\"I have always been "
             "faithful\"), shown when the spinner picks it (Markdown).",
             applies="randomize: warner"),
@@ -314,10 +344,13 @@ QUESTION = Block(
         Key("practice", Flag(), "Randomized yes-no questions: show before it a practice round "
             "of its device on a neutral question (\"Is it daytime now?\"), repeatable, never "
             "sent or stored.", default=False),
+        # a study as researchers field it: comprehension checks, screening (survey/fielding/)
+        *QUESTION_KEYS,
     ),
 )
 
-BLOCKS: tuple[Block, ...] = (FRONT_MATTER, PRIVACY, SUBMIT, QUESTION, SHOW_IF, OPTION)
+BLOCKS: tuple[Block, ...] = (FRONT_MATTER, PRIVACY, SUBMIT, QUESTION, SHOW_IF, OPTION, PANEL,
+                             VALIDATION)
 
 
 def _cell(text: str) -> str:
@@ -332,6 +365,9 @@ def reference_table(block: Block) -> str:
         if isinstance(key.kind, OneOf):
             kind = " | ".join(f"`{choice}`" for choice in key.kind.choices)
         meaning = key.doc + (f" *({key.applies})*" if key.applies else "")
+        if key.spellings:
+            meaning += " Also read when spelled " + ", ".join(f"`{s}`" for s in key.spellings) \
+                + "."
         rows.append(f"| `{key.name}` | {_cell(kind)} | {_cell(key.shown_default())} | "
                     f"{_cell(meaning)} |")
     return "\n".join(rows)
@@ -349,6 +385,8 @@ def reference_markdown(blocks: Sequence[Block] = BLOCKS, level: int = 4) -> str:
         "question": "Question block (YAML in a ```` ```question ```` fence under a `##` heading)",
         "option": "An option given as a mapping (in `options:`)",
         "show_if": "`show_if:` in a question block",
+        "panel": "`panel:` in the front matter",
+        "validation": "`validation:` in the front matter",
     }
     parts = []
     for block in blocks:
@@ -361,8 +399,9 @@ def reference_markdown(blocks: Sequence[Block] = BLOCKS, level: int = 4) -> str:
 
 __all__ = [
     "BLOCKS", "DELTA", "DESIGN_NAMES", "EPSILON", "EPSILON_MAX", "FRONT_MATTER", "LANGUAGES",
-    "OPTION", "PRIVACY", "PROBABILITIES", "PROBABILITY", "QUESTION", "QUESTION_TYPES",
+    "OPTION", "PANEL", "PRIVACY", "PROBABILITIES", "PROBABILITY", "QUESTION", "QUESTION_TYPES",
     "RANDOMIZABLE_TYPES", "SHOW_IF", "SUBMIT", "SUBMIT_TARGETS", "SYNONYMS", "TYPO_RATIO",
+    "VALIDATION",
     "Answers", "Block", "Distribution", "Fields", "Flag", "Invalid", "Key", "Kind", "MatrixKind",
     "Name", "Nested", "Number", "OneOf", "OptionSpec", "Options", "Priors", "ProbabilityOrPair",
     "Text", "closest", "is_null", "line_of", "parse_number", "read_block", "reference_markdown",

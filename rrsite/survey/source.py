@@ -15,7 +15,7 @@ from .errors import Problems
 
 _FENCE = re.compile(r"^( {0,3})(`{3,}|~{3,})(.*)$")
 _HEADING2 = re.compile(r"^ {0,3}##(?:[ \t]+(.*?))?(?:[ \t]+#+)?[ \t]*$")
-#: A page break (issue 11): a line ``+++``, optionally followed by the next page's title.
+#: A page break: a line ``+++``, optionally followed by the next page's title.
 _PAGE_BREAK = re.compile(r"^ {0,3}\+\+\+(?:[ \t]+(.*?))?[ \t]*$")
 _FRONT_OPEN = "---"
 _FRONT_CLOSE = ("---", "...")
@@ -129,6 +129,18 @@ def split(text: str, problems: Problems) -> Source:
             if info == "question":
                 if prose.lines:
                     parts.append(prose)
+                opener = _next_question_fence(lines, index + 1, end)
+                if opener is not None:  # never closed: the next question's fence comes first
+                    following = _question_start(lines, index + 1, opener)
+                    parts.append(QuestionBlock(index + 1, lines[index + 1 : following],
+                                               closed=False))
+                    problems.error(index + 1, f"the question block opened here is never closed: "
+                                              f"add a line '{marker}' after its YAML, before "
+                                              f"the next question on line {following + 1} (line "
+                                              f"{opener + 1} opens another ```question block)")
+                    index = following
+                    prose = Prose(index + 1)
+                    continue
                 body = lines[index + 1 : end] if end is not None else lines[index + 1 :]
                 parts.append(QuestionBlock(index + 1, body, closed=end is not None))
                 if end is None:
@@ -162,6 +174,29 @@ def split(text: str, problems: Problems) -> Source:
     if prose.lines:
         parts.append(prose)
     return Source(1, front_yaml, parts, len(lines))
+
+
+def _next_question_fence(lines: list[str], start: int, end: int | None) -> int | None:
+    """Index of a line opening another ```question block before ``end``, or None.
+
+    Such a line at the margin cannot be YAML, so the block above it was never closed.
+    """
+    for index in range(start, len(lines) if end is None else end):
+        fence = _FENCE.match(lines[index])
+        if fence and not fence.group(1) and fence.group(3).strip() == "question":
+            return index
+    return None
+
+
+def _question_start(lines: list[str], start: int, opener: int) -> int:
+    """Where the question of the block opened at ``opener`` starts.
+
+    Its heading, if one lies between ``start`` and ``opener``, else the block itself.
+    """
+    for index in range(opener - 1, start - 1, -1):
+        if _HEADING2.match(lines[index]):
+            return index
+    return opener
 
 
 def _closing_fence(lines: list[str], start: int, marker: str) -> int | None:

@@ -54,6 +54,10 @@ export function explainDesign(q) {
     case "crosswise":
     case "triangular":
       return t(`explain_${design.name}`, { rate: percent(design.p) });
+    case "extended-crosswise": { // the statement shown is the group's (crosswise.js): p or 1 - p
+      const group = window.rrsiteCrosswise && window.rrsiteCrosswise.groups[q.id];
+      return t("explain_crosswise", { rate: percent(group === 2 ? 1 - design.p : design.p) });
+    }
     case "mangat":
     case "sld":
     case "cdm":

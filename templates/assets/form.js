@@ -61,7 +61,8 @@ export function showErrors(errors) {
     const field = $(`q-${q.id}-error`);
     field.textContent = message;
     field.hidden = false;
-    const input = questionElement(q).querySelector("input, textarea");
+    // (a comprehension check is a question of its own inside its question's box: skip its inputs)
+    const input = questionElement(q).querySelector("input:not(.rr-check input), textarea");
     if (input) input.setAttribute("aria-invalid", "true");
     const item = document.createElement("li");
     item.dataset.question = q.id;
@@ -70,7 +71,7 @@ export function showErrors(errors) {
     link.textContent = `${questionText(q)}: ${message}`;
     link.addEventListener("click", (event) => {
       event.preventDefault();
-      const first = questionElement(q).querySelector("input:not([tabindex='-1']), textarea");
+      const first = questionElement(q).querySelector("input:not([tabindex='-1']):not(.rr-check input), textarea");
       if (first) first.focus();
     });
     item.append(link);

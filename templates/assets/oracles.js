@@ -105,7 +105,7 @@ function answer(q, value) {
 /** The review's lines for one question: the draws in words, and what is sent. */
 function transcript(q, result, item, t) {
   const lines = [];
-  if (isPanel(q)) lines.push({ text: t(result.drawn_now ? "panel_drawn_now" : "panel_kept_earlier") });
+  if (isPanel(q)) lines.push({ text: t(result.drawn_now ? "waves_drawn_now" : "waves_kept_earlier") });
   const steps = result.steps || [];
   const name = (q.design || {}).name;
   if (q.type === "multi-choice" || name === "oue" || name === "sue") {

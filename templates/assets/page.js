@@ -120,10 +120,10 @@ async function randomizeAndStore() {
   if (items.length) {
     $("rr-submit-note").textContent = t("randomizing");
     try {
-      // [panels] a question asked in every wave takes the permanent reports this device kept (panel.js)
-      const panel = window.rrsitePanel;
+      // [waves] a question asked in every wave takes the permanent reports this device kept (waves.js)
+      const waves = window.rrsiteWaves;
       results = await randomizer.respond(items.map(({ question, truth, innocuous }) => ({
-        question, truth, innocuous, permanent: panel ? panel.permanent(question) : undefined })));
+        question, truth, innocuous, permanent: waves ? waves.permanent(question) : undefined })));
     } catch (error) {
       $("rr-submit-note").textContent = t("randomize_failed", { reason: error.message });
       return;
@@ -132,7 +132,7 @@ async function randomizeAndStore() {
   // Without Web Locks another tab may have saved while the coins were flipped: its report wins
   // and these results are dropped unseen.
   if (showStoredIfAny()) return;
-  if (window.rrsitePanel) window.rrsitePanel.keep(results, newRespondentToken); // [panels]
+  if (window.rrsiteWaves) window.rrsiteWaves.keep(results, newRespondentToken); // [waves]
   const answers = {};
   const groups = {}; // two-group designs: the group core drew in the worker (crypto.getRandomValues)
   for (const q of questions) {
@@ -140,14 +140,18 @@ async function randomizeAndStore() {
     if (result) answers[q.id] = result.report;
     else if (Object.prototype.hasOwnProperty.call(direct, q.id)) answers[q.id] = direct[q.id];
     if (result && result.group) groups[q.id] = result.group;
+    // the extended crosswise model: the group crosswise.js drew (which statement was shown)
+    const shown = window.rrsiteCrosswise && window.rrsiteCrosswise.groups[q.id];
+    if (shown && answers[q.id] !== undefined) groups[q.id] = shown;
   }
   const record = {
     format: 1,
     body: { survey: config.survey, version: config.version, answers,
-      respondent: window.rrsitePanel ? window.rrsitePanel.respondent(newRespondentToken) : newRespondentToken(),
+      respondent: window.rrsiteWaves ? window.rrsiteWaves.respondent(newRespondentToken) : newRespondentToken(),
       ...(Object.keys(groups).length ? { groups } : {}),
       ...(token ? { token } : invitationCode ? { invitation: invitationCode } : {}), // [collector hooks, issues 12, 24]
-      ...(designCell ? { cell: designCell } : {}) }, // [design cell, issue 22]
+      ...(designCell ? { cell: designCell } : {}), // [design cell, issue 22]
+      ...(window.rrsitePanel ? await window.rrsitePanel.fields() : {}) }, // [panels: panel.js]
     randomized_at: new Date().toISOString(),
     sent_at: null,
   };

@@ -272,6 +272,8 @@ export async function confirmAndSend() {
     await post(request, { onRetry: () => { sendStatus.textContent = t("retrying"); } });
   } catch (error) {
     sendStatus.textContent = "";
+    // [panels: panel.js] e.g. a full survey (429 on "survey") sends a panel participant back
+    document.dispatchEvent(new CustomEvent("rrsite:send-failed", { detail: { status: error.status, field: error.field } }));
     if (error.retryable === false && error.status) {
       // A permanent refusal (e.g. 405 from a host without the form handler): trying again cannot
       // help, so say what is wrong; the report stays stored for when the survey is fixed.
@@ -292,6 +294,8 @@ export async function confirmAndSend() {
   record.sent_at = new Date().toISOString();
   storage.save(record);
   finish(t("sent"));
+  // [panels: panel.js] acknowledged by the collector: now, and only now, the completion code
+  document.dispatchEvent(new CustomEvent("rrsite:sent", { detail: { record } }));
 }
 
 export function finish(text) {

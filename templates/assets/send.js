@@ -44,10 +44,11 @@ export function destinationText(request) {
 }
 
 class SendError extends Error {
-  constructor(message, retryable, status = null) {
+  constructor(message, retryable, status = null, field = null) {
     super(message);
     this.retryable = retryable;
     this.status = status;
+    this.field = field; // the collector's `field` of a refusal ("survey" for a full survey)
   }
 }
 
@@ -73,7 +74,9 @@ export async function post(request, { onRetry = () => {} } = {}) {
         return response;
       }
       const retryable = response.status >= 500 || response.status === 408 || response.status === 429;
-      throw new SendError(t("send_failed_status", { status: response.status }), retryable, response.status);
+      const refusal = await response.json().catch(() => null);
+      const field = refusal && typeof refusal.field === "string" ? refusal.field : null;
+      throw new SendError(t("send_failed_status", { status: response.status }), retryable, response.status, field);
     } catch (error) {
       if (!error.retryable || attempt >= SEND_ATTEMPTS) throw error;
       onRetry();

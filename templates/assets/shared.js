@@ -12,8 +12,9 @@ export const questions = config.questions || [];
 export const sensitiveQuestions = questions.filter((q) => q.sensitive);
 export const directQuestions = questions.filter((q) => !q.sensitive);
 // Crosswise and triangular questions: the respondent combines two statements in their head and
-// picks the report; no randomizer, the sensitive answer never enters the device.
-const COMBINED_DESIGNS = new Set(["crosswise", "triangular"]);
+// picks the report; no randomizer, the sensitive answer never enters the device (the extended
+// crosswise model's group, which statement is shown, is drawn by crosswise.js).
+const COMBINED_DESIGNS = new Set(["crosswise", "triangular", "extended-crosswise"]);
 export const isCombined = (q) => Boolean(q.sensitive && q.design && COMBINED_DESIGNS.has(q.design.name));
 // Questions randomized on the device (coins, dice, spinners drawn by the worker).
 export const coinQuestions = sensitiveQuestions.filter((q) => !isCombined(q));
@@ -158,6 +159,7 @@ export function optionInputs(q, selector) {
 /** The text of the option whose value is `value`, as the page shows it (Markdown rendered). */
 export function optionLabel(q, value) {
   for (const input of optionInputs(q, "input[data-truth], input[data-report], input[name]")) {
+    if (input.closest(".rr-check") && !questionElement(q).matches(".rr-check")) continue; // its check's
     if (input.value === value && input.labels && input.labels[0]) {
       return input.labels[0].textContent.trim();
     }

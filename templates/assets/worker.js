@@ -90,7 +90,7 @@ function respondAll(items) {
   return items.map(({ question, truth, innocuous, permanent }) => {
     const args = [JSON.stringify(question), truth];
     if (innocuous !== undefined && innocuous !== null) args.push(innocuous);
-    // a panel's question: the permanent reports the device kept (panel.js), or a new table
+    // a panel's question: the permanent reports the device kept (waves.js), or a new table
     const kept = permanent !== undefined && permanent !== null ? { permanent_json: JSON.stringify(permanent) } : null;
     const { report, steps, group, drawn, operation, rounded, product, permanent: table, drawn_now: drawnNow } = JSON.parse(
       kept ? respondJson.callKwargs(...args, kept) : respondJson(...args));

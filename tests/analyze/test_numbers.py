@@ -131,13 +131,33 @@ def test_every_format_shows_the_numbers(data, form: str) -> None:
         assert "<svg" in text and "distribution of the true numbers" in text
 
 
-def test_counts_with_a_number_question_is_a_clear_error(tmp_path: Path) -> None:
+def test_counts_of_a_numbers_reports_give_its_rows_estimate(data, tmp_path: Path) -> None:
+    """--counts reads a randomized number's reports as one row per distinct report."""
+    export, kept = data
+    version = load_survey(SURVEY).manifest()["version"]
+    with open(export, newline="", encoding="utf-8") as handle:
+        rows = list(csv.DictReader(handle))
     counts = tmp_path / "counts.csv"
+    with open(counts, "w", newline="", encoding="utf-8") as handle:
+        writer = csv.writer(handle)
+        writer.writerow(["question", "version", "group", "report", "subgroup", "count"])
+        for qid in ("undeclared", "days"):
+            reports = [float(r[qid]) for r in rows[:1500]]  # the 1,500 accepted rows
+            for value in sorted(set(reports)):
+                writer.writerow([qid, version, "", repr(value), "", reports.count(value)])
+    from_counts = {n.id: n.to_dict() for n in analyze_counts(counts, survey=str(SURVEY)).numbers}
+    from_rows = {n.id: n.to_dict() for n in analyze([export], survey=SURVEY).numbers}
+    for qid in ("undeclared", "days"):
+        assert from_counts[qid]["estimate"] == from_rows[qid]["estimate"]
+        assert from_counts[qid]["se"] == from_rows[qid]["se"]
+        assert from_counts[qid]["n"] == len(kept[qid])
+    # an impossible report is a bad row, named with its line
     counts.write_text("question,version,group,report,subgroup,count\n"
-                      "days,mixture,,3,,10\n", encoding="utf-8")
+                      f"days,{version},,12.5,,10\n", encoding="utf-8")
     with pytest.raises(ExportError) as caught:
         analyze_counts(counts, survey=str(SURVEY))
-    assert f"{counts}:2: question 'days' is a randomized number" in str(caught.value)
+    assert f"{counts}:2: report '12.5' of 'days' is impossible under its design" in str(
+        caught.value)
     assert main(["analyze", "--counts", str(counts), "--survey", str(SURVEY)]) == 2
 
 

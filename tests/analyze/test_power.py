@@ -73,3 +73,42 @@ def test_power_refuses_bad_input(capsys: pytest.CaptureFixture[str]) -> None:
     assert "--odds-ratio must be positive and not 1" in capsys.readouterr().err
     assert main(["power", "--odds-ratio", "2", "--design", "0.5,0.5"]) == 2
     assert "p00 + p11 > 1" in capsys.readouterr().err
+
+
+def test_the_grouped_wald_statistic_is_the_fit_of_every_respondent() -> None:
+    """The closed form on four cell counts against the Newton fit of every respondent's row.
+
+    Tables drawn at sizes from 12 to 3,000 (some with a report rate outside the design's range:
+    separation, where both must refuse), under the optimal design at epsilon 1 and under a
+    lopsided one.
+    """
+    from rrsite.estimate.regression.logistic import RegressionError, fit
+    from rrsite.plan.power import wald_statistic
+
+    rng = np.random.default_rng(5)
+    agreed = refused = 0
+    for p00, p11 in ((0.7311, 0.7311), (0.9, 0.6)):
+        s = Scenario(p00, p11, prevalence=0.2, exposed=0.5, odds_ratio=1.8)
+        for _ in range(150):
+            n = int(rng.integers(12, 3000))
+            x = (rng.random(n) < 0.5).astype(float)
+            y = (rng.random(n) < rng.uniform(0.15, 0.75, 2)[x.astype(int)]).astype(float)
+            counts = np.bincount((2 * x + y).astype(int), minlength=4)
+            statistic = wald_statistic(counts, s)
+            try:
+                result = fit(np.column_stack([np.ones(n), x]), y, p00, p11, ["(Intercept)", "x"])
+            except RegressionError:
+                assert statistic is None, counts
+                refused += 1
+                continue
+            assert statistic is not None, counts
+            assert statistic == pytest.approx(result.beta[1] / result.se[1], rel=1e-6), counts
+            agreed += 1
+    assert agreed > 150 and refused > 10  # both kinds of table were really met
+
+
+def test_power_uses_the_fits_separation_bound() -> None:
+    from rrsite.estimate.regression import logistic
+    from rrsite.plan import power
+
+    assert power.SEPARATION_BOUND == logistic.SEPARATION_BOUND

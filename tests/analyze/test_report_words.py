@@ -86,7 +86,7 @@ def test_a_mark_used_only_in_a_subgroup_gets_its_footnote_there(capsys, tmp_path
     assert "*" not in main_part.split("Columns:")[0].splitlines()[-1]
     assert STAR not in main_part and BANG not in main_part
     violated = subgroups.split("\n  major")[0]
-    assert re.search(r"Second\s+yes.*\*!", violated)
+    assert re.search(r"Second\s+Yes.*\*!", violated)  # the answers' labels (helpers: title case)
     assert f"* {STAR}" in violated and f"! {BANG}" in violated
 
 
@@ -102,15 +102,16 @@ def test_a_subgroup_too_small_for_an_informative_interval_is_said_so(capsys, tmp
         assert not (groups[name]["ci"][0] <= 0.25 and groups[name]["ci"][1] >= 0.75)
     text = report(capsys, files, "--by", "year")
     notes = [line for line in text.splitlines() if "too few for an informative" in line]
-    assert (f"note: violated (year = Third or later): 6 answers are too few for an informative "
+    # the subgroup named by its label (the helpers' manifest labels values in title case)
+    assert (f"note: violated (year = Third Or Later): 6 answers are too few for an informative "
             f"interval: [{low:.2f}, {high:.2f}] holds both 0.25 and 0.75") in notes[0]
     assert not any("year = First" in line or "year = Second" in line for line in notes
                    if line.split(":")[1].strip().startswith("violated"))
     markdown = report(capsys, files, "--format", "markdown", "--by", "year")
-    assert "violated (year = Third or later): 6 answers are too few" in markdown
+    assert "violated (year = Third Or Later): 6 answers are too few" in markdown
     out = tmp_path / "report.html"
     report(capsys, files, "--format", "html", "-o", str(out), "--by", "year")
-    assert "violated (year = Third or later): 6 answers are too few" in out.read_text("utf-8")
+    assert "violated (year = Third Or Later): 6 answers are too few" in out.read_text("utf-8")
 
 
 @pytest.mark.parametrize("module", ["analysis", "html"])
@@ -125,3 +126,27 @@ def test_the_report_modules_do_not_import_each_other_at_load(module):
     top = [node for node in ast.parse(source).body
            if isinstance(node, ast.ImportFrom) and node.module == other]
     assert top == []
+
+
+def test_estimates_too_few_to_inform_share_one_note(capsys, tmp_path):
+    """A choice question's answers in a small subgroup: one sentence, not one per answer.
+
+    The k-RR question `major` has 3 answers; in the subgroup of 4 every answer's interval holds
+    both 0.25 and 0.75 (checked on the JSON), which gave 3 identical notes (12 for 4 groups).
+    """
+    rows = [balanced(i, "First" if i % 2 else "Second") for i in range(400)]
+    rows += [balanced(400 + i, "Third or later") for i in range(4)]
+    files = export(tmp_path, rows)
+    data = json.loads(report(capsys, files, "--format", "json", "--by", "year"))
+    major = next(q for q in data["questions"] if q["id"] == "major")
+    small = major["by"]["groups"]["Third or later"]["ci"]
+    assert all(low <= 0.25 and high >= 0.75 for low, high in small.values())
+    assert len(small) == 3
+    text = report(capsys, files, "--by", "year")
+    notes = [line for line in text.splitlines() if "too few" in line and "major" in line]
+    assert len(notes) == 1, notes
+    assert "too few answers for an informative interval in 3 estimates" in notes[0]
+    for label in ("Arts", "Science", "Law"):  # each answer named once, by its label
+        assert notes[0].count(f"answer {label}:") == 1, label
+    assert len(text.splitlines()) == len(set(text.splitlines())) or all(
+        text.splitlines().count(line) == 1 for line in text.splitlines() if "note:" in line)

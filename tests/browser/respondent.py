@@ -44,7 +44,7 @@ NAMED_TRUTH_INPUTS = """() => Array.from(document.querySelectorAll(
 
 
 #: Designs answered without a randomizer: the respondent picks the report.
-COMBINED = ("crosswise", "triangular")
+COMBINED = ("crosswise", "triangular", "extended-crosswise")
 #: Frequency oracles (rrsite.core.frequency): choice and "tick all that apply" questions.
 ORACLES = ("oue", "sue", "olh", "subset", "hadamard")
 #: Designs of randomized number questions (issue 21).

@@ -164,8 +164,11 @@ def test_answer_survey_many_times(file: Path, site: Site, context: BrowserContex
         # Exactly the contract's fields: survey, version, token, and per question the report
         # the worker returned or the direct answer typed.
         grouped = {q["id"] for q in sensitive if "groups" in q}
+        # the extended crosswise model: the page drew the group (crosswise.js), no worker
+        drawn = {q["id"] for q in manifest["questions"] if q["sensitive"]
+                 and q["design"]["name"] == "extended-crosswise" and q["id"] in plan.reports}
         assert set(body) == {"survey", "version", "respondent", "answers"} | (
-            {"groups"} if grouped else set())
+            {"groups"} if grouped or drawn else set())
         assert body["survey"] == manifest["id"] and body["version"] == manifest["version"]
         assert 22 <= len(body["respondent"]) <= 64
         results = {r["id"]: r for r in worker_results(page)[-1]["results"]} if sensitive else {}
@@ -173,8 +176,10 @@ def test_answer_survey_many_times(file: Path, site: Site, context: BrowserContex
         expected = {qid: result["report"] for qid, result in results.items()}
         expected.update(expected_direct(manifest, plan, target))
         assert body["answers"] == expected
-        if grouped:  # the group core drew in the worker, nothing else
-            assert body["groups"] == {qid: results[qid]["group"] for qid in grouped}
+        if grouped or drawn:  # the group core drew in the worker (or the page), nothing else
+            assert set(body["groups"]) == grouped | drawn
+            assert all(body["groups"][qid] == results[qid]["group"] for qid in grouped)
+            assert all(body["groups"][qid] in (1, 2) for qid in drawn)
         for qid, result in results.items():
             check_transcript(questions[qid], plan.truths[qid], plan.innocuous.get(qid), result)
 

@@ -30,9 +30,14 @@ DYNAMIC |= {f"number_action_{a}" for a in ("mask", "multiply", "high", "low", "c
 DYNAMIC |= {f"explain_{d}" for d in ("oue", "sue", "subset")}
 # The survey loader (not the page): the answers of a yes-no question in the survey's language.
 DYNAMIC |= {"answer_yes", "answer_no"}
+# The survey loader: the questions it adds (rrsite.survey.fielding.words.KEYS).
+DYNAMIC |= {"language_name", "language_variable", "arm_variable", "arm_randomized", "arm_direct",
+            "check_question", "check_yes", "check_truth", "check_no", "direct_help"}
 SHIPPED = ("en", "es", "fr", "de", "pt", "it")
 # Texts that are the same word in English: Spanish and Italian "No".
-SAME_AS_ENGLISH = {"es": {"answer_no"}, "it": {"answer_no"}}
+SAME_AS_ENGLISH = {"es": {"answer_no"}, "it": {"answer_no"},
+                   # Portuguese quotes as English does: "“{no}”" (the comprehension check)
+                   "pt": {"check_no"}}
 
 
 def catalog(lang: str) -> dict[str, str]:
@@ -101,6 +106,17 @@ def test_answer_words_match_the_loader(lang: str) -> None:
     messages = catalog(lang)
     assert LANGUAGES[lang] == {"yes": messages["answer_yes"], "no": messages["answer_no"]}
 
+
+
+@pytest.mark.parametrize("lang", SHIPPED)
+def test_added_questions_words_match_the_loader(lang: str) -> None:
+    """The loader's words of the questions it adds (rrsite.survey.fielding.words) are the
+    catalog's, and every one of them is in DYNAMIC above."""
+    from rrsite.survey.fielding.words import KEYS, WORDS
+
+    messages = catalog(lang)
+    assert WORDS[lang] == {key: messages[key] for key in KEYS}
+    assert set(KEYS) <= DYNAMIC
 
 
 @pytest.mark.parametrize("lang", SHIPPED)

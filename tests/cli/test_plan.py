@@ -104,7 +104,9 @@ def test_sensitivity_to_a_wrong_prior(capsys):
         (["--design", "warner", "--p", "0.4"], "p must be above 0.5"),
         (["--design", "coin"], "unknown design 'coin'"),
         (["--truth", "0.5"], "--truth needs --design"),
-        (["--epsilon", "abc"], "invalid float value"),
+        (["--epsilon", "abc"], "must be a number such as 0.5 or 1/2 or ln(3), got 'abc'"),
+        (["--epsilon", "ln(0)"], "ln needs a positive number"),
+        (["--epsilon", "1", "--respondents", "0"], "--respondents must be at least 1"),
     ],
 )
 def test_bad_arguments_exit_2_with_a_message(args, message):
@@ -114,6 +116,49 @@ def test_bad_arguments_exit_2_with_a_message(args, message):
     assert result.returncode == 2
     assert message in result.stderr
     assert "Traceback" not in result.stderr
+
+
+def test_epsilon_is_written_as_survey_files_write_it(capsys):
+    """`--epsilon ln(3)` is ln 3, and the block to paste says `epsilon: ln(3)` as typed."""
+    typed = run_json(capsys, "--epsilon", "ln(3)")
+    number = run_json(capsys, "--epsilon", repr(math.log(3)))
+    assert typed["epsilon"] == number["epsilon"] == math.log(3)
+    assert typed["design"] == number["design"] and typed["respondents"] == number["respondents"]
+    assert "epsilon: ln(3)\n" in typed["question_block"]
+    assert run_json(capsys, "--epsilon", "1/2")["epsilon"] == 0.5
+    assert main(["power", "--odds-ratio", "2", "--epsilon", "ln(3)", "--simulations", "20",
+                 "--no-progress"]) == 0
+    assert "epsilon 1.09861" in capsys.readouterr().out
+
+
+def test_respondents_gives_the_margin_they_reach(capsys):
+    """`--respondents N`: z sqrt(variance / N), for every kind of plan, beside the usual figures."""
+    out = run_json(capsys, "--epsilon", "ln(3)", "--respondents", "400")
+    assert out["respondents_given"] == 400
+    assert out["margin_at_respondents"] == pytest.approx(Z95 * math.sqrt(1.0 / 400))  # var 1
+    for row in out["if_prior_wrong"]:
+        assert row["margin_at_respondents"] == pytest.approx(Z95 * math.sqrt(row["variance"] / 400))
+    assert main(["plan", "--epsilon", "ln(3)", "--respondents", "400"]) == 0
+    assert "margin        ±0.098 with 400 respondents at 95% confidence" in \
+        capsys.readouterr().out
+    # 1,537 respondents reach the margin of 0.05 that the plan says they need
+    again = run_json(capsys, "--epsilon", "ln(3)", "--respondents", str(out["respondents"]))
+    assert again["margin_at_respondents"] <= 0.05
+    compared = run_json(capsys, "--compare", "--epsilon", "1", "--respondents", "900")
+    for row in compared["designs"]:
+        expected = None if row["variance"] is None else Z95 * math.sqrt(row["variance"] / 900)
+        assert row["margin_at_respondents"] == pytest.approx(expected)
+    crosswise = run_json(capsys, "--design", "crosswise", "--rrreg-p", "0.25", "--prior", "0.2",
+                         "--respondents", "250")
+    assert crosswise["margin_at_respondents"] == pytest.approx(
+        Z95 * math.sqrt(crosswise["variance"] / 250), rel=1e-9)
+    numbers = run_json(capsys, "--range", "0,30", "--integer", "--epsilon", "1", "--compare",
+                       "--respondents", "400")
+    for row in numbers["designs"]:
+        assert row["margin_at_respondents"] == pytest.approx(
+            Z95 * math.sqrt(row["variance_per_respondent"] / 400))
+    assert main(["plan", "--range", "0,30", "--epsilon", "1", "--respondents", "400"]) == 0
+    assert "margin at 400" in capsys.readouterr().out
 
 
 # -- RRreg designs (rrsite.estimate.planning) -------------------------------------------------
@@ -177,7 +222,10 @@ submit:
     ["--epsilon", "1", "--delta", "0.1", "--prior", "0.05"],
     ["--epsilon", "0.5", "--prior", "0.2"],
     ["--epsilon", "2.3"],
+    ["--epsilon", "ln(3)"],
+    ["--epsilon", "ln(3)", "--respondents", "400"],
     ["--design", "warner", "--p", "0.731059"],
+    ["--design", "forced-response", "--truth", "1/2", "--yes", "1/4", "--no", "1/4"],
     ["--design", "forced-response", "--truth", "0.5", "--yes", "0.25", "--no", "0.25"],
     ["--design", "matrix", "--p00", "0.8", "--p11", "0.7"],
     ["--design", "k-rr", "--k", "3", "--epsilon", "1.3"],
@@ -240,17 +288,71 @@ def test_the_table_explains_its_words(capsys):
     assert "\n  vertex S" not in out
 
 
+def _interpreters() -> list[tuple[str, dict[str, str]]]:
+    """The test's own Python, then every other Python of its minor version on this machine.
+
+    Debian's /usr/bin/python3, whatever `python3` is first on PATH (pyenv's shim, say) and
+    pyenv's own versions: each runs rrsite from this checkout with this venv's packages on
+    PYTHONPATH (same minor version, so its compiled packages load).
+    """
+    import glob
+    import os
+    import shutil
+    import sysconfig
+    from pathlib import Path
+
+    root = str(Path(__file__).resolve().parents[2])
+    paths = sysconfig.get_paths()
+    shared = os.pathsep.join(dict.fromkeys([root, paths["purelib"], paths["platlib"]]))
+    pyenv = os.environ.get("PYENV_ROOT", os.path.expanduser("~/.pyenv"))
+    candidates = ["/usr/bin/python3", *filter(None, [shutil.which("python3")]),
+                  *sorted(glob.glob(f"{pyenv}/versions/*/bin/python3"))]
+    found = [(sys.executable, dict(os.environ))]
+    seen = {os.path.realpath(sys.executable)}
+    for candidate in candidates:
+        try:
+            probe = subprocess.run([candidate, "-c", "import os, sys; print(os.path.realpath("
+                                    "sys.executable)); print(sys.version_info[:2])"],
+                                   capture_output=True, text=True, timeout=30)
+        except (OSError, subprocess.TimeoutExpired):
+            continue
+        lines = probe.stdout.splitlines()
+        if probe.returncode or len(lines) != 2 or lines[0] in seen \
+                or lines[1] != str(sys.version_info[:2]):
+            continue
+        seen.add(lines[0])
+        env = {key: value for key, value in os.environ.items()
+               if key not in ("PYTHONHOME", "VIRTUAL_ENV")}
+        found.append((lines[0], {**env, "PYTHONPATH": shared}))
+    return found
+
+
+@pytest.mark.parametrize("unbuffered", [False, True], ids=["buffered", "unbuffered"])
 @pytest.mark.parametrize("args", [
     ["plan", "--epsilon", "1"],
     ["plan", "--compare", "--epsilon", "1"],
     ["plan", "--help"],
 ])
-def test_a_closed_pipe_ends_quietly(args, tmp_path):
-    # `rrsite plan ... | head`: the reader is gone before rrsite writes (its end closed here)
-    process = subprocess.Popen([sys.executable, "-m", "rrsite", *args], cwd=tmp_path,
-                               stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    assert process.stdout is not None and process.stderr is not None
-    process.stdout.close()
-    err = process.stderr.read().decode()
-    assert process.wait(timeout=60) == 141
-    assert err == ""  # no traceback, no "Exception ignored" at exit
+def test_a_closed_pipe_ends_quietly(args, unbuffered, tmp_path):
+    """`rrsite plan ... | head` with the reader gone: 141 and no traceback, whatever Python runs.
+
+    The pipe's reading end is closed before rrsite starts (no race with a fast child), with
+    Python's output buffered and unbuffered (PYTHONUNBUFFERED), under every Python of this minor
+    version on the machine (pyenv's 3.11.7 and Debian's 3.11.2 differ in argparse's handling of
+    a failed write).
+    """
+    import os
+
+    interpreters = _interpreters()
+    for python, env in interpreters:
+        env = {**env, "PYTHONUNBUFFERED": "1"} if unbuffered else \
+            {key: value for key, value in env.items() if key != "PYTHONUNBUFFERED"}
+        read, write = os.pipe()
+        os.close(read)
+        try:
+            result = subprocess.run([python, "-m", "rrsite", *args], cwd=tmp_path, env=env,
+                                    stdout=write, stderr=subprocess.PIPE, timeout=60)
+        finally:
+            os.close(write)
+        assert result.returncode == 141, (python, result.stderr.decode())
+        assert result.stderr == b"", python  # no traceback, no "Exception ignored" at exit

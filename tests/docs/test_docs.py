@@ -66,13 +66,50 @@ def test_strict_build_has_every_section(site: Path) -> None:
         assert (site / section / "index.html").is_file(), section
     for language in ("es", "fr", "de", "pt", "it"):
         protected = site / "explanation" / "how-your-answer-is-protected"
-        assert (protected / language / "index.html").is_file(), language
+        assert (protected / f"{language}.html").is_file(), language
+
+
+def test_the_site_works_from_file_urls(site: Path) -> None:
+    """README says to open site/index.html: its links and its search work from file://.
+
+    Every link between pages names a file that exists (a link to a folder shows a
+    directory listing from file://), and Chromium, opening site/index.html from disk, finds a
+    page by searching and opens it.
+    """
+    from playwright.sync_api import sync_playwright
+
+    for page in site.rglob("*.html"):
+        if page.name == "404.html":  # a web server's page, linked from the site's root
+            continue
+        scripts = re.findall(r'<script [^>]*src="([^"]*)"', page.read_text("utf-8"))
+        assert not [src for src in scripts if re.match(r"[a-z]+:", src)], page  # all local
+        for target in re.findall(r'<a [^>]*href="([^"#?]*)[^"]*"', page.read_text("utf-8")):
+            if not target or re.match(r"[a-z]+:", target):
+                continue
+            resolved = (page.parent / target).resolve()
+            assert resolved.is_file(), (page, target)  # a file, never a folder
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path="/usr/bin/chromium",
+                                             args=["--headless", "--no-sandbox", "--disable-gpu"])
+        try:
+            tab = browser.new_page(viewport={"width": 1400, "height": 900})
+            tab.goto((site / "index.html").as_uri())
+            tab.locator("input[data-md-component=search-query]").fill("budget")
+            result = tab.locator(".md-search-result__item a").first
+            result.wait_for(timeout=30_000)
+            assert "Initializing" not in tab.locator(".md-search-result__meta").inner_text()
+            result.click()
+            tab.wait_for_load_state()
+            assert tab.url.startswith("file://") and tab.url.split("#")[0].endswith(".html")
+            assert "budget" in tab.locator("article").inner_text().lower()
+        finally:
+            browser.close()
 
 
 def test_survey_reference_is_generated_from_the_loaders_schema(site: Path) -> None:
     from rrsite.survey.schema import BLOCKS
 
-    text = text_of(site / "reference" / "survey-file" / "index.html")
+    text = text_of(site / "reference" / "survey-file.html")
     assert "rrsite:survey-reference" not in text  # the marker was replaced
     page = words(text)
     for block in BLOCKS:
@@ -87,7 +124,7 @@ def test_cli_reference_is_generated_from_the_parser(site: Path) -> None:
 
     from rrsite.cli import COMMANDS, make_parser
 
-    text = text_of(site / "reference" / "cli" / "index.html")
+    text = text_of(site / "reference" / "cli.html")
     page = words(text)
     for name in COMMANDS:
         assert f"rrsite {name}" in text, name
@@ -103,7 +140,7 @@ def test_cli_reference_is_generated_from_the_parser(site: Path) -> None:
 
 
 def test_python_api_is_rendered(site: Path) -> None:
-    page = text_of(site / "reference" / "python-api" / "index.html")
+    page = text_of(site / "reference" / "python-api.html")
     for name in ("rrsite.analyze.api.analyze", "rrsite.survey.load_survey",
                  "rrsite.core.privacy.privacy_of", "rrsite.estimate.univariate.fit"):
         assert name in page, name

@@ -82,6 +82,12 @@ def engine_site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[EngineSite
         match = re.search(r"^id:\s*(\S+)", text, re.MULTILINE)
         assert match, file
         ids[file.name] = match.group(1)
+    # an online panel's survey (tests/engines/test_panels.py): its way back is the proxy's
+    panel = (ROOT / "tests" / "browser" / "fielding" / "prolific.md").read_text("utf-8")
+    panel = panel.replace("  provider: prolific\n", "  provider: prolific\n  redirect: "
+                          f"http://localhost:{port}/__panel/complete?cc={{code}}\n")
+    (sources / "prolific.md").write_text(panel, "utf-8")
+    ids["prolific.md"] = "prolific-study"
     dist = root / "dist"
     subprocess.run([sys.executable, "-m", "rrsite", "build", str(sources), "-o", str(dist)],
                    check=True, cwd=ROOT, timeout=600, capture_output=True)

@@ -7,13 +7,18 @@ CSP violations), so the cross-engine tests watch from the server side instead:
 - the Content-Security-Policy header of every response gains ``report-uri /__csp``, so any
   violation in the page or its worker is POSTed back here and recorded;
 - ``/__endpoint`` plays a survey's HTTPS endpoint (CORS, 201), reached as ``localhost`` (another
-  origin than the pages' 127.0.0.1); a POST to a page's own path plays Netlify Forms (200).
+  origin than the pages' 127.0.0.1); a POST to a page's own path plays Netlify Forms (200);
+- ``/__panel`` plays an online panel's completion URL (200), also as ``localhost``;
+- with ``hold_submissions`` set, the collector's answer to a submission is held back that many
+  seconds before it is passed on (``answered`` is when it was), so that a test can tell what the
+  page did before and after the acknowledgement.
 """
 
 from __future__ import annotations
 
 import http.client
 import threading
+import time
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
@@ -30,6 +35,9 @@ class Recorded:
     host: str
     headers: dict[str, str]
     body: str
+    #: when it arrived, and (a submission) when its answer was passed on (time.monotonic)
+    at: float = 0.0
+    answered: float = 0.0
 
     def text(self) -> str:
         """Path, headers and body, for looking for what must not be there."""
@@ -47,6 +55,8 @@ class Recorder:
     upstream_port: int = 0
     #: serve the core bundle with one byte changed (a tampered or stale copy)
     tamper_core: bool = False
+    #: seconds the collector's answer to a submission is held back (0: none)
+    hold_submissions: float = 0.0
 
     def since(self, index: int) -> list[Recorded]:
         """The requests recorded after the first ``index``."""
@@ -89,10 +99,14 @@ def start_proxy(recorder: Recorder) -> ThreadingHTTPServer:
                     recorder.violations.append(text)
                 self._reply(204, {})
                 return
+            record = Recorded(self.command, self.path, self.headers.get("host", ""),
+                              dict(self.headers.items()), text, at=time.monotonic())
             with recorder.lock:
-                recorder.requests.append(Recorded(self.command, self.path,
-                                                  self.headers.get("host", ""),
-                                                  dict(self.headers.items()), text))
+                recorder.requests.append(record)
+            if self.path.startswith("/__panel"):
+                self._reply(200, {"Content-Type": "text/html"},  # with no favicon to ask for
+                            b'<link rel="icon" href="data:,"><p>the panel</p>')
+                return
             cors = {"Access-Control-Allow-Origin": "*",
                     "Access-Control-Allow-Headers": "content-type",
                     "Access-Control-Allow-Methods": "POST"}
@@ -125,6 +139,9 @@ def start_proxy(recorder: Recorder) -> ThreadingHTTPServer:
                     value = f"{value}; report-uri /__csp"
                 out[key] = value
             connection.close()
+            if self.command == "POST" and self.path.startswith("/api/submissions"):
+                time.sleep(recorder.hold_submissions)
+                record.answered = time.monotonic()
             self._reply(response.status, out, data)
 
         do_GET = do_POST = do_HEAD = do_OPTIONS = do_PUT = do_DELETE = _handle

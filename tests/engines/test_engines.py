@@ -114,7 +114,7 @@ FILL = """((plan) => {
       }
     } else one(`#q-${qid} input[data-truth][value=${value(truth)}]`).click();
   }
-  const keep = document.querySelector("#rr-panel-keep");  // a panel: keep the permanent reports
+  const keep = document.querySelector("#rr-waves-keep");  // a panel: keep the permanent reports
   if (keep && !keep.checked) keep.click();
   for (const [qid, innocuous] of Object.entries(plan.innocuous)) {
     if (plan.types[qid] === "number") type_in(`#q-${qid}-innocuous-input`, innocuous);

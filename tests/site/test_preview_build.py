@@ -5,8 +5,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from rrsite.commands.preview import PREVIEW_PREFIX, preview_build, sources_signature
 from rrsite.site.builder import build, default_pyodide, default_templates
+from rrsite.site.preview import PREVIEW_PREFIX, preview_build, sources_signature
 
 ROOT = Path(__file__).resolve().parents[2]
 SURVEYS = [ROOT / "surveys" / "cheating-partner.md", ROOT / "surveys" / "undeclared-income.md"]

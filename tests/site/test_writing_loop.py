@@ -20,9 +20,9 @@ import jinja2
 import pytest
 
 from rrsite import cli
-from rrsite.commands.preview import preview_build
 from rrsite.site import stdlib
 from rrsite.site.builder import default_templates, load_templates
+from rrsite.site.preview import preview_build
 
 ROOT = Path(__file__).resolve().parents[2]
 PYODIDE = ROOT / "node_modules" / "pyodide"

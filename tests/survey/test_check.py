@@ -156,3 +156,59 @@ def test_the_starter_speaks_to_respondents_and_checks_clean_of_author_words(tmp_
                            cwd=tmp_path, capture_output=True, text=True)
     assert check.returncode == 0, check.stderr
     assert "the author" not in check.stdout
+
+
+# ---- a closing text between questions, notes to the author, the budget as printed ----------
+
+
+def test_a_closing_text_left_between_questions_is_flagged(load):
+    body = (question("a", "type: yes-no")
+            + "Thank you! Your answers have been recorded.\n\n"
+            + question("b", "type: yes-no")
+            + "Vielen Dank für Ihre Antworten. Sie können diese Seite jetzt schließen.\n\n"
+            + question("c", "type: yes-no")
+            + "Thank you for your answers. You can close this page now.\n")
+    text = survey_text(body)
+    lines = text.splitlines()
+    warnings = [w for w in check_survey(load(text)) if "reads like the closing text" in w.message]
+    assert [w.line for w in warnings] == [lines.index("Thank you! Your answers have been "
+                                                       "recorded.") + 1,
+                                          next(i for i, line in enumerate(lines, 1)
+                                               if line.startswith("Vielen Dank"))]
+    assert "question 'b'" in warnings[0].message  # respondents read it with the next question
+    assert "question 'c'" in warnings[1].message  # the closing at the end is where it belongs
+
+
+def test_the_old_starters_note_to_the_author_is_flagged(load):
+    body = ("## How often?\n\nOptional, asked directly: rrsite can break the estimate down by "
+            "this answer.\n\n```question\nid: often\ntype: choice\noptions: [Never, Often]\n"
+            "```\n\nThe rrsite project made this page.\n")
+    text = survey_text(body)
+    flagged = [w for w in check_survey(load(text)) if "the author" in w.message]
+    assert len(flagged) == 1 and flagged[0].line == 10
+    assert "the text of question 'often' mentions 'rrsite can'" in flagged[0].message
+    assert "comment ('# ...') inside the question's block" in flagged[0].message
+
+
+FIVE = "".join(question(q, "type: yes-no\nrandomize: forced-response") for q in "abcde")
+
+
+def test_a_budget_exceeded_once_each_epsilon_is_printed_is_flagged(load):
+    # five questions at ln 3 = 1.0986123 spend 5.4930614; each prints as 1.099 (4 digits)
+    assert f"{math.log(3):.4g}" == "1.099" and 5 * 1.099 > 5.494 > 5 * math.log(3)
+    warnings = [w.message for w in check_survey(load(survey_text(FIVE, budget="5.494")))]
+    printed = [m for m in warnings if "as rrsite prints them" in m]
+    assert len(printed) == 1
+    assert "(1.099 + 1.099 + 1.099 + 1.099 + 1.099) add up to 5.495" in printed[0]
+    assert "their exact sum 5.49306 is within it" in printed[0]
+    # a budget the printed epsilons fit: no warning
+    assert not any("budget" in m for m in messages(load, survey_text(FIVE, budget="5.5")))
+
+
+def test_a_budget_exceeded_by_less_than_its_printed_digits_is_flagged(load):
+    # 5.4930614 > 5.49306, equal at the 6 digits the build compares: built, but exceeded
+    assert 5 * math.log(3) > 5.49306 and f"{5 * math.log(3):.6g}" == "5.49306"
+    warnings = [m for m in messages(load, survey_text(FIVE, budget="5.49306"))
+                if "over privacy.budget" in m]
+    assert len(warnings) == 1
+    assert "spend epsilon 5.493061, over privacy.budget 5.49306 by 1.4e-06" in warnings[0]

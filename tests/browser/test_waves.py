@@ -37,10 +37,10 @@ def answer(context: BrowserContext, site: Site, survey: str, keep: bool,
     manifest = site.manifest(survey)
     page = open_survey(context, site, survey)
     log_worker_results(page)
-    panel = page.locator("#rr-panel")
-    assert panel.is_visible() and "epsilon" in page.locator("#rr-panel-text").inner_text()
-    if keep != page.locator("#rr-panel-keep").is_checked():
-        page.locator("#rr-panel-keep").click()
+    panel = page.locator("#rr-waves")
+    assert panel.is_visible() and "epsilon" in page.locator("#rr-waves-text").inner_text()
+    if keep != page.locator("#rr-waves-keep").is_checked():
+        page.locator("#rr-waves-keep").click()
     plan = plan_answers(manifest, round_index)
     fill(page, manifest, plan)
     submit(page)
