@@ -91,12 +91,18 @@ def frequency_table(result: dict[str, Any]) -> str:
              f"±{result['margin']:g} at {result['confidence']:.0%} for a share of "
              f"{result['share']:.3g}",
              f"  {'design':<10}{'var near 0':>11}{'var at share':>14}{'respondents':>13}"
-             f"{'x k-RR':>9}"]
+             f"{'x k-RR':>9}"
+             + ("" if "respondents_given" not in result else
+                f"{'margin at ' + format(result['respondents_given'], ','):>18}")]
     for row in result["designs"]:
         ratio = "" if row["times_krr"] is None else f"{row['times_krr']:.3g}"
         mark = "  <- auto" if row["auto"] else ""
+        margin = row.get("margin_at_respondents")
+        given = "" if "respondents_given" not in result else (
+            f"{'±' + format(margin, '.3g'):>18}" if margin is not None else f"{'-':>18}")
         lines.append(f"  {row['design']:<10}{row['variance_near_zero']:>11.4g}"
-                     f"{row['variance']:>14.4g}{row['respondents']:>13,}{ratio:>9}{mark}")
+                     f"{row['variance']:>14.4g}{row['respondents']:>13,}{ratio:>9}{given}"
+                     f"{mark}")
     lines += ["", f"auto: {result['reason']}",
               "variance: one respondent's variance of the unbiased share (divide by N); near 0: "
               "where the shares of many answers lie, the figure auto ranks by"]

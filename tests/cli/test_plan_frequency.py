@@ -51,3 +51,21 @@ def test_the_question_of_a_survey(tmp_path: Path, capsys):
     assert {row["design"] for row in result["designs"]} == {"oue", "sue"}
     assert main(["plan", "--compare", "--survey", str(survey), "--question", "nope"]) == 2
     assert "no such question" in capsys.readouterr().err
+
+
+def test_respondents_give_each_designs_margin(capsys):
+    """--respondents N: every design's margin at N, z sqrt(variance / N) at the share planned."""
+    result = plan(capsys, "--k", "100", "--epsilon", "1", "--respondents", "2000")
+    assert result["respondents_given"] == 2000
+    z = z_value(0.95)
+    for row in result["designs"]:
+        rate = row["q"] + (row["p"] - row["q"]) * 0.01
+        variance = rate * (1 - rate) / (row["p"] - row["q"]) ** 2
+        assert row["margin_at_respondents"] == pytest.approx(z * math.sqrt(variance / 2000))
+    assert main(["plan", "--compare", "--k", "100", "--epsilon", "1", "--respondents",
+                 "2000"]) == 0
+    text = capsys.readouterr().out
+    assert "margin at 2,000" in text
+    krr = next(line for line in text.splitlines() if line.strip().startswith("k-rr"))
+    margin = next(r for r in result["designs"] if r["design"] == "k-rr")["margin_at_respondents"]
+    assert f"±{margin:.3g}" in krr and 0.25 < margin < 0.27
