@@ -13,7 +13,8 @@ the sent body; no console or page error, no CSP violation (reported to the proxy
 number-designs.md), and so are frequency oracles and a sensitive multi-choice question (surveys/
 substances.md: its true ticks, as the JSON list the worker gets, must appear in no request, in
 nothing kept and in no console message) and one wave of a panel with its permanent reports kept
-(surveys/climate-panel.md). Screenshots of the form, the review and the thanks go to
+(surveys/climate-panel.md); the body sent for either, as its export row, is analysed with the
+page's manifest (accepted, counted in each such question). Screenshots of the form, the review and the thanks go to
 ``screenshots/<engine>/`` and on each of them the document is no wider than the viewport.
 
 The report returned by rrsite/core inside the worker and the coins' transcript are checked in
@@ -42,6 +43,7 @@ from respondent import (
     plan_answers,
 )
 
+from rrsite.analyze import analyze
 from rrsite.core import number_design_from_spec
 from rrsite.core.frequency import FREQUENCY_DESIGNS, oracle_from_spec
 
@@ -178,7 +180,8 @@ def shoot(driver: Driver, survey: str, stage: str) -> None:
 
 
 @pytest.mark.parametrize("file", SURVEY_FILES)
-def test_answer_and_audit(file: str, engine: Driver, engine_site: EngineSite) -> None:
+def test_answer_and_audit(file: str, engine: Driver, engine_site: EngineSite,
+                          tmp_path: Path) -> None:
     site, recorder = engine_site, engine_site.recorder
     sid = site.ids[file]
     manifest = site.manifest(sid)
@@ -288,6 +291,24 @@ def test_answer_and_audit(file: str, engine: Driver, engine_site: EngineSite) ->
     assert stored == body["answers"] and record["body"]["respondent"] == body["respondent"]
     assert engine.errors() == []
     assert recorder.violations[violations_before:] == []
+    analysed(manifest, body, target, tmp_path)
+
+
+def analysed(manifest: dict[str, Any], body: dict[str, Any], target: str, folder: Path) -> None:
+    """A body with a frequency oracle or a permanent report, as its export row, is analysed:
+    accepted (every report one its design can send) and counted in each such question."""
+    special = [q for q in manifest["questions"] if q["sensitive"] and (
+        q["design"]["name"] in FREQUENCY_DESIGNS or "memoize" in q)]
+    if not special or target != "collector":
+        return
+    export = folder / "sent.jsonl"
+    export.write_text(json.dumps({**body, "submitted_at": "2026-11-22T13:05:00Z"}) + "\n",
+                      encoding="utf-8")
+    result = analyze([export], manifests=[manifest]).to_dict()
+    assert result["rows"]["accepted"] == 1 and result["rows"]["rejected"] == 0, result["rows"]
+    found = {q["id"]: q for q in result["questions"]}
+    for q in special:
+        assert found[q["id"]]["n"] == (1 if q["id"] in body["answers"] else 0), q["id"]
 
 
 def test_a_randomizer_that_cannot_start_says_so_and_sends_nothing(
