@@ -191,3 +191,17 @@ def test_memoize_changes_the_version() -> None:
     plain = survey(block("id: u\ntype: yes-no\nrandomize: forced-response"))
     panel = survey(block("id: u\ntype: yes-no\nrandomize: forced-response"), extra=PANEL)
     assert parse_survey(plain).version != parse_survey(panel).version
+
+
+def test_the_split_ballot_leaves_frequency_oracles_out() -> None:
+    """validation: without questions takes the matrix designs only; naming an oracle is refused
+    at the line of its questions:, with the design named."""
+    blocks = (block(f"id: most\ntype: choice\noptions: {OPTIONS20}\nepsilon: 1") +
+              block("id: did\ntype: yes-no\nrandomize: forced-response"))
+    split = "validation:\n  direct_share: 0.3\n"
+    parsed = parse_survey(survey(blocks, extra=split), "s.md")
+    assert parsed.validation is not None and parsed.validation["questions"] == ["did"]
+    named = survey(blocks, extra=split + "  questions: [most]\n")
+    [(line, message)] = refuse(named)
+    assert line == line_of(named, "questions: [most]")
+    assert "'most' uses a frequency oracle (subset)" in message
