@@ -14,8 +14,9 @@ number-designs.md), and so are frequency oracles and a sensitive multi-choice qu
 substances.md: its true ticks, as the JSON list the worker gets, must appear in no request, in
 nothing kept and in no console message) and one wave of a panel with its permanent reports kept
 (surveys/climate-panel.md); the body sent for either, as its export row, is analysed with the
-page's manifest (accepted, counted in each such question). Screenshots of the form, the review and the thanks go to
-``screenshots/<engine>/`` and on each of them the document is no wider than the viewport.
+page's manifest (accepted, counted in each such question). Screenshots of the form, the review
+and the thanks go to ``screenshots/<engine>/`` and on each of them the document is no wider than
+the viewport.
 
 The report returned by rrsite/core inside the worker and the coins' transcript are checked in
 Chromium by tests/browser (Playwright can read inside the worker); the statistical end-to-end test
