@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .errors import SurveyError
+from .source import UNWANTED, describe
 
 #: A language code as the front matter's ``language:`` takes it (a BCP 47 tag's usual forms:
 #: ``en``, ``pt-BR``, ``sr-Latn``, ``zh-Hant-TW``).
@@ -114,6 +115,12 @@ def read_catalog(path: Path) -> tuple[Catalog | None, list[SurveyError]]:
     errors = [SurveyError(where, lines.get(key, 1), f"message '{key}' must be text in quotes")
               for key, value in data.items() if not isinstance(value, str)]
     messages = {key: value for key, value in data.items() if isinstance(value, str)}
+    for key, value in messages.items():
+        odd = UNWANTED.search(value)
+        if odd:
+            errors.append(SurveyError(where, lines.get(key, 1), f"message '{key}' holds "
+                                      f"{describe(odd.group())}: a control or bidirectional "
+                                      "character has no place in a page's text; remove it"))
     return Catalog(path, messages, lines), errors
 
 

@@ -6,6 +6,7 @@ import {
   questionElement, questionText, questions, retryBox, review, sendError, sendStatus,
   sensitiveQuestions, state, STORAGE_KEY, submitNote, t, target,
 } from "./shared.js";
+import { forgetBlind } from "./blind.js";
 import { deviceIcon, describeStep, explainDesign, stepRule } from "./explain.js";
 import { readForm, setDirectAnswer, showErrors } from "./form.js";
 import { destinationText, downloadFile, outgoing, post } from "./send.js";
@@ -324,6 +325,7 @@ export async function forget() {
   } catch {
     // storage blocked: nothing was kept
   }
+  forgetBlind(); // the invitation code and the blind token too
   storage.memory = null;
   showForgotten();
 }

@@ -10,7 +10,6 @@ the collector's table can hold, against the JSONL `rrsite export` writes of the 
 
 from __future__ import annotations
 
-import asyncio
 import csv
 import importlib.util
 import json
@@ -24,7 +23,7 @@ import sqlglot
 from rrsite.analyze import analyze
 from rrsite.analyze.api import analyze_counts, analyze_database, tally_sql
 from rrsite.cli import main
-from rrsite.collect.pgstore import SCHEMA
+from rrsite.collect.pgstore import SCHEMA, run_outside_loop
 from rrsite.exports.sql.aggregate import COLUMNS
 
 from .helpers import SURVEY, VERSION, VERSION_2, manifest, token, write_csv
@@ -222,7 +221,7 @@ def stored_rows() -> list[tuple]:
 def test_postgres_counts_in_place_what_its_export_gives(postgres, tmp_path):
     dsn = postgres.create_database()
     manifests = [manifest(), manifest(VERSION_2, V2_QUESTIONS)]
-    asyncio.run(_fill(dsn, manifests, stored_rows()))
+    run_outside_loop(_fill(dsn, manifests, stored_rows()))
     export = tmp_path / "export.jsonl"
     assert main(["export", "--db", dsn, "--survey", SURVEY, "-o", str(export)]) == 0
     files = [write_manifest_file(tmp_path / f"m{i}.json", m) for i, m in enumerate(manifests)]
@@ -254,7 +253,7 @@ def test_postgres_numbers_and_two_group_designs(postgres, tmp_path):
     rows = [(r["survey"], r["version"], r["respondent"], r["submitted_at"],
              json.dumps(r["answers"] | {f"{k}.group": v for k, v in r.get("groups", {}).items()}))
             for r in records]
-    asyncio.run(_fill(dsn, [built], rows))
+    run_outside_loop(_fill(dsn, [built], rows))
     exported = tmp_path / "export.jsonl"
     assert main(["export", "--db", dsn, "--survey", built["id"], "-o", str(exported)]) == 0
     in_place = analyze_database(dsn, built["id"], by="region").to_dict()
@@ -265,7 +264,7 @@ def test_postgres_numbers_and_two_group_designs(postgres, tmp_path):
 
 def test_postgres_refuses_what_it_cannot_count(postgres):
     dsn = postgres.create_database()
-    asyncio.run(_fill(dsn, [manifest()], []))
+    run_outside_loop(_fill(dsn, [manifest()], []))
     with pytest.raises(Exception, match="no survey 'nope'"):
         analyze_database(dsn, "nope")
     with pytest.raises(Exception, match="PostgreSQL"):

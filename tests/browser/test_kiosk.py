@@ -13,7 +13,14 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from browserkit import ROOT, Watch, wait_ready, watch_context
+from browserkit import (
+    OPERATOR_HEADERS,
+    ROOT,
+    Watch,
+    operator_token_file,
+    wait_ready,
+    watch_context,
+)
 from playwright.sync_api import Browser, BrowserContext, Page
 from respondent import agree_to_consent, go_to_page
 
@@ -33,7 +40,8 @@ def kiosk_site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, 
                     "--no-compress"], check=True, cwd=ROOT, timeout=600, capture_output=True)
     db = root / "kiosk.db"
     process = subprocess.Popen(
-        [sys.executable, "-m", "rrsite", "serve", str(dist), "--port", "0", "--db", str(db)],
+        [sys.executable, "-m", "rrsite", "serve", str(dist), "--port", "0", "--db", str(db),
+         "--operator-token", str(operator_token_file(root))],
         stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, cwd=ROOT)
     try:
         assert process.stdout is not None
@@ -118,7 +126,8 @@ def blank_for_the_next(page: Page, previous_tokens: list[str]) -> None:
 
 
 def health(url: str) -> dict:
-    with urllib.request.urlopen(f"{url}api/health", timeout=10) as response:
+    request = urllib.request.Request(f"{url}api/health", headers=OPERATOR_HEADERS)
+    with urllib.request.urlopen(request, timeout=10) as response:
         return json.load(response)
 
 

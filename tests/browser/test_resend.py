@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 
-from browserkit import Site, Watch, open_survey
+from browserkit import OPERATOR_HEADERS, Site, Watch, open_survey
 from playwright.sync_api import BrowserContext, Page, Route
 from respondent import fill, plan_answers
 
@@ -26,8 +26,9 @@ def answer_and_review(page: Page, manifest: dict) -> str:
 
 
 def health_count(page: Page, site: Site) -> int:
-    return page.evaluate("async (url) => (await (await fetch(url)).json()).submissions",
-                         site.url + "api/health")  # type: ignore[no-any-return]
+    return page.evaluate(  # type: ignore[no-any-return]
+        "async ([url, headers]) => (await (await fetch(url, {headers})).json()).submissions",
+        [site.url + "api/health", OPERATOR_HEADERS])
 
 
 def test_reload_resends_the_same_report(site: Site, context: BrowserContext,

@@ -89,9 +89,9 @@ def match(survey: str, digests: Iterable[bytes], header: list[str], rows: list[l
 def recorded(db: str, survey: str) -> list[bytes]:
     """The survey's completion record in the store a --db value names (read only)."""
     if is_postgres(db):
-        import asyncio
-
         import asyncpg
+
+        from ..pgstore import run_outside_loop
 
         async def work() -> list[bytes]:
             connection = await asyncpg.connect(db, timeout=10)
@@ -101,7 +101,8 @@ def recorded(db: str, survey: str) -> list[bytes]:
                 await connection.close()
 
         try:
-            return asyncio.run(work())
+            digests: list[bytes] = run_outside_loop(work())
+            return digests
         except (OSError, asyncpg.PostgresError, asyncpg.InterfaceError) as error:
             raise CompletionsError(f"{shown(db)}: cannot read the completion record: "
                                    f"{type(error).__name__}") from error
