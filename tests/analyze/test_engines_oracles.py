@@ -116,6 +116,7 @@ def test_sql_refuses_an_oracle(capsys) -> None:
     assert "frequency oracle" in captured.err and captured.out == ""
 
 
+@pytest.mark.slow  # a PostgreSQL server
 def test_postgres_refuses_an_oracle(oracle_export: Path, capsys) -> None:
     server = _pgserver.PgServer().start()
     try:

@@ -188,6 +188,7 @@ def mi(unbiased: np.ndarray) -> np.ndarray:
     return clipped / clipped.sum()
 
 
+@pytest.mark.slow
 def test_multi_freq_ldpy_ue_and_ss_estimators_on_the_same_reports() -> None:
     rng = np.random.default_rng(6)
     for optimal in (True, False):
@@ -265,6 +266,7 @@ epsilon: 1
 """
 
 
+@pytest.mark.slow
 def test_twenty_thousand_respondents_recover_every_share(tmp_path: Path) -> None:
     """Acceptance: k = 100 at epsilon 1 (auto); every share within its 95% interval at the rate
     stated: at least 90 of the 100 (a 95% rate gives fewer than 90 with chance 2%)."""

@@ -117,6 +117,7 @@ def test_sampler_matches_the_law_by_chi_square(design: Any) -> None:
     assert chi_square_p_value(observed, chances) > 1e-4
 
 
+@pytest.mark.slow
 def test_sampler_with_many_answers_hits_the_support_chances() -> None:
     """k = 60: the share of reports supporting the truth and another answer, within 4 sd."""
     rng = random.Random(7)

@@ -153,6 +153,7 @@ def test_refusals() -> None:
         memo.check_table({"reports": [0, 1]})
 
 
+@pytest.mark.slow
 def test_respond_keeps_and_reuses_the_permanent_reports() -> None:
     q = {"id": "q", "type": "yes-no", "values": ["no", "yes"],
          "design": {"name": "forced-response", "truth": 0.5, "yes": 0.25, "no": 0.25},
