@@ -118,8 +118,15 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--compare", action="store_true",
-        help="every design family tuned to --epsilon, side by side (variance, respondents)",
+        help="every design family tuned to --epsilon, side by side (variance, respondents); "
+        "with --k (or --survey and --question): every design for a choice question",
     )
+    parser.add_argument("--survey", metavar="FILE.md",
+                        help="with --compare: plan the choice question --question of this "
+                        "survey (its number of options and its epsilon)")
+    parser.add_argument("--question", metavar="ID", help="with --survey: the question")
+    parser.add_argument("--max-ticks", type=int, default=None, dest="max_ticks",
+                        help="with --compare --k: a multi-choice set of at most this many ticks")
     parser.add_argument(
         "--rrreg-p", metavar="P[,P...]",
         help="crosswise, extended-crosswise, triangular, kuk, mangat, unrelated-unknown, cdm, "
@@ -319,6 +326,10 @@ def plan(args: argparse.Namespace) -> dict[str, Any]:
 
         return _with_margins(number_plan(args), args)
     if getattr(args, "compare", False):
+        if args.k is not None or getattr(args, "survey", None) is not None:
+            from .frequency import frequency_plan
+
+            return _with_margins(frequency_plan(args), args)
         return _with_margins(compare_plan(args), args)
     if args.design is not None and args.design.lower() in RRREG_DESIGNS and args.design not in (
             "warner",):
@@ -622,6 +633,10 @@ def run(args: argparse.Namespace) -> int:
         from .numbers import number_table
 
         print(number_table(result))
+    elif "frequency" in result:
+        from .frequency import frequency_table
+
+        print(frequency_table(result))
     elif "designs" in result:
         print(_compare_table(result))
     elif "states" in result["design"]:

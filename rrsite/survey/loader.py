@@ -22,6 +22,7 @@ from .catalog import Catalog, primary_subtag, read_catalog
 from .errors import Problems, SurveyError, SurveyErrors
 from .fielding import translations, variables
 from .fielding.words import WORDS, words_for
+from .frequency import charged
 from .model import (
     BUDGET_DIGITS,
     COLLECTOR_URL,
@@ -65,7 +66,7 @@ def parse_survey(
     catalog = _own_catalog(front, path or Path(file), problems)
     _check_language(front, language, problems)
     words = _answer_words(language, catalog)
-    defaults = Defaults.from_front(front)
+    defaults = Defaults.from_front(front, problems)
     questions: list[Question] = []
     seen: dict[str, int] = {}
     for raw in layout.questions:
@@ -442,7 +443,9 @@ def _survey(
     # an anchor's statement is false for everyone: its reports tell no sensitive attribute
     sensitive = [q for q in questions if q.sensitive and not q.anchor]
     finite = [q for q in sensitive if q.privacy is not None and math.isfinite(q.privacy.epsilon)]
-    total = sum(q.privacy.epsilon for q in finite if q.privacy is not None)
+    # in a series: what the whole study costs (rrsite.survey.frequency.charged)
+    shares = {q.id: charged(q, defaults.series) for q in finite}
+    total = sum(shares.values())
     if sensitive and budget is None:
         where = privacy.line if privacy is not None else 1
         problems.error(where, "privacy.budget is missing: the per-respondent epsilon budget (these "
@@ -453,9 +456,10 @@ def _survey(
         assert privacy is not None
         shown = shown_apart(total, budget)
         digits = max(BUDGET_DIGITS, len(shown.replace(".", "").lstrip("0")))
-        parts = " + ".join(f"{q.id} {q.privacy.epsilon:.{digits}g}" for q in finite if q.privacy)
+        parts = " + ".join(f"{q.id} {shares[q.id]:.{digits}g}" for q in finite)
+        waves = " over all waves of the series" if defaults.series is not None else ""
         problems.error(privacy.line_of("budget"), f"the sensitive questions together spend epsilon "
-                       f"{shown} ({parts}), more than privacy.budget {budget:g}")
+                       f"{shown}{waves} ({parts}), more than privacy.budget {budget:g}")
     if front.get("mode") == "kiosk" and submit.get("to") == "download":
         problems.error(front.line_of("mode"), "mode: kiosk needs a target that sends (collector, "
                        "endpoint or netlify): with `submit: {to: download}` each respondent's "
@@ -485,4 +489,5 @@ def _survey(
         consent_html=render_block(front.get("consent")) if front.given("consent") else "",
         intro_source=_prose_source(layout.intro),
         outro_source=_prose_source(layout.outro),
+        series=defaults.series,
     )

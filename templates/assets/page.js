@@ -133,7 +133,10 @@ async function randomizeAndStore() {
   if (items.length) {
     $("rr-submit-note").textContent = t("randomizing");
     try {
-      results = await randomizer.respond(items.map(({ question, truth, innocuous }) => ({ question, truth, innocuous })));
+      // [waves] a question asked in every wave takes the permanent reports this device kept (waves.js)
+      const waves = window.rrsiteWaves;
+      results = await randomizer.respond(items.map(({ question, truth, innocuous }) => ({
+        question, truth, innocuous, permanent: waves ? waves.permanent(question) : undefined })));
     } catch (error) {
       $("rr-submit-note").textContent = t("randomize_failed", { reason: error.message });
       return;
@@ -142,6 +145,7 @@ async function randomizeAndStore() {
   // Without Web Locks another tab may have saved while the coins were flipped: its report wins
   // and these results are dropped unseen.
   if (showStoredIfAny()) return;
+  if (window.rrsiteWaves) window.rrsiteWaves.keep(results, newRespondentToken); // [waves]
   const answers = {};
   const groups = {}; // two-group designs: the group core drew in the worker (crypto.getRandomValues)
   for (const q of questions) {
@@ -155,7 +159,8 @@ async function randomizeAndStore() {
   }
   const record = {
     format: 1,
-    body: { survey: config.survey, version: config.version, respondent: newRespondentToken(), answers,
+    body: { survey: config.survey, version: config.version, answers,
+      respondent: window.rrsiteWaves ? window.rrsiteWaves.respondent(newRespondentToken) : newRespondentToken(),
       ...(Object.keys(groups).length ? { groups } : {}),
       ...(token ? { token } : invitationCode ? { invitation: invitationCode } : {}), // [collector hooks, issues 12, 24]
       ...(designCell ? { cell: designCell } : {}), // [design cell, issue 22]

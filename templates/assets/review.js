@@ -28,7 +28,7 @@ export function editDirectAnswers() {
       element.dataset.fixed = "true";
     }
     const explain = $(`q-${q.id}-explain`);
-    const label = optionLabel(q, String(state.editing.body.answers[q.id]));
+    const label = answerText(q, state.editing.body.answers[q.id]);
     if (explain) explain.textContent = t(isCombined(q) ? "edit_fixed_combined" : "edit_fixed", { label });
   }
   const innocuous = document.querySelectorAll("[data-innocuous-for]");
@@ -96,7 +96,8 @@ export function renderTranscript(results, items) {
       result = { ...result, steps: [] };
       list.dataset.review = "result-only";
     }
-    const numbers = q.type === "number" && window.rrsiteNumbers ? window.rrsiteNumbers.transcript(q, result, item, t, stepRule) : null;
+    const numbers = q.type === "number" && window.rrsiteNumbers ? window.rrsiteNumbers.transcript(q, result, item, t, stepRule)
+      : window.rrsiteOracles && window.rrsiteOracles.handles(q) ? window.rrsiteOracles.transcript(q, result, item, t) : null;
     if (numbers && config.review !== "result-only") { // issue 21: the draw and the arithmetic
       for (const line of numbers.lines) {
         const li = document.createElement("li");
@@ -158,7 +159,9 @@ export function renderChosen(items) {
     const value = document.createElement("dd");
     value.dataset.chosenFor = q.id;
     const number = q.type === "number" && window.rrsiteNumbers; // issue 21: in the page's language
-    value.textContent = number ? window.rrsiteNumbers.show(item.truth, q) : optionLabel(q, String(item.truth));
+    const oracle = window.rrsiteOracles && window.rrsiteOracles.isOracle(q); // the ticks of a multi-choice
+    value.textContent = number ? window.rrsiteNumbers.show(item.truth, q)
+      : oracle ? window.rrsiteOracles.chosen(q, item) : optionLabel(q, String(item.truth));
     list.append(term, value);
     if (item.innocuous !== undefined) {
       const innocuous = document.createElement("dd");
@@ -207,6 +210,7 @@ function answerKind(q) {
 
 /** An answer as the page's language shows it (option labels, not the values sent). */
 function answerText(q, value) {
+  if (window.rrsiteOracles && window.rrsiteOracles.isOracle(q)) return window.rrsiteOracles.answer(q, value);
   if (Array.isArray(value)) return value.map((v) => optionLabel(q, v)).join(", ");
   if (q.type === "number" && window.rrsiteNumbers) { // a report to its design's step
     return q.sensitive ? window.rrsiteNumbers.sent(value, q) : window.rrsiteNumbers.show(value, q);

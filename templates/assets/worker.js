@@ -19,7 +19,7 @@
 //               URLs, the manifest's core_hash, {core, runtime: {wasm and stdlib: sha384}}, Pyodide's
 //               lock file without its packages, from the page's config; with the lock given,
 //               loadPyodide does not fetch pyodide-lock.json)
-//               {type: "respond", id, items: [{question, truth, innocuous?}]}
+//               {type: "respond", id, items: [{question, truth, innocuous?, permanent?}]}
 //               {type: "blind", id, key, survey} | {type: "finalize", id, key, msg, blindSig, inv}
 //               (blind invitations: rrsite.core.blind, RFC 9474; `key` is /api/blind-key's body)
 // Messages out: {type: "progress", stage: "downloading" | "starting"}
@@ -27,7 +27,8 @@
 //               "integrity" when a file is not the one pinned or the core's hash is not
 //               core_hash, "error")
 //               {type: "result", id, results: [{id, report, steps}]}  |  {type: "result", id, error}
-//               (a number's result adds drawn, operation, and rounded or product when core gave them)
+//               (a number's result adds drawn, operation, and rounded or product when core gave them;
+//               a panel's question adds permanent, the table to keep, and drawn_now)
 //               {type: "result", id, results: {key_id, msg, blinded_msg, inv} | {msg, sig}}
 
 let respondJson = null;
@@ -143,16 +144,20 @@ async function start({ pyodideUrl, coreUrl, coreHash, integrity, pyodideLock }) 
 }
 
 function respondAll(items) {
-  return items.map(({ question, truth, innocuous }) => {
+  return items.map(({ question, truth, innocuous, permanent }) => {
     const args = [JSON.stringify(question), truth];
     if (innocuous !== undefined && innocuous !== null) args.push(innocuous);
-    const { report, steps, group, drawn, operation, rounded, product } = JSON.parse(respondJson(...args));
+    // a panel's question: the permanent reports the device kept (waves.js), or a new table
+    const kept = permanent !== undefined && permanent !== null ? { permanent_json: JSON.stringify(permanent) } : null;
+    const { report, steps, group, drawn, operation, rounded, product, permanent: table, drawn_now: drawnNow } = JSON.parse(
+      kept ? respondJson.callKwargs(...args, kept) : respondJson(...args));
     const result = group === undefined ? { id: question.id, report, steps } : { id: question.id, report, steps, group };
     // issue 21: a number's report comes with the number drawn and the operation, for the review
     // (and the answer rounded to the design's grid, or the product before its rounding, if any)
     if (operation !== undefined) Object.assign(result, { drawn, operation });
     if (rounded !== undefined) result.rounded = rounded;
     if (product !== undefined) result.product = product;
+    if (table !== undefined) Object.assign(result, { permanent: table, drawn_now: drawnNow });
     return result;
   });
 }

@@ -29,6 +29,8 @@ DYNAMIC |= {f"report_{r}" for r in ("same", "different", "circle", "triangle")}
 DYNAMIC |= {f"explain_number_{d}" for d in ("laplace", "duchi", "piecewise")}
 DYNAMIC |= {f"number_action_{a}" for a in ("mask", "multiply", "high", "low", "centre", "tails",
                                            "innocuous")}
+# oracles.js: explain_<frequency oracle>.
+DYNAMIC |= {f"explain_{d}" for d in ("oue", "sue", "subset")}
 # The survey loader (not the page): the answers of a yes-no question in the survey's language.
 DYNAMIC |= {"answer_yes", "answer_no"}
 # The survey loader: the questions it adds (rrsite.survey.fielding.words.KEYS).

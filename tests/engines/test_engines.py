@@ -10,8 +10,13 @@ the server saw (page and worker), in nothing the page keeps on the device (local
 sessionStorage, cookies, IndexedDB, Cache Storage) and in no console message; localStorage holds
 the sent body; no console or page error, no CSP violation (reported to the proxy through
 ``report-uri``). Every number design is among the surveys answered (tests/browser/surveys/
-number-designs.md). Screenshots of the form, the review and the thanks go to
-``screenshots/<engine>/`` and on each of them the document is no wider than the viewport.
+number-designs.md), and so are frequency oracles and a sensitive multi-choice question (surveys/
+substances.md: its true ticks, as the JSON list the worker gets, must appear in no request, in
+nothing kept and in no console message) and one wave of a panel with its permanent reports kept
+(surveys/climate-panel.md); the body sent for either, as its export row, is analysed with the
+page's manifest (accepted, counted in each such question). Screenshots of the form, the review
+and the thanks go to ``screenshots/<engine>/`` and on each of them the document is no wider than
+the viewport.
 
 The report returned by rrsite/core inside the worker and the coins' transcript are checked in
 Chromium by tests/browser (Playwright can read inside the worker); the statistical end-to-end test
@@ -43,7 +48,9 @@ from respondent import (
     plan_answers,
 )
 
+from rrsite.analyze import analyze
 from rrsite.core import number_design_from_spec
+from rrsite.core.frequency import FREQUENCY_DESIGNS, oracle_from_spec
 
 SURVEYS = Path(__file__).resolve().parents[2] / "surveys"
 SURVEY_FILES = [*sorted(path.name for path in SURVEYS.glob("*.md")),
@@ -108,8 +115,14 @@ FILL = """((plan) => {
   };
   for (const [qid, truth] of Object.entries(plan.truths)) {
     if (plan.types[qid] === "number") type_in(`#q-${qid}-input`, truth);
-    else one(`#q-${qid} input[data-truth][value=${value(truth)}]`).click();
+    else if (plan.types[qid] === "multi-choice") {  // the true ticks, a JSON list
+      for (const tick of JSON.parse(truth)) {
+        one(`#q-${qid} input[data-truth][value=${value(tick)}]`).click();
+      }
+    } else one(`#q-${qid} input[data-truth][value=${value(truth)}]`).click();
   }
+  const keep = document.querySelector("#rr-waves-keep");  // a panel: keep the permanent reports
+  if (keep && !keep.checked) keep.click();
   for (const [qid, innocuous] of Object.entries(plan.innocuous)) {
     if (plan.types[qid] === "number") type_in(`#q-${qid}-innocuous-input`, innocuous);
     else one(`#q-${qid}-innocuous input[data-innocuous][value=${value(innocuous)}]`).click();
@@ -172,7 +185,8 @@ def shoot(driver: Driver, survey: str, stage: str) -> None:
 
 
 @pytest.mark.parametrize("file", SURVEY_FILES)
-def test_answer_and_audit(file: str, engine: Driver, engine_site: EngineSite) -> None:
+def test_answer_and_audit(file: str, engine: Driver, engine_site: EngineSite,
+                          tmp_path: Path) -> None:
     site, recorder = engine_site, engine_site.recorder
     sid = site.ids[file]
     manifest = site.manifest(sid)
@@ -246,6 +260,9 @@ def test_answer_and_audit(file: str, engine: Driver, engine_site: EngineSite) ->
             report = float(answers[q["id"]])  # Netlify's fields are text
             assert number_design_from_spec(q["design"]).impossible(report) is None, q["id"]
             continue
+        if q["design"]["name"] in FREQUENCY_DESIGNS:  # a report the oracle can send
+            oracle_from_spec(q["design"]).decode(answers[q["id"]], q["values"])
+            continue
         assert answers[q["id"]] in q["values"] + q.get("reports", []), (q["id"], answers)
     direct = expected_direct(manifest, plan, target)
     assert {k: v for k, v in answers.items() if k not in plan.truths} == direct
@@ -279,6 +296,24 @@ def test_answer_and_audit(file: str, engine: Driver, engine_site: EngineSite) ->
     assert stored == body["answers"] and record["body"]["respondent"] == body["respondent"]
     assert engine.errors() == []
     assert recorder.violations[violations_before:] == []
+    analysed(manifest, body, target, tmp_path)
+
+
+def analysed(manifest: dict[str, Any], body: dict[str, Any], target: str, folder: Path) -> None:
+    """A body with a frequency oracle or a permanent report, as its export row, is analysed:
+    accepted (every report one its design can send) and counted in each such question."""
+    special = [q for q in manifest["questions"] if q["sensitive"] and (
+        q["design"]["name"] in FREQUENCY_DESIGNS or "memoize" in q)]
+    if not special or target != "collector":
+        return
+    export = folder / "sent.jsonl"
+    export.write_text(json.dumps({**body, "submitted_at": "2026-11-22T13:05:00Z"}) + "\n",
+                      encoding="utf-8")
+    result = analyze([export], manifests=[manifest]).to_dict()
+    assert result["rows"]["accepted"] == 1 and result["rows"]["rejected"] == 0, result["rows"]
+    found = {q["id"]: q for q in result["questions"]}
+    for q in special:
+        assert found[q["id"]]["n"] == (1 if q["id"] in body["answers"] else 0), q["id"]
 
 
 SWAPS = [
