@@ -543,9 +543,10 @@ def privacy_toggle_height(page: Page) -> float:
 
 
 def forget_answers(page: Page) -> None:
-    """Press "Forget my answers on this device" on the closing screen."""
+    """Press "Forget my answers on this device" on the closing screen: the page then shows that
+    the survey was answered here, and nothing of the answers."""
     page.click("#rr-forget")
-    page.wait_for_function("() => document.getElementById('rr-forget-box').hidden")
+    page.wait_for_selector("#rr-answered:not([hidden])")
 
 
 def local_storage(page: Page) -> dict[str, str]:

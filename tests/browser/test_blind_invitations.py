@@ -168,7 +168,7 @@ def test_forget_removes_the_code_and_the_token(
         f"() => localStorage.getItem('rrsite:blind:{SURVEY}')"))["token"]
     assert code in stored and token["sig"] in stored  # kept until the respondent forgets
     page.click("#rr-forget")
-    page.wait_for_selector("#rr-answered:not([hidden])")  # the "answered here" screen, nothing shown
+    page.wait_for_selector("#rr-answered:not([hidden])")  # "answered here", nothing shown
     wait_until(lambda: code not in page.evaluate(
         "() => JSON.stringify(Object.assign({}, localStorage))"), 10, "the code forgotten")
     left = page.evaluate("() => JSON.stringify(Object.assign({}, localStorage))")
