@@ -89,7 +89,10 @@ WATCH_JS = """() => {
   return true;
 }"""
 WAIT_JS = "() => [window.__rrPressed, window.__rrShown]"
-MARK_JS = "(name) => { const m = performance.getEntriesByName(name)[0]; return m ? m.startTime : null; }"
+MARK_JS = """(name) => {
+  const mark = performance.getEntriesByName(name)[0];
+  return mark ? mark.startTime : null;
+}"""
 CLEAR_JS = "() => { localStorage.clear(); sessionStorage.clear(); }"
 
 
@@ -286,7 +289,8 @@ def print_report(results: dict[str, dict[str, dict[str, list[dict[str, float | N
     print(f"\nRespondent: reads {READ_S:g} s after the form shows, then {QUESTION_S:g} s per "
           f"question, then presses \"Randomize and review\". Medians over {runs} fresh profiles; "
           f"1-minute load average during the run {min(loads_seen):.1f}-{max(loads_seen):.1f} on "
-          f"{os.cpu_count()} cores. ms from navigation start; MB = 10^6 bytes sent by the server.\n")
+          f"{os.cpu_count()} cores. ms from navigation start; MB = 10^6 bytes sent by the "
+          "server.\n")
     print("| link | page | questions | wait cold | wait warm | ready cold | ready warm | "
           "MB cold | transfer cold | ready/transfer | runtime MB warm | other survey: ready, "
           "runtime MB |")

@@ -7,14 +7,26 @@ const STARTUP_TIMEOUT_S = 120;
 
 export class Randomizer {
   constructor() {
-    this.state = "loading";
     this.pending = new Map();
     this.nextId = 1;
+    // Declining consent stops the runtime (no byte more is fetched); agreeing starts it again.
+    document.addEventListener("rrsite:consent-declined", () => this.stop());
+    document.addEventListener("rrsite:consent-agreed", () => {
+      if (this.state === "stopped") this.start();
+    });
+    this.start();
+  }
+
+  /** Start the worker: Pyodide and rrsite/core begin downloading at once. */
+  start() {
+    this.state = "loading";
     this.ready = new Promise((resolve, reject) => {
       this.resolveReady = resolve;
       this.rejectReady = reject;
     });
     this.ready.catch(() => {});
+    const box = $("rr-runtime");
+    if (box && box.dataset.state === "stopped") box.hidden = false;
     this.showProgress("loading", 0);
     try {
       this.worker = new Worker(new URL(config.worker_url, document.baseURI), { type: "module" });
@@ -67,6 +79,24 @@ export class Randomizer {
     }
   }
 
+  /** Stop the worker now: terminating it aborts its downloads and its start. */
+  stop() {
+    if (this.state !== "loading" && this.state !== "ready") return;
+    clearTimeout(this.timer);
+    this.state = "stopped";
+    if (this.worker) this.worker.terminate();
+    this.worker = null;
+    const box = $("rr-runtime");
+    if (box) {
+      box.dataset.state = "stopped";
+      box.hidden = true;
+    }
+    document.documentElement.dataset.rrRuntime = "stopped";
+    for (const pending of this.pending.values()) pending.reject(new Error("stopped"));
+    this.pending.clear();
+    this.rejectReady(new Error("stopped"));
+  }
+
   fail(reason, detail) {
     if (this.state !== "loading") return;
     clearTimeout(this.timer);
@@ -96,6 +126,10 @@ export class Randomizer {
   call(message) {
     const id = this.nextId++;
     return new Promise((resolve, reject) => {
+      if (!this.worker) {
+        reject(new Error(this.failure || this.state));
+        return;
+      }
       this.pending.set(id, { resolve, reject });
       this.worker.postMessage({ ...message, id });
     });
