@@ -11,7 +11,7 @@ DOCS_PORT ?= 8001
 # Material for MkDocs prints a banner about MkDocs 2.0 on every build; the site is built with MkDocs 1.6.
 MKDOCS := NO_MKDOCS_2_WARNING=1 $(VENV)/bin/mkdocs
 
-.PHONY: setup setup-test setup-docs demo build docs docs-serve lint test bench clean distclean
+.PHONY: setup setup-test setup-docs demo build docs docs-serve lint check test bench clean distclean
 
 setup:
 	PYTHON=$(PYTHON) VENV=$(VENV) bash scripts/setup.sh
@@ -39,10 +39,16 @@ lint:
 	$(PY) -m ruff check rrsite tests benchmarks
 	$(PY) -m mypy
 
+# The inner loop (under 2 minutes): lint, types and the fast unit tests (no browser, no
+# PostgreSQL, no statistical simulation: those are marked slow and run in `make test`).
+CHECK_TESTS := tests/test_layout.py tests/core tests/survey tests/estimate tests/cli tests/analyze tests/reference
+check: setup-test
+	$(MAKE) lint
+	OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 $(PY) -m pytest -q -n auto -m "not slow" $(CHECK_TESTS)
+
 test: setup-test
 	$(MAKE) lint
-	PYTHON=$(PY) node tests/pyodide/run_core_tests.mjs
-	OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 $(PY) -m pytest -q -n auto --dist loadfile
+	OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 $(PY) -m pytest -q -n auto --dist loadfile --durations=30
 
 bench: setup-test
 	$(PY) benchmarks/core_size.py

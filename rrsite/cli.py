@@ -24,6 +24,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "build": ("rrsite.commands.build", "build survey files into a static site"),
     "check": ("rrsite.commands.check", "report build errors and warnings of survey files"),
     "preview": ("rrsite.commands.preview", "build, serve and rebuild on save, with reload"),
+    "verify": ("rrsite.commands.verify", "check that a deployed site is what its sources build"),
     "serve": ("rrsite.commands.serve", "serve a built site and collect submissions"),
     "export": ("rrsite.commands.export", "export stored submissions to CSV or JSONL"),
     "invite": ("rrsite.commands.invite", "personal invitation links, each accepted once"),

@@ -31,8 +31,8 @@ from .model import (
     shown_apart,
 )
 from .questions import Defaults, RawQuestion, build_question, check_conditions, make_option
-from .render import render_block, render_prose
-from .source import Heading, PageBreak, Prose, read_text, split
+from .render import render_block, render_prose, unsafe_links
+from .source import Heading, PageBreak, Prose, clean_characters, read_text, split
 
 
 def load_survey(path: str | os.PathLike[str]) -> Survey:
@@ -57,6 +57,7 @@ def parse_survey(
 ) -> Survey:
     """Parse survey text (``file`` names it in messages); raise :class:`SurveyErrors` if bad."""
     problems = problems or Problems(file)
+    text = _untrusted(text, problems)
     source = split(text, problems)
     front = _front_matter(source.front_yaml, problems)
     layout = _layout(source.parts, problems)
@@ -156,6 +157,7 @@ def _translation(survey: Survey, front: schema.Fields, own: list[Question], lang
     text = read_text(data, problems)
     if text is None:
         return None
+    text = _untrusted(text, problems)
     path = Path(problems.file)
     source = split(text, problems)
     tfront = _front_matter(source.front_yaml, problems, translations.TRANSLATION_FRONT)
@@ -198,6 +200,19 @@ def _translation(survey: Survey, front: schema.Fields, own: list[Question], lang
     return translated
 
 
+def _untrusted(text: str, problems: Problems) -> str:
+    """A survey's (or translation's) text without control and bidirectional characters.
+
+    Each is an error or a warning (source.clean_characters); each link that will be left out of
+    the page is a warning too.
+    """
+    text = clean_characters(text, 1, problems)
+    for line, url in unsafe_links(text):
+        problems.warn(line, f"the link to {url!r} is left out: links go only to http, https "
+                            "and mailto addresses, or to pages beside the survey")
+    return text
+
+
 # --------------------------------------------------------------------------------------------
 # Front matter and layout
 
@@ -210,9 +225,11 @@ def _own_catalog(front: schema.Fields | None, survey_path: Path,
     name = str(front.get("messages"))
     line = front.line_of("messages")
     path = survey_path.parent / name
-    if Path(name).is_absolute() or not name.endswith(".json"):
-        problems.error(line, f"messages: {name!r} must name a .json file beside the survey "
-                             "(e.g. messages: sw.json)")
+    folder = survey_path.parent.resolve()
+    if (Path(name).name != name or name.startswith(".") or not name.endswith(".json")
+            or not path.resolve().is_relative_to(folder)):
+        problems.error(line, f"messages: {name!r} must name a .json file beside the survey, "
+                             "in its folder (e.g. messages: sw.json)")
         return None
     if not path.is_file():
         problems.error(line, f"messages: {name} is not a file (looked for {path}): copy "

@@ -141,9 +141,9 @@ FRONT_MATTER = Block(
             "regional code such as `pt-BR` uses its language's catalog); any other language "
             "needs `messages:`.", default="en"),
         Key("messages", Text(max_length=300),
-            "The survey's own message catalog, a JSON file beside the survey (`messages: "
-            "sw.json`): every key of rrsite's `en.json`, translated. It replaces the shipped "
-            "catalog of `language`."),
+            "The survey's own message catalog, a JSON file beside the survey, in its own folder "
+            "(`messages: sw.json`; no path, no link out of the folder): every key of rrsite's "
+            "`en.json`, translated. It replaces the shipped catalog of `language`."),
         Key("privacy", Nested(PRIVACY), "The privacy budget and defaults, below."),
         Key("submit", Nested(SUBMIT), "The submission target, below.",
             default_doc="`{to: collector}`"),

@@ -28,8 +28,7 @@ function agreed() {
 export function agree({ focus = true } = {}) {
   remember("agreed");
   section.hidden = true;
-  form.inert = false;
-  form.hidden = false;
+  form.inert = false; // whether the form is shown at all is page.js's (it may be answered already)
   document.dispatchEvent(new CustomEvent("rrsite:consent-agreed"));
   if (focus) {
     const first = form.querySelector("input, textarea, button");

@@ -175,6 +175,7 @@ def split_coverage(prevalence: float, lying: float, n: int, p00: float, p11: flo
     return low / reps, both / reps, rejected / reps
 
 
+@pytest.mark.slow
 def test_the_split_ballot_covers_by_simulation() -> None:
     rng = np.random.default_rng(36)
     reps = 3000
@@ -273,6 +274,7 @@ def test_the_anchor_correction_is_cwises_bc_est_on_a_worked_example() -> None:
     assert found.se == pytest.approx(math.sqrt(gradient @ covariance @ gradient), rel=1e-6)
 
 
+@pytest.mark.slow
 def test_the_anchor_correction_covers_by_simulation() -> None:
     rng = np.random.default_rng(11)
     reps = 3000

@@ -206,6 +206,7 @@ def inject(export: Path, changes: list[dict[str, str]], copies: int = 3) -> Path
     return out
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name, truths, by, changes", [
     ("hidden-numbers.md", ["undeclared=lognormal:7,1", "days=poisson:8,zeros:0.6"], "region",
      [{"undeclared": "-99999999"}, {"undeclared": "abc"}, {"days": "0.5"}, {"days": "1e400"},
@@ -275,6 +276,7 @@ def test_a_file_duckdb_cannot_read_is_read_by_rrsites_reader(tmp_path, manifests
         k: v for k, v in reference.items() if k != "notes"}
 
 
+@pytest.mark.slow
 def test_the_engine_option_is_checked(tmp_path, manifests):
     export = write_csv(tmp_path / "export.csv", good_rows(5))
     with pytest.raises(Exception, match="--engine must be one of"):

@@ -114,6 +114,7 @@ def simulate_groups(rng: np.random.Generator, n: int, prevalence: float,
     return out
 
 
+@pytest.mark.slow
 def test_the_test_holds_its_size_and_finds_non_compliance_by_simulation() -> None:
     rng = np.random.default_rng(2018)
     reps = 2000

@@ -235,6 +235,7 @@ def stand_in_rrreg(folder: Path) -> Path:
     return library
 
 
+@pytest.mark.slow
 def test_the_r_script_runs_in_r_and_gives_rrreg_each_questions_reports(
         exported: tuple[Path, Path], tmp_path: Path) -> None:
     """Real R (Debian's r-base-core, installed by `make test`) runs the script against a

@@ -92,6 +92,7 @@ def test_pooled_unbiased_combination_is_unbiased():
     assert expected == pytest.approx(pi, abs=1e-12)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("pi", [0.05, 0.3])
 def test_profile_interval_coverage(pi):
     # asymptotic, so checked where it is used: two designs, 150 + 150 respondents, 4,000 surveys

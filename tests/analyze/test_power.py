@@ -75,6 +75,7 @@ def test_power_refuses_bad_input(capsys: pytest.CaptureFixture[str]) -> None:
     assert "p00 + p11 > 1" in capsys.readouterr().err
 
 
+@pytest.mark.slow
 def test_the_grouped_wald_statistic_is_the_fit_of_every_respondent() -> None:
     """The closed form on four cell counts against the Newton fit of every respondent's row.
 

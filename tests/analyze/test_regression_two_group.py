@@ -167,6 +167,7 @@ def _numerical_se(loglik: callable, theta: np.ndarray) -> np.ndarray:
     return np.sqrt(np.diag(np.linalg.inv(-numerical_hessian(loglik, theta))))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("qid", ["sld", "uqt", "cdm", "cdmsym"])
 def test_two_group_model_is_the_independent_mle_and_recovers_the_truth(
     export: tuple[Path, Path, dict[str, np.ndarray]], qid: str

@@ -367,10 +367,29 @@ def submit(page: Page) -> None:
     page.click("#rr-submit")
 
 
-def wait_review(page: Page, timeout_ms: float = 60_000) -> str:
-    """Until the review is shown; the exact body it will send."""
+def wait_review(page: Page, timeout_ms: float = 60_000, open_details: bool = True) -> str:
+    """Until the review is shown; the exact body it will send.
+
+    ``open_details``: then open its two disclosures (what was chosen and drawn, the exact data),
+    as a reader who wants them would, so that the tests can read them.
+    """
     page.wait_for_selector(REVIEW, timeout=timeout_ms)
-    return page.locator("#rr-body").inner_text()
+    if open_details:
+        open_review_details(page)
+    return shown_body(page)
+
+
+def shown_body(page: Page) -> str:
+    """The exact body the review shows (folded away: "The data, exactly as it will be sent")."""
+    return page.locator("#rr-body").text_content() or ""
+
+
+def open_review_details(page: Page) -> None:
+    """Open the review's two disclosures (the choice and the draws; the data), as a reader."""
+    for box in ("#rr-draws-box", "#rr-body-box"):
+        details = page.locator(box)
+        if details.is_visible() and details.get_attribute("open") is None:
+            page.click(f"{box} > summary")
 
 
 def confirm(page: Page) -> None:

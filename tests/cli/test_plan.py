@@ -327,6 +327,7 @@ def _interpreters() -> list[tuple[str, dict[str, str]]]:
     return found
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("unbuffered", [False, True], ids=["buffered", "unbuffered"])
 @pytest.mark.parametrize("args", [
     ["plan", "--epsilon", "1"],

@@ -135,6 +135,7 @@ def _designs() -> list:
     ]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("design", _designs(), ids=lambda d: d.name)
 def test_report_mean_and_variance_by_simulation(design) -> None:
     low = 0.0 if design.minimum is None else design.minimum
@@ -298,6 +299,7 @@ def test_additive_list_delta_by_enumeration() -> None:
     assert math.isinf(design.privacy().epsilon)
 
 
+@pytest.mark.slow
 def test_multiplicative_uniform_delta_closed_form_by_simulation() -> None:
     design = Multiplicative({"uniform": {"min": 0.5, "max": 1.5}}, 0.0, 10, 40)
     rng = random.Random(1)

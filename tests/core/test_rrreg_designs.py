@@ -177,6 +177,7 @@ def test_one_group_randomize_follows_the_matrix(design):
         assert chi_square_p_value(counts, list(design.matrix[truth])) > 1e-6, (truth, counts)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("design", [d for d, *_ in TWO_GROUP], ids=repr)
 def test_two_group_randomize_follows_each_group_matrix(design):
     rng = random.Random(92)

@@ -6,6 +6,7 @@ import importlib.util
 from pathlib import Path
 
 import numpy as np
+import pytest
 from scipy import stats
 
 from rrsite.estimate.models import Design
@@ -35,6 +36,7 @@ class Replay:
         raise AssertionError("unexpected probabilities")
 
 
+@pytest.mark.slow
 def test_vectorised_coverage_equals_fit_intervals() -> None:
     script = load_script()
     rng = np.random.default_rng(2)
@@ -53,6 +55,7 @@ def test_vectorised_coverage_equals_fit_intervals() -> None:
         assert script.simulated_coverage(design, theta, n, reps, replay) == covered / reps
 
 
+@pytest.mark.slow
 def test_calibrated_interval_decides_like_the_script_where_it_matters() -> None:
     """In the SLD cell near pi = 0 (where the critical value is above chi2_1), fit's interval
     covers the truth exactly when the script's statistic is <= its critical value."""
@@ -89,6 +92,7 @@ def exact_sld_coverage(script, theta: np.ndarray, n: int) -> tuple[float, float]
             float(weight[statistic <= script.CRITICAL + 1e-9].sum()))
 
 
+@pytest.mark.slow
 def test_sld_weak_cell_covers_exactly() -> None:
     """Issue 9's weak cell (SLD, N = 100 per group, pi = 0.02), summed exactly over every
     outcome: the chi2_1 profile interval covered 93.9% (t = 1), the calibrated one >= 94.5%."""

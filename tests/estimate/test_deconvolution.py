@@ -229,6 +229,7 @@ def test_mixture_band_is_the_exact_inversion_of_the_dkw_band() -> None:
     assert np.allclose(found.cumulative_high, np.maximum(high, low), atol=1e-12)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("spec", [
     {"name": "additive", "scramble": {"values": [-5, 0, 5, 10]}},
     {"name": "laplace", "epsilon": 3},

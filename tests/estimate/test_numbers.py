@@ -333,6 +333,7 @@ def test_variance_of_the_variance_estimate_by_simulation() -> None:
     assert float(np.mean(estimates)) == pytest.approx(spread, rel=0.06)  # MC error ~2-3%
 
 
+@pytest.mark.slow
 def test_heavy_tailed_coverage_at_small_n() -> None:
     """Log-normal truths (sigma 1.2) behind additive noise, 2,000 surveys of 60: >= 93.5%.
 
@@ -412,6 +413,7 @@ def test_the_log_interval_is_joined_only_where_the_truths_spread_dominates() -> 
                                  y + rng.normal(0, 300, 200))]).log_scale
 
 
+@pytest.mark.slow
 def test_mixture_unknown_coverage_at_100_respondents_over_incomes() -> None:
     """2,000 surveys of 100 (groups of about 50) over log-normal incomes: >= 93.5%.
 

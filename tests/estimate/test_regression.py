@@ -106,6 +106,7 @@ def test_versions_pooled_row_by_row() -> None:
     assert np.all(np.abs(result.beta - TRUTH) < 4 * result.se)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("label", "design"), [
     ("forced response eps 1", FR_EPS1), ("Warner / optimal eps 1", WARNER_EPS1),
 ])
@@ -184,6 +185,7 @@ def test_bias_reduction_with_the_identity_design_is_firth_logistic_regression() 
     np.testing.assert_array_equal(plain.beta, result.beta)
 
 
+@pytest.mark.slow
 def test_bias_reduction_removes_the_small_sample_bias_of_forced_response() -> None:
     """N = 500 with forced response 3/4: the ML bias is several Monte-Carlo SEs, the
     bias-reduced estimator's within 2.5 (2,000 surveys)."""
@@ -288,6 +290,7 @@ def test_sld_nuisance_fit_is_the_maximum_with_numerical_information() -> None:
     assert not result.on_boundary
 
 
+@pytest.mark.slow
 def test_sld_recovery_and_coverage_over_400_surveys() -> None:
     from rrsite.estimate.regression.logistic import fit_nuisance
 

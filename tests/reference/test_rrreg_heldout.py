@@ -106,6 +106,7 @@ def rrlin_loglik(data: list[dict], beta: np.ndarray, sigma: float, pi: np.ndarra
     return float(np.sum(np.log(total)))
 
 
+@pytest.mark.slow
 def test_linear_randomized_predictors_reach_rrlins_maximum_or_above(export, capsys) -> None:
     fit = analyze_json(export, capsys, "--model", "hours ~ w + f + x")["models"][0]
     with (HERE / "data.csv").open(encoding="utf-8") as handle:

@@ -6,6 +6,7 @@ import re
 import tempfile
 from pathlib import Path
 
+import pytest
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
@@ -62,6 +63,7 @@ def mangled(draw: st.DrawFn) -> bytes:
     return "\n".join(lines).encode("utf-8")
 
 
+@pytest.mark.slow
 @settings(max_examples=400, deadline=None,
           suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 @given(mangled())

@@ -101,7 +101,8 @@ def recorded(db: str, survey: str) -> list[bytes]:
                 await connection.close()
 
         try:
-            return run_outside_loop(work())
+            digests: list[bytes] = run_outside_loop(work())
+            return digests
         except (OSError, asyncpg.PostgresError, asyncpg.InterfaceError) as error:
             raise CompletionsError(f"{shown(db)}: cannot read the completion record: "
                                    f"{type(error).__name__}") from error
