@@ -11,21 +11,34 @@ const STARTUP_TIMEOUT_S = 120;
 
 export class Randomizer {
   constructor() {
-    this.state = "loading";
     this.pending = new Map();
     this.nextId = 1;
+    // Declining consent stops the runtime (no byte more is fetched); agreeing starts it again.
+    document.addEventListener("rrsite:consent-declined", () => this.stop());
+    document.addEventListener("rrsite:consent-agreed", () => {
+      if (this.state === "stopped") this.begin();
+    });
+    this.begin();
+  }
+
+  /** Start (again): Pyodide and rrsite/core begin downloading at once. */
+  begin() {
+    this.state = "loading";
+    this.generation = (this.generation || 0) + 1;
     this.ready = new Promise((resolve, reject) => {
       this.resolveReady = resolve;
       this.rejectReady = reject;
     });
     this.ready.catch(() => {});
+    const box = $("rr-runtime");
+    if (box && box.dataset.state === "stopped") box.hidden = false;
     this.showProgress("loading", 0);
     this.timer = setTimeout(() => this.fail("timeout"), STARTUP_TIMEOUT_S * 1000);
-    this.start();
+    this.start(this.generation);
   }
 
   /** Check the worker's script against its pin, then start it. */
-  async start() {
+  async start(generation) {
     const url = new URL(config.worker_url, document.baseURI);
     const pins = config.integrity || {};
     const name = url.pathname.split("/").pop();
@@ -45,7 +58,7 @@ export class Randomizer {
       this.fail(answered ? "integrity" : "error", answered ? name : `${name}: ${error.message}`);
       return;
     }
-    if (this.state !== "loading") return;
+    if (this.state !== "loading" || generation !== this.generation) return; // stopped meanwhile
     try {
       this.worker = new Worker(url, { type: "module" });
     } catch (error) {
@@ -95,6 +108,24 @@ export class Randomizer {
       if (message.error) pending.reject(new Error(message.error));
       else pending.resolve(message.results);
     }
+  }
+
+  /** Stop the worker now: terminating it aborts its downloads and its start. */
+  stop() {
+    if (this.state !== "loading" && this.state !== "ready") return;
+    clearTimeout(this.timer);
+    this.state = "stopped";
+    if (this.worker) this.worker.terminate();
+    this.worker = null;
+    const box = $("rr-runtime");
+    if (box) {
+      box.dataset.state = "stopped";
+      box.hidden = true;
+    }
+    document.documentElement.dataset.rrRuntime = "stopped";
+    for (const pending of this.pending.values()) pending.reject(new Error("stopped"));
+    this.pending.clear();
+    this.rejectReady(new Error("stopped"));
   }
 
   fail(reason, detail) {
