@@ -2,8 +2,8 @@
 
 Run: python benchmarks/blind.py [--runs 200] [--pyodide]
 Prints, for a 2048-bit key (what `rrsite invite --blind` makes): the collector's BlindSign
-(rrsite/collect/blindkey.py: CRT with base blinding, then the RFC's verification) against
-`cryptography`'s own RSASSA-PSS signature with the same key (the baseline: one private-key
+(rrsite/collect/invitations/blindkey.py: CRT with base blinding, then the RFC's verification)
+against `cryptography`'s own RSASSA-PSS signature with the same key (the baseline: one private-key
 operation in OpenSSL), token verification, and the page's side (rrsite.core.blind: blind, then
 finalize with its PSS verification) in CPython and, with --pyodide, inside Pyodide under Node.
 Medians over `--runs` calls.
@@ -26,7 +26,7 @@ from cryptography.hazmat.primitives.asymmetric import padding
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from rrsite.collect.blindkey import create_key  # noqa: E402
+from rrsite.collect.invitations.blindkey import create_key  # noqa: E402
 from rrsite.core import blind as rb  # noqa: E402
 
 NODE_SCRIPT = """

@@ -384,7 +384,12 @@ def build_site(folder: Path) -> tuple[Path, str]:
 
     full = assets / runtime / "python_stdlib_full.zip"  # cached like the rest of the runtime
     full.write_bytes(stored_zip((default_pyodide() / "python_stdlib.zip").read_bytes()))
-    precompress([full], None)
+    # Pyodide's two modules: the site ships them inside its worker's script, the bare start
+    # imports them as files
+    loaders = [assets / runtime / name for name in ("pyodide.mjs", "pyodide.asm.mjs")]
+    for loader in loaders:
+        loader.write_bytes((default_pyodide() / loader.name).read_bytes())
+    precompress([full, *loaders], None)
     return dist, "bench-honor"
 
 

@@ -24,6 +24,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "build": ("rrsite.commands.build", "build survey files into a static site"),
     "check": ("rrsite.commands.check", "report build errors and warnings of survey files"),
     "preview": ("rrsite.commands.preview", "build, serve and rebuild on save, with reload"),
+    "verify": ("rrsite.commands.verify", "check that a deployed site is what its sources build"),
     "serve": ("rrsite.commands.serve", "serve a built site and collect submissions"),
     "export": ("rrsite.commands.export", "export stored submissions to CSV or JSONL"),
     "invite": ("rrsite.commands.invite", "personal invitation links, each accepted once"),
@@ -31,10 +32,10 @@ COMMANDS: dict[str, tuple[str, str]] = {
                     "which of a panel's participants completed (the completion record)"),
     "analyze": ("rrsite.commands.analyze", "de-bias exported submissions into estimates"),
     "plan": (
-        "rrsite.plan.designs",
+        "rrsite.commands.plan",
         "the optimal design for a privacy budget, sample sizes",
     ),
-    "power": ("rrsite.plan.power", "respondents to detect an odds ratio (regression)"),
+    "power": ("rrsite.commands.power", "respondents to detect an odds ratio (regression)"),
     "simulate": (
         "rrsite.commands.simulate",
         "simulate an export through a survey's designs",

@@ -35,6 +35,7 @@ from ..exports.readers import (
     parse_mapping,
 )
 from ..exports.rejections import Rejections
+from ..exports.sql.checks import uncounted_reason
 from ..exports.subgroups import parse_by
 from ..exports.tally import Tally
 from .compliance import compliance
@@ -96,6 +97,7 @@ def analyze(
     sample: SampleOptions | None = None,
     population: float | None = None,
     engine: str = "auto",
+    siblings: tuple[str, ...] = (),
 ) -> Analysis:
     """Read exports, check every row against its version's manifest, and de-bias the counts.
 
@@ -113,6 +115,8 @@ def analyze(
     ``duckdb`` (checked by DuckDB, counted in numpy; rrsite.exports.sql), ``numpy`` (rrsite's
     own reader, block by block), or ``auto`` (the default: DuckDB, except for exports under
     ``SMALL_EXPORT`` bytes, which rrsite's reader reads before DuckDB has started).
+    ``siblings``: survey ids of the other waves of the survey's series, whose rows are left out
+    (rrsite.analyze.panel).
     """
     if population is not None and (isinstance(population, bool) or not population > 0):
         raise UsageError(f"--population must be a positive number, got {population!r}")
@@ -133,7 +137,7 @@ def analyze(
             raise ExportError(f"{path}: no such file")
     extra = sample.export_columns() if sample is not None else []
     tally, files, rejections, note = _tally(paths, catalog, column_map, by_questions, engine,
-                                            progress, block_size, threads, extra)
+                                            progress, block_size, threads, extra, siblings)
     analysis = assemble(catalog, tally, files, rejections, confidence, interval)
     if note:
         analysis.notes.append(note)
@@ -186,15 +190,29 @@ ENGINES = ("auto", "duckdb", "numpy")
 def _tally(
     paths: list[str | Path], catalog: Catalog, column_map: dict[str, str], by: Sequence[str],
     engine: str, progress: bool | None, block_size: int, threads: int | None,
-    extra: Sequence[str] = (),
+    extra: Sequence[str] = (), siblings: tuple[str, ...] = (),
 ) -> tuple[Tally, list[FileInfo], Rejections, str | None]:
-    """Every export read and counted by the engine chosen (or rrsite's reader, see analyze())."""
+    """Every export read and counted by the engine chosen (or rrsite's reader, see analyze()).
+
+    DuckDB counts reports by value: a survey with a frequency oracle, or one wave of a series
+    read beside the others (``siblings``), is read by rrsite's reader (``auto``; ``duckdb``
+    refuses it and says why).
+    """
     if engine not in ENGINES:
         raise UsageError(f"--engine must be one of {', '.join(ENGINES)}, got {engine!r}")
     size = sum(file_size(p) for p in paths)
     parquet = any(detect_format(p) == "parquet" for p in paths)
     note = None
-    if engine == "duckdb" or (engine == "auto" and (size >= SMALL_EXPORT or parquet)):
+    reason = uncounted_reason(catalog)
+    if siblings and reason is None:
+        reason = "the waves of a series are read together and each wave's rows picked out"
+    if reason is not None and engine == "duckdb":
+        raise UsageError(f"--engine duckdb: {reason}; analyze with --engine numpy (rrsite's own "
+                         "reader), which does")
+    if reason is not None and (size >= SMALL_EXPORT or parquet):
+        note = f"read by rrsite's own reader: {reason}"
+    if reason is None and (engine == "duckdb"
+                           or (engine == "auto" and (size >= SMALL_EXPORT or parquet))):
         from ..exports.sql.files import tally_files
         from ..exports.sql.shown import Disagreement
 
@@ -209,7 +227,7 @@ def _tally(
                 raise ExportError(str(error)) from error
             note = f"read by rrsite's own reader: {error}"
     rejections = Rejections()
-    tally = Tally(catalog, by, rejections)
+    tally = Tally(catalog, by, rejections, siblings)
     bar = Progress(size, enabled=progress)
     read: list[FileInfo] = []
     try:
@@ -292,6 +310,9 @@ def tally_sql(
     surveys = [] if survey is None else [survey] if isinstance(survey, str | Path) else list(survey)
     catalog = build_catalog(surveys, manifests)
     by_questions = check_options(catalog, 0.95, "exact", by)
+    reason = uncounted_reason(catalog)
+    if reason is not None:
+        raise UsageError(f"--sql: {reason}; export the rows and analyze them with rrsite analyze")
     d = DIALECTS[dialect]
     fields, query = table_source(catalog, d, table)
     checks = RowChecks(catalog, by_questions, d, fields)

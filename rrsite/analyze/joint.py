@@ -73,6 +73,11 @@ def check_question(catalog: Catalog, qid: str, what: str = "--joint") -> list[
         raise JointError(f"{what}: no question {qid!r} in {catalog.survey!r} "
                          f"(questions: {', '.join(catalog.question_ids())})")
     for _, question in found:
+        if question.oracle is not None:
+            raise JointError(f"{what}: {qid!r} uses the frequency oracle "
+                             f"{(question.design_spec or {}).get('name')}: its reports are not "
+                             "values of a design matrix, so it cannot enter a joint table or a "
+                             "model; estimate its shares on their own (rrsite analyze)")
         if question.type not in JOINT_TYPES:
             raise JointError(f"{what}: {qid!r} is a {question.type} question; a joint table "
                              "takes yes-no and choice questions (randomized or asked directly)")

@@ -31,6 +31,7 @@ from ..exports.rejections import Rejections
 from ..exports.tally import Tally
 from ..survey.model import over_budget
 from . import univariate
+from .frequency import oracle_results
 from .results import (
     Analysis,
     DesignPart,
@@ -74,7 +75,7 @@ def _question_results(
     results = []
     for qid in catalog.question_ids():
         entries = [(m, q) for m, q in catalog.questions_named(qid)
-                   if q.sensitive and not q.numeric]
+                   if q.sensitive and not q.numeric and q.oracle is None]
         if not entries:
             continue
         # versions whose value sets differ cannot be pooled: one result per value set
@@ -292,6 +293,9 @@ def assemble(
     """
     notes: list[str] = []
     questions = _question_results(catalog, tally, confidence, interval, notes)
+    questions += oracle_results(catalog, tally, confidence, interval, notes)
+    order = {qid: i for i, qid in enumerate(catalog.question_ids())}
+    questions.sort(key=lambda q: order.get(q.id.split(" [")[0], len(order)))
     if not questions:
         notes.append(f"survey {catalog.survey!r} has no randomized question: nothing to de-bias")
     versions = [

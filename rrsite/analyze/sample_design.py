@@ -29,7 +29,7 @@ from ..errors import RRSiteError
 from ..estimate import numbers as number_estimates
 from ..estimate import survey_design as sd
 from ..estimate.models import TWO_GROUP_MODELS, Design
-from ..exports.catalog import Catalog
+from ..exports.catalog import Catalog, QuestionSpec
 from ..exports.readers import EXTRA_PREFIX, ExportError, FileInfo, read_export
 from ..exports.rejections import Rejections
 from ..exports.subgroups import NO_ANSWER, Subgroups, parse_by
@@ -162,6 +162,8 @@ class DesignRows:
     cells: dict[str, list[object]] = field(default_factory=dict)
     #: Per number question: each row's reported number (NaN when none).
     numbers: dict[str, list[np.ndarray]] = field(default_factory=dict)
+    #: Per frequency-oracle question: each row's de-biased supports (n x k; NaN when none).
+    oracles: dict[str, list[np.ndarray]] = field(default_factory=dict)
 
 
 def _read_rows(
@@ -198,6 +200,11 @@ def _read_rows(
                 rows.groups.setdefault(qid, []).append(
                     np.zeros(int(keep.sum()), dtype=np.int8) if group is None
                     else np.asarray(group)[keep].astype(np.int8))
+                oracles = [(m, q) for m, q in catalog.questions_named(qid) if q.oracle]
+                if oracles:  # (support - q) / (p - q) of each answered row, else NaN
+                    rows.oracles.setdefault(qid, []).append(
+                        _debiased_supports(oracles, checked.supports.get(qid, {}),
+                                           checked.version, len(batch))[keep])
                 if qid in numeric:
                     reported = checked.number_values.get(qid)
                     rows.numbers.setdefault(qid, []).append(
@@ -220,7 +227,27 @@ def _read_rows(
     codes = {q: np.concatenate(parts) for q, parts in rows.codes.items()}
     groups = {q: np.concatenate(parts) for q, parts in rows.groups.items()}
     numbers = {q: np.concatenate(parts) for q, parts in rows.numbers.items()}
+    numbers.update({q: np.concatenate(parts) for q, parts in rows.oracles.items()})
     return rows.where, version, codes, groups, rows.cells, rows.tokens, numbers
+
+
+def _debiased_supports(oracles: list[tuple[int, QuestionSpec]],
+                       found: dict[int, tuple[np.ndarray, np.ndarray]], version: np.ndarray,
+                       n: int) -> np.ndarray:
+    """Per row and answer, (support - q) / (p - q) under the row's version's oracle.
+
+    Unbiased for the indicator of the true answer; rows that did not answer are NaN.
+    """
+    k = len(oracles[0][1].values)
+    out = np.full((n, k), np.nan)
+    for m, question in oracles:
+        if m not in found or question.oracle is None:
+            continue
+        table, answered = found[m]
+        rows = (version == m) & answered
+        p, q = question.oracle.p, question.oracle.q
+        out[rows] = (table[rows] - q) / (p - q)
+    return out
 
 
 def catalog_numeric(catalog: Catalog, qid: str) -> bool:
@@ -484,6 +511,23 @@ def _question_data(
     return {label: sd.Debiased(r[label], v[label], e[label]) for label in labels}, answered
 
 
+def _oracle_data(rows: np.ndarray, values: tuple[str, ...], labels: tuple[str, ...],
+                 ) -> tuple[dict[str, sd.Debiased], np.ndarray] | None:
+    """A frequency oracle's de-biased supports per answer, r = (support - q) / (p - q).
+
+    E[r | truth] is the truth's indicator, and r (r - 1) an unbiased estimate of its
+    randomization variance (as for a yes/no design).
+    """
+    answered = ~np.isnan(rows[:, 0]) if rows.size else np.zeros(0, dtype=bool)
+    if not answered.any():
+        return None
+    data = {}
+    for label in labels:
+        r = np.where(answered, rows[:, values.index(label)], 0.0)
+        data[label] = sd.Debiased(r, r * (r - 1.0), r)
+    return data, answered
+
+
 def _by_values(catalog: Catalog, by: str, version: np.ndarray, codes: np.ndarray) -> np.ndarray:
     """Each row's answer to the directly asked question ``by`` (NO_ANSWER when none)."""
     out = np.full(len(version), NO_ANSWER, dtype=object)
@@ -520,6 +564,9 @@ def design_based(
     """
     design, _, version, codes, groups, numbers = build_design(paths, catalog, column_map,
                                                               options)
+    # frequency oracles' de-biased supports (n x k) travel with the numbers (n)
+    supports = {qid: rows for qid, rows in numbers.items() if rows.ndim == 2}
+    numbers = {qid: rows for qid, rows in numbers.items() if rows.ndim == 1}
     by_questions = parse_by(by)
     by_values, rank = (_cells(catalog, by_questions, version, codes) if by_questions
                        else (None, {}))
@@ -533,9 +580,13 @@ def design_based(
         if qid not in codes:
             continue  # a result relabelled for other answer values: not estimated here
         labels = tuple(result.estimate.labels)
-        found = _question_data(catalog, qid, tuple(result.values), labels, version, codes[qid],
-                               groups.get(qid, np.zeros(len(version), dtype=np.int8)),
-                               design.weights, notes)
+        if qid in supports:
+            found = _oracle_data(supports[qid], tuple(result.values), labels)
+        else:
+            found = _question_data(catalog, qid, tuple(result.values), labels, version,
+                                   codes[qid], groups.get(qid, np.zeros(len(version),
+                                                                        dtype=np.int8)),
+                                   design.weights, notes)
         if found is None:
             continue
         data, answered = found

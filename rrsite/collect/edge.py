@@ -25,12 +25,29 @@ additions, configured by `configure` from `rrsite serve --request-timeout` and
   how many connections are accepted in one turn of the event loop, so the process holds at most
   about `max_connections + BACKLOG` client sockets at any moment and never keeps more than
   `max_connections` past that moment.
+
+`RateLimit` keeps floods out without invitation codes (`rrsite serve --rate-limit`), and one code's
+blind trades in check (invitations/blindapi.py). It is a token bucket per key (a client address, a
+code's hash): `per_minute` requests may arrive at once, then one more every ``60 / per_minute``
+seconds. Keys are never stored, logged or kept in the clear even in memory: each is replaced by a
+keyed hash (HMAC-SHA-256 under a random key drawn when the process starts and never written
+anywhere), so the table in memory cannot be matched against a list of addresses or codes, and
+everything is gone when the process stops. Buckets that have refilled are dropped, so the table
+holds only keys seen in the last minute or so. Behind a reverse proxy every request comes from the
+proxy's address: limit there instead (nginx ``limit_req``), see README "Keeping fake submissions
+out".
 """
 
 from __future__ import annotations
 
 import asyncio
+import hashlib
+import hmac
 import json
+import math
+import secrets
+import time
+from collections.abc import Callable
 from typing import Any
 
 import h11
@@ -190,3 +207,48 @@ class EdgeProtocol(H11Protocol):
         else:
             self._stop_deadline()
             self.transport.close()
+
+
+# ---- rate limits ------------------------------------------------------------------------------
+
+#: Above this many addresses in the table, refilled buckets are swept out.
+SWEEP_AT = 10_000
+
+
+class RateLimit:
+    """Token buckets per (hashed) client address; `check(address)` -> seconds to wait or 0."""
+
+    def __init__(self, per_minute: int, *, clock: Callable[[], float] = time.monotonic) -> None:
+        if per_minute < 1:
+            raise ValueError(f"per_minute must be at least 1, got {per_minute}")
+        self.capacity = float(per_minute)
+        self.interval = 60.0 / per_minute  # seconds per token
+        self._clock = clock
+        self._key = secrets.token_bytes(32)
+        self._buckets: dict[bytes, tuple[float, float]] = {}  # digest -> (tokens, time)
+
+    def _digest(self, address: str) -> bytes:
+        return hmac.new(self._key, address.encode("utf-8", "replace"), hashlib.sha256).digest()[:16]
+
+    def check(self, address: str) -> int:
+        """Take a token for this address: 0 if allowed, else whole seconds until one is free."""
+        now = self._clock()
+        if len(self._buckets) >= SWEEP_AT:
+            self._sweep(now)
+        digest = self._digest(address)
+        tokens, then = self._buckets.get(digest, (self.capacity, now))
+        tokens = min(self.capacity, tokens + (now - then) / self.interval)
+        if tokens >= 1.0:
+            self._buckets[digest] = (tokens - 1.0, now)
+            return 0
+        self._buckets[digest] = (tokens, now)
+        return max(1, math.ceil((1.0 - tokens) * self.interval))
+
+    def _sweep(self, now: float) -> None:
+        full = [digest for digest, (tokens, then) in self._buckets.items()
+                if tokens + (now - then) / self.interval >= self.capacity]
+        for digest in full:
+            del self._buckets[digest]
+
+    def __len__(self) -> int:
+        return len(self._buckets)

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from ..core import DesignError, NumberDesign, number_design_from_spec
+from ..core.frequency import FREQUENCY_DESIGNS, FrequencyOracle, oracle_from_spec
 from ..errors import RRSiteError
 
 #: The respondent token: 22 to 64 characters of base64url (the page draws 128 random bits).
@@ -82,10 +83,19 @@ class QuestionRule:
     show_if: tuple[str, tuple[str, ...]] | None = None
     #: A randomized number question's design: its reports, not the true range, are checked.
     number_design: NumberDesign | None = None
+    #: A frequency oracle (choice or multi-choice): its own reports are checked.
+    oracle: FrequencyOracle | None = None
 
     def check(self, value: object) -> Answer:
         """The answer as it will be stored, or SubmissionError saying what is wrong with `value`."""
         field = f"answers.{self.id}"
+        if self.oracle is not None:  # a list of option values, "seed:bucket" or a column
+            try:
+                self.oracle.decode(value, self.values)
+            except DesignError as error:
+                raise SubmissionError(_short(str(error), 200, quote=False), field) from None
+            assert isinstance(value, str | list)
+            return list(value) if isinstance(value, list) else value
         if self.type in ("yes-no", "choice"):
             if not isinstance(value, str):
                 raise SubmissionError(f"must be a string, one of {list(self.values)}", field)
@@ -320,6 +330,7 @@ def compile_manifest(manifest: object, where: str = "manifest") -> SurveyRules:
             grouped=grouped,
             show_if=_show_if(question.get("show_if"), at),
             number_design=_number_design(question, qtype, at),
+            oracle=_oracle(question, qtype, at),
         ))
     panel = manifest.get("panel")
     record = isinstance(panel, dict) and panel.get("record") is True
@@ -334,6 +345,18 @@ def _number_design(question: dict[str, Any], qtype: object, at: str) -> NumberDe
         return number_design_from_spec(question["design"])
     except (DesignError, TypeError) as error:
         raise ManifestError(f"{at}: 'design' is not a number design: {error}") from error
+
+
+def _oracle(question: dict[str, Any], qtype: object, at: str) -> FrequencyOracle | None:
+    """The frequency oracle of a randomized choice or multi-choice question, else None."""
+    design = question.get("design")
+    if not question.get("sensitive") or not isinstance(design, dict) or \
+            design.get("name") not in FREQUENCY_DESIGNS:
+        return None
+    try:
+        return oracle_from_spec(design)
+    except (DesignError, TypeError) as error:
+        raise ManifestError(f"{at}: 'design' is not a frequency design: {error}") from error
 
 
 def read_manifest(path: Path) -> tuple[dict[str, Any], SurveyRules]:

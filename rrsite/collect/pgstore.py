@@ -8,20 +8,10 @@ serialised by the lock that spending a code takes (below), so an identical resen
 two codes, or one code with two tokens resolve the same way on every process.
 
 Invitation codes without a trail. `invitation_codes` holds the hash of every code issued, written
-once by `rrsite invite` in hash order. Which codes are still unused lives in `unused_codes`, one
-row per survey holding the sorted SHA-256 digests of its unused codes end to end, and a code is
-spent by rewriting that table whole in the submission's own transaction: `LOCK` it, read it,
-`TRUNCATE` it (new files; the old ones are emptied at commit) and write the rows back without the
-code. Every row then carries the same `xmin` (the newest spending transaction's), its content is
-a function of the set alone, and no earlier version of the table survives in the heap: the
-database holds the set of spent codes (issued minus unused) and nothing about when or by which
-submission each was spent. Updating a `used` flag in place, as schema 1 did, gave the code's new
-row version the submission's `xmin` and appended it to the heap in spending order. PostgreSQL's
-write-ahead log still records each rewrite unless the server runs with `wal_level = minimal`
-(with `max_wal_senders = 0` and `wal_skip_threshold = 0`): then a table rewritten in its own
-transaction is fsynced instead of logged (the docs' threat model). The cost: a spend rewrites the
-unused codes of every survey under a table lock (32 bytes a code), so invitation-only submissions
-commit one at a time (benchmarks/collector.py measures it).
+once by `rrsite invite` in hash order. A submission that carries a code or a blind token, and a
+trade of a code for a blind signature, is decided by this process's batch writer, through a pool
+that every spending batch rewrites whole (invitations/pgspend.py: what it hides and what it
+reveals). A spend costs the same with a thousand or a million codes issued.
 
 A submission is answered 201 only after its transaction committed (PostgreSQL's default
 `synchronous_commit = on`: the commit is flushed to its WAL). When the database cannot be reached,
@@ -35,7 +25,6 @@ versioned in `rrsite_schema`, so a later rrsite can migrate it.
 from __future__ import annotations
 
 import asyncio
-import bisect
 import concurrent.futures
 import logging
 from collections.abc import Iterable
@@ -43,17 +32,15 @@ from typing import Any
 
 import asyncpg
 
-from . import blindstore
 from .completion import record as completion
+from .invitations import blindstore, pgspend
 from .storebase import (
-    BAD_CODE,
     CONFLICT,
     DUPLICATE,
     FULL,
+    MIX,
     NO_CODE,
     STORED,
-    UNUSED,
-    USED_CODE,
     StoreError,
     StoreUnavailable,
     canonical_json,
@@ -62,8 +49,9 @@ from .storebase import (
     shown,
 )
 
-#: 1: `invitations` with a `used` flag; 2: `invitation_codes` and `unused_codes`.
-SCHEMA_VERSION = 2
+#: 1: `invitations` with a `used` flag; 2: `invitation_codes` and `unused_codes`; 3: spent codes
+#: and tokens in the pool (`spent_pool`) and `spent` (invitations/pgspend.py).
+SCHEMA_VERSION = 3
 #: Key of the advisory lock held while the schema is created or checked.
 SCHEMA_LOCK = 0x72727369
 SCHEMA = """
@@ -90,29 +78,21 @@ CREATE TABLE IF NOT EXISTS invitation_codes (
     code_hash text NOT NULL,
     PRIMARY KEY (survey, code_hash)
 );
-CREATE TABLE IF NOT EXISTS unused_codes (
-    survey text PRIMARY KEY,
-    hashes bytea NOT NULL
-);
-"""
-#: Schema 1's invitations, moved into schema 2's tables (the old table, and its history, dropped).
-MIGRATE_1 = """
-INSERT INTO invitation_codes (survey, code_hash)
-    SELECT survey, code_hash FROM invitations ORDER BY survey, code_hash ON CONFLICT DO NOTHING;
-INSERT INTO unused_codes (survey, hashes)
-    SELECT survey, string_agg(decode(code_hash, 'hex'), ''::bytea ORDER BY code_hash)
-    FROM invitations WHERE NOT used GROUP BY survey;
-DROP TABLE invitations;
-"""
-#: Errors meaning "the database cannot be used right now" (answered 503, retried by the page).
-#: Taken on `unused_codes` by every transaction that may spend or add a code: one at a time.
-SPEND_LOCK = "ACCESS EXCLUSIVE"
+CREATE TABLE IF NOT EXISTS invited_surveys (survey text PRIMARY KEY);
+""" + pgspend.SCHEMA
 #: The settings under which PostgreSQL fsyncs a table rewritten in one transaction instead of
 #: copying it into its write-ahead log (the accepted spellings of each value).
 MINIMAL_WAL = {"wal_level": ("minimal",), "max_wal_senders": ("0",),
                "wal_skip_threshold": ("0", "0kb")}
-#: Bytes of a SHA-256 digest, as `unused_codes.hashes` stores them end to end.
+#: Server settings read to tell whether PostgreSQL writes statements or their durations to its
+#: log (`log_advice`).
+LOG_SETTINGS = ["log_statement", "log_min_duration_statement", "log_min_duration_sample",
+                "log_statement_sample_rate", "log_transaction_sample_rate", "log_duration",
+                "shared_preload_libraries", "session_preload_libraries",
+                "local_preload_libraries"]
+#: Bytes of a SHA-256 digest (schema 2's `unused_codes.hashes` held them end to end).
 DIGEST = 32
+#: Errors meaning "the database cannot be used right now" (answered 503, retried by the page).
 UNAVAILABLE = (OSError, asyncio.TimeoutError, asyncpg.PostgresError, asyncpg.InterfaceError)
 
 log = logging.getLogger("rrsite.collect")
@@ -132,6 +112,48 @@ def public_reason(error: BaseException) -> str:
     return type(error).__name__
 
 
+def log_advice(settings: dict[str, str]) -> list[str]:
+    """The start-up warning when PostgreSQL logs statements or their timings; [] if it does not.
+
+    `settings`: name -> value as pg_settings shows it.
+
+    A statement logged with its parameters puts a submission's answers, and its invitation code or
+    blind token, in the log, one line after another in arrival order: whoever reads the log pairs
+    every code with its answers, whatever the tables hold.
+    """
+    def number(name: str) -> float:
+        try:
+            return float(settings.get(name, "-1"))
+        except ValueError:
+            return -1.0
+
+    found = []
+    statement = settings.get("log_statement", "none").lower()
+    if statement in ("mod", "all"):
+        found.append(f"log_statement = {statement}")
+    for name in ("log_min_duration_statement", "log_min_duration_sample"):
+        if number(name) >= 0 and (name == "log_min_duration_statement"
+                                  or number("log_statement_sample_rate") > 0):
+            found.append(f"{name} = {settings[name]}")
+    if number("log_transaction_sample_rate") > 0:
+        found.append(f"log_transaction_sample_rate = {settings['log_transaction_sample_rate']}")
+    if settings.get("log_duration", "off").lower() == "on":
+        found.append("log_duration = on")
+    libraries = {library.strip().strip('"') for name in LOG_SETTINGS if name.endswith("libraries")
+                 for library in settings.get(name, "").split(",")}
+    if "auto_explain" in libraries and number("auto_explain.log_min_duration") >= 0:
+        found.append("auto_explain (auto_explain.log_min_duration = "
+                     f"{settings['auto_explain.log_min_duration']})")
+    if "pg_stat_statements" in libraries:
+        found.append("pg_stat_statements (loaded)")
+    if not found:
+        return []
+    return [f"PostgreSQL logs statements or their timings ({'; '.join(found)}): its log then "
+            "holds each submission (its answers, and its invitation code or token) or its "
+            "timing, in arrival order; turn these off for this database, e.g. ALTER DATABASE "
+            "... SET log_statement = 'none' (docs: the threat model of invitation codes)"]
+
+
 def run_outside_loop(work: Any) -> Any:
     """`asyncio.run(work)` in a thread of its own.
 
@@ -145,96 +167,83 @@ async def _connect(dsn: str) -> asyncpg.Connection:
     return await asyncpg.connect(dsn, timeout=10)
 
 
+async def _prepare_connection(connection: asyncpg.Connection) -> None:
+    """Each pooled connection's temporary copy of the pool (pgspend.COPY_TABLE)."""
+    await connection.execute(pgspend.COPY_TABLE)
+
+
 async def setup_schema(connection: asyncpg.Connection, dsn: str) -> None:
     """Create the schema if missing, record its version; StoreError if a newer rrsite wrote it."""
     async with connection.transaction():
         await connection.execute("SELECT pg_advisory_xact_lock($1)", SCHEMA_LOCK)
         await connection.execute(SCHEMA)
-        await blindstore.setup_pg(connection)  # [blind hook, issue 24]
+        await blindstore.setup_pg(connection)
         await completion.setup_pg(connection)  # [the completion record of panels]
         version = await connection.fetchval("SELECT max(version) FROM rrsite_schema")
         if version is not None and version > SCHEMA_VERSION:
             raise StoreError(f"{shown(dsn)}: written by a newer rrsite (schema {version}); "
                              "upgrade rrsite")
-        if version == 1:
-            await connection.execute(MIGRATE_1)
+        if version in (1, 2):
+            await _migrate(connection, version)
+        if version in (1, 2, 3) and not await connection.fetchval(
+                "SELECT EXISTS (SELECT 1 FROM invited_surveys)"):
+            await connection.execute("INSERT INTO invited_surveys SELECT DISTINCT survey "
+                                     "FROM invitation_codes ON CONFLICT DO NOTHING")
         if version != SCHEMA_VERSION:
             await connection.execute("DELETE FROM rrsite_schema")
             await connection.execute("INSERT INTO rrsite_schema (version) VALUES ($1)",
                                      SCHEMA_VERSION)
 
 
-async def _unused(connection: asyncpg.Connection) -> dict[str, list[bytes]]:
-    """Every survey's unused codes: sorted SHA-256 digests (read under SPEND_LOCK)."""
-    unused: dict[str, list[bytes]] = {}
-    for survey, blob in await connection.fetch("SELECT survey, hashes FROM unused_codes"):
-        unused[survey] = [blob[i:i + DIGEST] for i in range(0, len(blob), DIGEST)]
-    return unused
+async def _migrate(connection: asyncpg.Connection, version: int) -> None:
+    """Schema 1 or 2 moved into schema 3; the old tables dropped.
 
-
-async def _rewrite(connection: asyncpg.Connection, unused: dict[str, list[bytes]]) -> None:
-    """Replace `unused_codes` by new files holding `unused` (under SPEND_LOCK, in a transaction).
-
-    TRUNCATE gives the table (and its TOAST table and index) new files and empties the old ones
-    at commit, so no earlier version of the set survives in the heap (see the module docstring).
+    What was spent (codes used, codes traded, tokens redeemed) is placed as a batch would place
+    it (pgspend.place).
     """
-    await connection.execute("TRUNCATE unused_codes")
-    rows = [(survey, b"".join(digests)) for survey, digests in sorted(unused.items()) if digests]
-    if rows:
-        await connection.executemany(
-            "INSERT INTO unused_codes (survey, hashes) VALUES ($1, $2)", rows)
-
-
-async def code_state(connection: asyncpg.Connection, survey: str, hashed: str) -> str:
-    """UNUSED, USED_CODE or BAD_CODE (never issued) for a code's hash, as of now."""
-    if not await connection.fetchval(
-            "SELECT EXISTS (SELECT 1 FROM invitation_codes WHERE survey = $1 AND code_hash = $2)",
-            survey, hashed):
-        return BAD_CODE
-    blob = await connection.fetchval("SELECT hashes FROM unused_codes WHERE survey = $1", survey)
-    digests = [blob[i:i + DIGEST] for i in range(0, len(blob or b""), DIGEST)]
-    at = bisect.bisect_left(digests, bytes.fromhex(hashed))
-    return UNUSED if at < len(digests) and digests[at] == bytes.fromhex(hashed) else USED_CODE
-
-
-async def exchange_pg(connection: Any, survey: str, code_hash: str, blinded_hash: str) -> str:
-    """PostgreSQL's `blindstore.exchange_job`, in the caller's transaction (races: the key)."""
-    if await connection.fetchval("SELECT key_id FROM blind_surveys WHERE survey = $1",
-                                 survey) is None:
-        return blindstore.NOT_BLIND
-    state = await code_state(connection, survey, code_hash)
-    if state != UNUSED:
-        return state
-    status = await connection.execute(
-        "INSERT INTO blind_codes (survey, code_hash, blinded_hash) VALUES ($1, $2, $3) "
-        "ON CONFLICT DO NOTHING", survey, code_hash, blinded_hash)
-    if status.endswith(" 1"):
-        return blindstore.SIGN
-    stored = await connection.fetchval(
-        "SELECT blinded_hash FROM blind_codes WHERE survey = $1 AND code_hash = $2",
-        survey, code_hash)
-    return blindstore.SIGN if stored == blinded_hash else USED_CODE
-
-
-class _RolledBack(Exception):
-    """Raised inside a submission's transaction to undo it and answer `outcome` instead."""
-
-    def __init__(self, outcome: str) -> None:
-        super().__init__(outcome)
-        self.outcome = outcome
+    spent: dict[pgspend.Key, bytes | None] = {}
+    if version == 1:
+        await connection.execute(
+            "INSERT INTO invitation_codes (survey, code_hash) SELECT survey, code_hash "
+            "FROM invitations ORDER BY survey, code_hash ON CONFLICT DO NOTHING")
+        for survey, hashed in await connection.fetch(
+                "SELECT survey, code_hash FROM invitations WHERE used"):
+            spent[(survey, pgspend.CODE, bytes.fromhex(hashed))] = None
+        await connection.execute("DROP TABLE invitations")
+    else:
+        unused = {(survey, bytes(blob[i:i + DIGEST])) for survey, blob in await connection.fetch(
+            "SELECT survey, hashes FROM unused_codes") for i in range(0, len(blob), DIGEST)}
+        for survey, hashed in await connection.fetch(
+                "SELECT survey, code_hash FROM invitation_codes"):
+            if (survey, bytes.fromhex(hashed)) not in unused:
+                spent[(survey, pgspend.CODE, bytes.fromhex(hashed))] = None
+        if await connection.fetchval("SELECT to_regclass('blind_codes') IS NOT NULL"):
+            for survey, hashed, blinded in await connection.fetch(
+                    "SELECT survey, code_hash, blinded_hash FROM blind_codes"):
+                spent[(survey, pgspend.CODE, bytes.fromhex(hashed))] = bytes.fromhex(blinded)
+        if await connection.fetchval("SELECT to_regclass('blind_tokens') IS NOT NULL"):
+            for survey, hashed in await connection.fetch(
+                    "SELECT survey, token_hash FROM blind_tokens"):
+                spent[(survey, pgspend.TOKEN, bytes.fromhex(hashed))] = None
+        await connection.execute(
+            "DROP TABLE IF EXISTS unused_codes, blind_codes, blind_tokens")
+    await connection.execute("LOCK TABLE spent_pool IN ACCESS EXCLUSIVE MODE")
+    await pgspend.place(connection, spent)
 
 
 class PgStore:
     """The PostgreSQL store behind `rrsite serve --db postgresql://...`."""
 
     def __init__(self, dsn: str, *, caps: dict[str, int] | None = None,
-                 pool_size: int = 10) -> None:
+                 pool_size: int = 10, mix: int = MIX) -> None:
         self.dsn = dsn
         self.path = shown(dsn)
         self.caps = dict(caps or {})
         self.pool_size = pool_size
         self.last_error: str | None = None
         self._pool: asyncpg.Pool | None = None
+        #: Submissions with a code or a token, and trades: decided in batches (pgspend).
+        self.writer = pgspend.SpendWriter(self.acquire, UNAVAILABLE, self._failed, mix=mix)
         self._run(self._setup())
 
     def _run(self, work: Any) -> Any:
@@ -252,32 +261,46 @@ class PgStore:
             await connection.close()
 
     def advice(self) -> list[str]:
-        """Warnings for the operator at start-up: WAL settings that keep codes' spending order."""
+        """Warnings for the operator at start-up.
+
+        WAL settings that keep the order of spends (on a database with invitation codes), and
+        logs that write statements or their durations.
+        """
         async def work() -> tuple[bool, dict[str, str]]:
             connection = await _connect(self.dsn)
             try:
                 invited = bool(await connection.fetchval(
-                    "SELECT EXISTS (SELECT 1 FROM invitation_codes)"))
+                    "SELECT EXISTS (SELECT 1 FROM invited_surveys)"))
                 # [panels] a completion record is rewritten like the codes: the same settings
                 invited = invited or bool(await connection.fetchval(
                     "SELECT EXISTS (SELECT 1 FROM manifests "
                     "WHERE manifest::jsonb -> 'panel' ->> 'record' = 'true')"))
                 settings = {name: str(await connection.fetchval(f"SHOW {name}"))
                             for name in MINIMAL_WAL}
+                for name, value in await connection.fetch(
+                        "SELECT name, setting FROM pg_settings WHERE name = ANY($1)",
+                        LOG_SETTINGS):
+                    settings[name] = str(value)
+                explain = await connection.fetchval(
+                    "SELECT current_setting('auto_explain.log_min_duration', true)")
+                if explain is not None:
+                    settings["auto_explain.log_min_duration"] = str(explain)
                 return invited, settings
             finally:
                 await connection.close()
 
         invited, settings = self._run(work())
+        advice = log_advice(settings)
         off = [f"{name} = {settings[name]}" for name, wanted in MINIMAL_WAL.items()
                if settings[name].lower() not in wanted]
-        if not invited or not off:
-            return []
-        return [f"PostgreSQL runs with {', '.join(off)}: its write-ahead log keeps, for a while, "
-                "the order in which invitation codes were spent (and panel completions "
-                "recorded); set "
-                + ", ".join(f"{name} = {values[0]}" for name, values in MINIMAL_WAL.items())
-                + " (docs: the threat model of invitation codes)"]
+        if invited and off:
+            advice.insert(0, f"PostgreSQL runs with {', '.join(off)}: its write-ahead log keeps, "
+                          "for a while, the order in which invitation codes were spent (and "
+                          "panel completions recorded); set "
+                          + ", ".join(f"{name} = {values[0]}"
+                                      for name, values in MINIMAL_WAL.items())
+                          + " (docs: the threat model of invitation codes)")
+        return advice
 
     # -- manifests ----------------------------------------------------------------------------
 
@@ -336,7 +359,8 @@ class PgStore:
     def add_invitations(self, survey: str, codes: Iterable[str]) -> int:
         """Record invitation codes (their hashes) for a survey, in one transaction; how many.
 
-        New hashes go into both tables in hash order (no trace of the order they were drawn in).
+        New hashes go in hash order (no trace of the order they were drawn in), by COPY (a
+        million codes in seconds).
         """
         hashes = sorted({code_hash(code) for code in codes})
 
@@ -344,18 +368,21 @@ class PgStore:
             connection = await _connect(self.dsn)
             try:
                 async with connection.transaction():
-                    await connection.execute(f"LOCK TABLE unused_codes IN {SPEND_LOCK} MODE")
+                    await connection.execute(
+                        "LOCK TABLE invitation_codes IN SHARE ROW EXCLUSIVE MODE")
                     known = {row[0] for row in await connection.fetch(
                         "SELECT code_hash FROM invitation_codes WHERE survey = $1", survey)}
                     new = [h for h in hashes if h not in known]
-                    await connection.executemany(
-                        "INSERT INTO invitation_codes (survey, code_hash) VALUES ($1, $2)",
-                        [(survey, h) for h in new])
-                    unused = await _unused(connection)
-                    unused[survey] = sorted(unused.get(survey, []) + [bytes.fromhex(h)
-                                                                       for h in new])
-                    await _rewrite(connection, unused)
-                    return len(new)
+                    await connection.copy_records_to_table(
+                        "invitation_codes", columns=("survey", "code_hash"),
+                        records=[(survey, h) for h in new])
+                    await connection.execute("INSERT INTO invited_surveys VALUES ($1) "
+                                             "ON CONFLICT DO NOTHING", survey)
+                # now, not during the survey: the planner learns the table's size (a batch
+                # looks codes up by index, never by scanning them all) and the rows' hint bits
+                # are set once, not by the first batches that read them
+                await connection.execute("VACUUM (ANALYZE) invitation_codes")
+                return len(new)
             finally:
                 await connection.close()
 
@@ -378,10 +405,12 @@ class PgStore:
         """Create the connection pool (on the server's event loop); connections open lazily."""
         if self._pool is None:
             self._pool = await asyncpg.create_pool(
-                self.dsn, min_size=0, max_size=self.pool_size, timeout=5, command_timeout=15)
+                self.dsn, min_size=0, max_size=self.pool_size, timeout=5, command_timeout=15,
+                init=_prepare_connection)
 
     async def aclose(self) -> None:
-        """Close the pool, letting running transactions finish."""
+        """Close the pool, letting running transactions and queued batches finish."""
+        await self.writer.close()
         if self._pool is not None:
             pool, self._pool = self._pool, None
             try:
@@ -397,16 +426,50 @@ class PgStore:
             raise StoreUnavailable("the store is not open")
         return self._pool
 
-    # -- blind invitations --------------------------------------------------------------------
+    def acquire(self) -> Any:
+        """A pooled connection (an async context manager); StoreUnavailable if not open."""
+        return self._require_pool().acquire(timeout=5)
 
-    async def exchange(self, survey: str, code_hash: str, blinded_hash: str) -> str:
-        """Spend a code for a blinded message (`blindstore.exchange`), in one transaction."""
+    # -- submissions --------------------------------------------------------------------------
+
+    async def submit(self, survey: str, version: str, respondent: str,
+                     answers: dict[str, Any], invitation: str | None = None,
+                     token: str | None = None) -> str:
+        """Store one validated submission; its outcome once committed (as `Store.submit`).
+
+        With a code or a token it goes to the batch writer (pgspend); without, in a transaction
+        of its own. Raises StoreUnavailable if the database cannot be reached or the commit
+        failed.
+        """
+        answers_text = canonical_json(answers)
+        if invitation is not None or token is not None:
+            future: asyncio.Future[str] = asyncio.get_running_loop().create_future()
+            outcome = await self.writer.run(pgspend.Job(
+                survey, future, version=version, respondent=respondent, answers=answers_text,
+                code=None if invitation is None else bytes.fromhex(code_hash(invitation)),
+                token=None if token is None else bytes.fromhex(token),
+                cap=self.caps.get(survey)))
+            self.last_error = None
+            return outcome
         pool = self._require_pool()
         try:
             async with pool.acquire(timeout=5) as connection, connection.transaction():
-                return await exchange_pg(connection, survey, code_hash, blinded_hash)
+                outcome = await self._write(connection, survey, version, respondent,
+                                            answers_text)
         except UNAVAILABLE as error:
-            raise StoreUnavailable(f"the database could not record it ({error})") from error
+            raise StoreUnavailable(f"the database could not store it ({self._failed(error)})"
+                                   ) from error
+        self.last_error = None
+        return outcome
+
+    async def exchange(self, survey: str, hashed: str, blinded_hash: str) -> str:
+        """Spend a code for a blinded message (blind invitations), through the batch writer.
+
+        blindstore.SIGN, NOT_BLIND, BAD_CODE or USED_CODE.
+        """
+        future: asyncio.Future[str] = asyncio.get_running_loop().create_future()
+        return await self.writer.run(pgspend.Job(
+            survey, future, trade=(bytes.fromhex(hashed), bytes.fromhex(blinded_hash))))
 
     def mark_blind(self, survey: str, key_id: str) -> None:
         """Record a blind survey (`rrsite invite --blind`)."""
@@ -421,27 +484,25 @@ class PgStore:
 
         self._run(work())
 
-    # -- submissions --------------------------------------------------------------------------
-
-    async def submit(self, survey: str, version: str, respondent: str,
-                     answers: dict[str, Any], invitation: str | None = None,
-                     token: str | None = None) -> str:
-        """Store one validated submission; its outcome once committed (as `Store.submit`).
-
-        Raises StoreUnavailable if the database cannot be reached or the commit failed.
-        """
-        pool = self._require_pool()
+    async def survey_keys(self) -> dict[str, str]:
+        """{survey: key id} of every blind survey, read now."""
         try:
-            async with pool.acquire(timeout=5) as connection, connection.transaction():
-                outcome = await self._write(connection, survey, version, respondent,
-                                            canonical_json(answers), invitation, token)
-        except _RolledBack as rolled_back:
-            outcome = rolled_back.outcome
+            async with self.acquire() as connection:
+                return await blindstore.pg_keys(connection)
         except UNAVAILABLE as error:
-            raise StoreUnavailable(f"the database could not store it ({self._failed(error)})"
+            raise StoreUnavailable(f"the database could not be read ({self._failed(error)})"
                                    ) from error
-        self.last_error = None
-        return outcome
+
+    def survey_keys_now(self) -> dict[str, str]:
+        """{survey: key id} of every blind survey (start-up, `rrsite invite`)."""
+        async def work() -> dict[str, str]:
+            connection = await _connect(self.dsn)
+            try:
+                return await blindstore.pg_keys(connection)
+            finally:
+                await connection.close()
+
+        return dict(self._run(work()))
 
     async def record_completion(self, survey: str, digest: bytes) -> str:
         """Add a digest to the survey's completion record, in a transaction of its own.
@@ -459,8 +520,8 @@ class PgStore:
         return outcome
 
     async def _write(self, connection: asyncpg.Connection, survey: str, version: str,
-                     respondent: str, answers_text: str, invitation: str | None,
-                     token: str | None = None) -> str:
+                     respondent: str, answers_text: str) -> str:
+        """A submission without a code or token, in its own transaction."""
         async def existing() -> str | None:
             row = await connection.fetchrow(
                 "SELECT version, answers FROM submissions WHERE survey = $1 AND respondent = $2",
@@ -470,17 +531,16 @@ class PgStore:
             return DUPLICATE if (row[0], row[1]) == (version, answers_text) else CONFLICT
 
         cap = self.caps.get(survey)
-        invited = invitation is not None or token is not None or bool(await connection.fetchval(
-            "SELECT EXISTS (SELECT 1 FROM invitation_codes WHERE survey = $1)", survey))
-        if invited:
-            # before anything is read: every process sees the others' committed spends and
-            # submissions, so a resend, a token with two codes or a code with two tokens are
-            # decided one after the other
-            await connection.execute(f"LOCK TABLE unused_codes IN {SPEND_LOCK} MODE")
+        # a table of its own: asked of a million codes of another survey, a generic plan
+        # would scan them all for each submission without a code
+        invited = bool(await connection.fetchval(
+            "SELECT EXISTS (SELECT 1 FROM invited_surveys WHERE survey = $1)", survey))
         if invited or cap is not None:
             previous = await existing()
             if previous is not None:
                 return previous
+        if invited:
+            return NO_CODE
         if cap is not None:
             # one counter per survey across every process: serialise the capped inserts
             await connection.execute("SELECT pg_advisory_xact_lock(hashtext($1))", survey)
@@ -488,47 +548,13 @@ class PgStore:
                 "SELECT count(*) FROM submissions WHERE survey = $1", survey)
             if count >= cap:
                 return FULL
-        if invited:  # [blind hook, issue 24] a blind token instead of a code
-            refused = await blindstore.check_pg(connection, survey, invitation, token)
-            if refused == blindstore.USED_TOKEN:  # an identical resend racing its first copy
-                return await existing() or refused
-            if refused is not None:
-                return refused
-        if invited and token is None:
-            if invitation is None:
-                return NO_CODE
-            hashed = code_hash(invitation)
-            if not await self._spend(connection, survey, hashed):
-                known = await connection.fetchval(
-                    "SELECT EXISTS (SELECT 1 FROM invitation_codes WHERE survey = $1 "
-                    "AND code_hash = $2)", survey, hashed)
-                return USED_CODE if known else BAD_CODE
         status = await connection.execute(
             "INSERT INTO submissions (survey, version, respondent, submitted_at, answers) "
             "VALUES ($1, $2, $3, $4, $5) ON CONFLICT (survey, respondent) DO NOTHING",
             survey, version, respondent, minute_now(), answers_text)
         if status.endswith(" 1"):
             return STORED
-        outcome = await existing() or CONFLICT
-        if invited:  # cannot happen under SPEND_LOCK; if it did, the code must not stay spent
-            raise _RolledBack(outcome)
-        return outcome
-
-    @staticmethod
-    async def _spend(connection: asyncpg.Connection, survey: str, hashed: str) -> bool:
-        """Spend an unused code by rewriting `unused_codes` without it; False if it is not there.
-
-        Runs under SPEND_LOCK, in the submission's transaction (a failed insert rolls it back).
-        """
-        unused = await _unused(connection)
-        digests = unused.get(survey, [])
-        digest = bytes.fromhex(hashed)
-        at = bisect.bisect_left(digests, digest)
-        if at == len(digests) or digests[at] != digest:
-            return False
-        del digests[at]
-        await _rewrite(connection, unused)
-        return True
+        return await existing() or CONFLICT
 
     # -- reading ------------------------------------------------------------------------------
 

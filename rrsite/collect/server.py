@@ -1,16 +1,21 @@
 """The collector's ASGI application: the built site, `POST /api/submissions`, `GET /api/health`.
 
 Privacy: handlers read only the request's path, method, Content-Type, Content-Length,
-Accept-Encoding, If-None-Match, Origin and body; nothing about the client (user agent, cookies) is
-read, stored or logged, and request bodies are never logged. Uvicorn's access log is turned off by
-`rrsite serve`. The client address is read only with a rate limit (`--rate-limit`), and then only
-to take a token from its in-memory bucket (rrsite/collect/limits.py: keyed-hashed, never stored or
-logged).
+Accept-Encoding, If-None-Match, Origin and body (and, on `/api/health` only, Authorization);
+nothing about the client (user agent, cookies) is read, stored or logged, and request bodies are
+never logged. Uvicorn's access log is turned off by `rrsite serve`. The client address is read
+only with a rate limit (`--rate-limit`), and then only to take a token from its in-memory bucket
+(rrsite/collect/edge.py: keyed-hashed, never stored or logged).
+
+`GET /api/health` tells anyone whether the store works, but counts submissions only for the
+operator (`Authorization: Bearer TOKEN`, the secret of `rrsite serve --operator-token`): an
+outsider polling counts would time each submission's arrival.
 """
 
 from __future__ import annotations
 
 import contextlib
+import hmac
 import logging
 from collections.abc import AsyncIterator, Sequence
 from pathlib import Path
@@ -23,9 +28,9 @@ from starlette.requests import ClientDisconnect, Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
-from . import blindapi  # [blind hook, issue 24]
-from .blindkey import BlindSigner
-from .limits import RateLimit
+from .edge import RateLimit
+from .invitations import blindapi
+from .invitations.blindkey import BlindSigner, KeyRing
 from .manifests import (
     CELL_KEY,
     SURVEY_ID_RE,
@@ -52,6 +57,8 @@ from .storebase import (
 
 #: Retry-After (seconds) sent when a survey has reached its cap of submissions.
 FULL_RETRY_AFTER = 3600
+#: What `GET /api/health` says only to the operator (counts: they time each arrival).
+OPERATOR_ONLY = ("submissions", "waiting")
 #: Answers (403) for invitation-only surveys.
 INVITATION_ERRORS = {
     NO_CODE: "this survey accepts answers only through a personal invitation link; open the "
@@ -60,7 +67,7 @@ INVITATION_ERRORS = {
               "were sent it",
     USED_CODE: "this invitation code has already been used: each invitation accepts one set of "
                "answers",
-    **blindapi.TOKEN_ERRORS,  # [blind hook, issue 24]
+    **blindapi.TOKEN_ERRORS,
 }
 #: Default limit on a submission body (bytes).
 MAX_BODY = 64 * 1024
@@ -81,9 +88,12 @@ class Collector:
     """Validates submissions against every manifest version seen and hands them to the store."""
 
     def __init__(self, dist: Path, store: SubmissionStore, *, max_body: int = MAX_BODY,
-                 rate_limit: RateLimit | None = None, blind: BlindSigner | None = None) -> None:
+                 rate_limit: RateLimit | None = None,
+                 blind: blindapi.BlindKeys | None = None,
+                 operator_token: str | None = None) -> None:
         self.dist = dist
-        self.blind = blind  # [blind hook, issue 24] the key of blind invitations, if any
+        self.blind = blind  # the keys of blind invitations, if any
+        self.operator_token = operator_token
         self.store = store
         self.max_body = max_body
         self.rate_limit = rate_limit
@@ -189,12 +199,14 @@ class Collector:
             answers.update(rules.check_groups(data.get("groups"), answers))
             if data.get("cell") is not None:  # part of the content: a resend must carry it too
                 answers[CELL_KEY] = data["cell"]
-            token = blindapi.token_hash(self.blind, rules.survey, data)  # [blind hook, issue 24]
+            token = await blindapi.token_hash(self.blind, rules.survey, data)  # [blind hook]
             if data.get("completion") is not None and not rules.record:
                 raise SubmissionError("this survey keeps no completion record (its panel: has no "
                                       "`record: true`)", "completion")
         except SubmissionError as error:
             return JSONResponse(error.body(), status_code=error.status, headers=API_HEADERS)
+        except StoreUnavailable as error:
+            return _error(503, str(error), None, {"retry-after": "1"})
         try:
             outcome = await self.store.submit(rules.survey, rules.version, data["respondent"],
                                               answers, data.get("invitation"), token)
@@ -221,13 +233,25 @@ class Collector:
                           "respondent")
         return JSONResponse({"status": "duplicate"}, status_code=200, headers=API_HEADERS)
 
+    def is_operator(self, request: Request) -> bool:
+        """Whether the request carries the operator's token (`Authorization: Bearer TOKEN`)."""
+        if not self.operator_token:
+            return False
+        given = request.headers.get("authorization", "")
+        return hmac.compare_digest(given.encode(), f"Bearer {self.operator_token}".encode())
+
     async def health(self, request: Request) -> Response:
-        """`GET /api/health`: the store's state read from the database."""
+        """`GET /api/health`: the store's state read from the database; counts for the operator."""
         try:
             state = await self.store.state()
         except StoreUnavailable as error:
             return JSONResponse({"status": "error", "db": str(error)},
                                 status_code=503, headers={**API_HEADERS, "retry-after": "1"})
+        if not self.is_operator(request):
+            for name in OPERATOR_ONLY:
+                state.pop(name, None)
+            for survey in state.get("surveys", []):
+                survey.pop("submissions", None)
         ok = bool(state.pop("ok"))
         body = {"status": "ok" if ok else "error",
                 "db": "ok" if state["last_error"] is None else state["last_error"], **state}
@@ -276,19 +300,27 @@ class FramingCheck:
 
 def create_app(dist: Path, store: SubmissionStore, *, allow_origins: Sequence[str] = (),
                api_only: bool = False, max_body: int = MAX_BODY,
-               rate_limit: int | None = None, blind_key: BlindSigner | None = None) -> Starlette:
+               rate_limit: int | None = None, blind_key: KeyRing | BlindSigner | None = None,
+               operator_token: str | None = None, private: Sequence[Path] = (),
+               signing: Any = None) -> Starlette:
     """The collector app for DIST and a Store; the store's writer runs during the app's lifespan.
 
     `rate_limit`: submissions a minute per client address (in memory only), None for no limit.
-    `blind_key`: the key of blind invitations (`/api/blind-key`, `/api/blind-sign`), or None.
+    `blind_key`: the keys of blind invitations (a key file's keys, or one key), or None: then
+    `/api/blind-key` and `/api/blind-sign` are served. `operator_token`: the secret that makes
+    `/api/health` count submissions. `private`: files never served even if they lie in DIST (the
+    key file, the database). `signing`: where blind signatures are computed (blindkey.SigningPool;
+    a worker process by default).
 
-    ManifestError if a manifest in DIST is unusable.
+    ManifestError if a manifest in DIST is unusable; BlindKeyError if two blind surveys share a
+    key.
     """
+    keys = blindapi.BlindKeys(blind_key, store) if blind_key is not None else None
     collector = Collector(dist, store, max_body=max_body,
                           rate_limit=RateLimit(rate_limit) if rate_limit else None,
-                          blind=blind_key)
+                          blind=keys, operator_token=operator_token)
     header_rules = HeaderRules(dist / "_headers")
-    site = StaticSite(dist, header_rules, collector.surveys)
+    site = StaticSite(dist, header_rules, collector.surveys, private=private)
 
     async def submissions(request: Request) -> Response:
         if request.method != "POST":
@@ -313,8 +345,12 @@ def create_app(dist: Path, store: SubmissionStore, *, allow_origins: Sequence[st
         Route("/api/submissions", submissions, methods=every),
         Route("/api/health", health, methods=every),
     ]
-    if blind_key is not None:  # [blind hook, issue 24]
-        blind = blindapi.BlindEndpoints(blind_key, store, INVITATION_ERRORS, collector.rate_limit)
+    blind = None
+    if keys is not None:
+        blind = blindapi.BlindEndpoints(
+            keys, store, INVITATION_ERRORS, collector.rate_limit,
+            known=lambda survey: any(key[0] == survey for key in collector.rules),
+            signing=signing)
         routes += [Route("/api/blind-key", blind.key, methods=every),
                    Route("/api/blind-sign", blind.sign, methods=every)]
     routes += [
@@ -334,6 +370,8 @@ def create_app(dist: Path, store: SubmissionStore, *, allow_origins: Sequence[st
             yield
         finally:
             await store.aclose()
+            if blind is not None:
+                blind.signing.close()
 
     app = Starlette(routes=routes, middleware=middleware, lifespan=lifespan)
     app.state.collector = collector

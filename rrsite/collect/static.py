@@ -3,6 +3,11 @@
 The builder writes `.br` and `.gz` beside every compressible asset and a Netlify-style `_headers`
 file (docs/contracts.md); this module serves those exactly as a static host that reads `_headers`
 would, so the page behaves the same under `rrsite serve` and on Netlify or Cloudflare Pages.
+
+Nothing outside DIST is served: a path's segments must be ordinary names, and the file it names
+(and each pre-compressed twin) must still lie inside DIST once every symbolic link is followed, so
+a link in DIST to /etc/passwd or to the database is a 404. Private keys (`*.pem`, `*.key`) and the
+files the server is told are private (its key file, its database) are never served either.
 """
 
 from __future__ import annotations
@@ -65,6 +70,8 @@ FALLBACK_RULES = """
 """
 #: Everything not under a rule that sets Cache-Control is revalidated with its ETag.
 REVALIDATE = "no-cache"
+#: Suffixes never served: private keys.
+PRIVATE_SUFFIXES = (".pem", ".key")
 
 
 def media_type(path: str) -> str:
@@ -284,11 +291,22 @@ def _is_file(path: Path) -> os.stat_result | None:
 class StaticSite:
     """The endpoint serving DIST: `/<id>/` is `DIST/<id>/index.html`; nothing outside DIST."""
 
-    def __init__(self, root: Path, rules: HeaderRules, surveys: Any = None) -> None:
+    def __init__(self, root: Path, rules: HeaderRules, surveys: Any = None,
+                 private: Iterable[Path] = ()) -> None:
         self.root = root
         self.rules = rules
         #: A callable giving [(id, title)] for the listing at `/` when DIST has no index.html.
         self.surveys = surveys
+        self._real_root = Path(os.path.realpath(root))
+        #: Files never served (resolved): the key file, the database and its companions.
+        self.private = {Path(os.path.realpath(path)) for path in private}
+
+    def servable(self, path: Path) -> bool:
+        """Whether a file may be served: inside DIST once links are followed, and not private."""
+        real = Path(os.path.realpath(path))
+        return (real.is_relative_to(self._real_root) and real not in self.private
+                and not real.name.lower().endswith(PRIVATE_SUFFIXES)
+                and not path.name.lower().endswith(PRIVATE_SUFFIXES))
 
     def not_found(self) -> Response:
         """The plain 404 page."""
@@ -313,7 +331,7 @@ class StaticSite:
                 return RedirectResponse(quote(path + "/") + query, status_code=301)
             return self.not_found()
         info = _is_file(target)
-        if info is None:
+        if info is None or not self.servable(target):
             return self.not_found()
         for _, suffix in ENCODINGS:  # the compressed twins are served by negotiation only
             if target.name.endswith(suffix) and _is_file(
@@ -327,7 +345,7 @@ class StaticSite:
         for token, suffix in ENCODINGS:
             variant = target.with_name(target.name + suffix)
             variant_info = _is_file(variant)
-            if variant_info is None:
+            if variant_info is None or not self.servable(variant):
                 continue
             has_variants = True
             if not encoding and token in accepted:

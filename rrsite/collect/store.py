@@ -16,15 +16,22 @@ measures both ways.
 No history of the commits. The write-ahead log keeps every committed page image in commit order
 until a checkpoint copies them into the database file, and a plain checkpoint leaves old frames in
 the `-wal` file to be overwritten later: anyone holding the live database with its `-wal` could
-read, commit by commit, which invitation code was marked used beside which new submission. So the
-writer checkpoints with TRUNCATE after every commit that spent a code, before it answers (the log
-is emptied: the file is cut to zero bytes), and `secure_delete` overwrites freed content with
-zeros. Commits without a code keep the log (a submission's arrival order links it to nothing). A
-checkpoint cannot empty the log while a reader (an export, a health check) still reads an older
-snapshot; it then gives up at once rather than wait, and every later commit tries again until
-the log is empty. In the database file
-itself an invitation's `used` flag is overwritten in place, in a table ordered by the code's hash,
-with no row id and no time: nothing there orders the spent codes.
+read, commit by commit, which invitation code was marked used beside which new submission (or,
+with blind invitations, which code was traded when). So after every commit that spent a code,
+traded one for a blind signature or redeemed a blind token, the writer checkpoints with TRUNCATE
+(the log is emptied: the file is cut to zero bytes) before it takes the next batch, and
+`secure_delete` overwrites freed content with zeros. It answers the batch's requests first: the
+commit is already durable in the log, and the log holds the same frames until the checkpoint
+either way, while the requests that arrive meanwhile make the next batch larger (benchmarks/
+collector.py). Commits without a code keep the log (a submission's arrival order links it to
+nothing). A checkpoint cannot empty the log while a reader (an export, a health check) still
+reads an older snapshot; it then gives up at once rather than wait, and every later commit tries
+again until the log is empty. A copy of the `-wal` taken continuously (a backup or file-sync
+agent reading it as it is written) sees every commit before it is emptied: such an agent must
+not read the live database (docs: the threat model). In the database file itself an invitation's
+`used` flag is overwritten in place, in a table ordered by the code's hash, with no row id and no
+time: nothing there orders the spent codes (invitations/blindstore.py: the same for trades). A
+spend costs the same with a thousand or a million codes issued: one row updated in place.
 
 What is stored per submission: survey id, manifest version, the respondent token, the answers as
 the page sent them (validated, unanswered ones left out) and `submitted_at`, UTC truncated to the
@@ -44,14 +51,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from . import blindstore
 from .completion import record as completion
+from .invitations import blindstore
 from .storebase import (
     BAD_CODE,
     CONFLICT,
     DUPLICATE,
     FULL,
+    MIX,
     NO_CODE,
+    SIGN,
     STORED,
     USED_CODE,
     StoreError,
@@ -71,8 +80,9 @@ __all__ = [  # the names tests and tools import from here (they live in storebas
 ]
 
 
-#: PRAGMA user_version of the schema this code writes (2: the invitations table).
-SCHEMA_VERSION = 2
+#: PRAGMA user_version of the schema this code writes (2: the invitations table; 3: a blind
+#: survey's codes each have a `blind_codes` row from the start, overwritten in place by a trade).
+SCHEMA_VERSION = 3
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS manifests (
     survey     TEXT NOT NULL,
@@ -99,6 +109,8 @@ CREATE TABLE IF NOT EXISTS invitations (
 """
 #: Submissions waiting for the writer beyond which new ones are refused (503, retry later).
 MAX_QUEUE = 20_000
+#: The writer connection's page cache, KiB (SQLite's default is 2,000).
+WRITER_CACHE_KIB = 65_536
 
 
 def connect(path: Path, *, create: bool) -> sqlite3.Connection:
@@ -137,8 +149,10 @@ class _Job:
     future: asyncio.Future[Any] | None
     result: Any = None
     error: BaseException | None = None
-    #: The job may spend an invitation code (it carries one).
+    #: The job may spend an invitation code, trade one or redeem a token (it carries one).
     spends: bool = False
+    #: The job may redeem a blind token (the pool of tokens is written anew before the commit).
+    redeems: bool = False
     done: threading.Event = field(default_factory=threading.Event)
 
 
@@ -180,7 +194,7 @@ def _submission_writer(survey: str, version: str, respondent: str, answers: dict
                     "SELECT count(*) FROM submissions WHERE survey = ?", (survey,)).fetchone()[0]
             if counts[survey] >= cap:
                 return FULL
-        if invited:  # [blind hook, issue 24] a blind token instead of a code
+        if invited:  # a blind token instead of a code
             refused = blindstore.check_sqlite(connection, survey, invitation, token)
             if refused is not None:
                 return refused
@@ -212,9 +226,11 @@ class Store:
     """The SQLite store behind `rrsite serve`; `start()` its writer, `await submit(...)`."""
 
     def __init__(self, path: Path, *, max_batch: int = 512,
-                 caps: dict[str, int] | None = None) -> None:
+                 caps: dict[str, int] | None = None, mix: int = MIX) -> None:
         self.path = path
         self.max_batch = max_batch
+        #: Redeemed blind tokens kept in the pool when some settle (blindstore.reorder_tokens).
+        self.mix = mix
         #: Per-survey limits on the number of submissions (new respondents get FULL beyond).
         self.caps = dict(caps or {})
         self._counts: dict[str, int] = {}  # the writer's running totals of capped surveys
@@ -225,11 +241,20 @@ class Store:
                 raise StoreError(f"{path}: SQLite cannot use WAL mode here (got {mode!r})")
             self._connection.execute("PRAGMA synchronous = FULL")
             self._connection.execute("PRAGMA secure_delete = ON")
+            # a spend reads one page of the invitations (a million codes: 90 MB) at random:
+            # keep them in the writer's cache rather than read each one again
+            self._connection.execute(f"PRAGMA cache_size = -{WRITER_CACHE_KIB}")
             self._connection.executescript(
-                f"BEGIN IMMEDIATE; {SCHEMA} {blindstore.SQLITE_SCHEMA} "  # [blind hook, issue 24]
-                f"{completion.SQLITE_SCHEMA} "  # [the completion record of panels]
-                f"PRAGMA user_version = {SCHEMA_VERSION}; COMMIT;")
+                f"BEGIN IMMEDIATE; {SCHEMA} {blindstore.SQLITE_SCHEMA} "
+                f"{completion.SQLITE_SCHEMA}")  # [the completion record of panels]
+            previous = self._connection.execute("PRAGMA user_version").fetchone()[0]
+            if previous == 2:  # schema 2's blind_codes: a row per trade, in trade order
+                blindstore.migrate_sqlite(self._connection)
+            self._connection.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+            self._connection.execute("COMMIT")
         except sqlite3.Error as error:
+            if self._connection.in_transaction:
+                self._connection.execute("ROLLBACK")
             self._connection.close()
             raise StoreError(f"{path}: cannot set up the database: {error}") from error
         # a previous run killed mid-way may have left frames
@@ -275,15 +300,18 @@ class Store:
     def add_invitations(self, survey: str, codes: Iterable[str]) -> int:
         """Record invitation codes (their hashes) for a survey, in one transaction; how many.
 
-        From then on the survey accepts only submissions carrying an unused code.
+        From then on the survey accepts only submissions carrying an unused code. The hashes are
+        written in hash order (with, on a blind survey, their `blind_codes` placeholders).
         """
         try:
             self._connection.execute("BEGIN IMMEDIATE")
+            hashes = sorted({code_hash(code) for code in codes})
             added = 0
-            for code in codes:
+            for hashed in hashes:
                 added += self._connection.execute(
                     "INSERT INTO invitations (survey, code_hash) VALUES (?, ?) "
-                    "ON CONFLICT DO NOTHING", (survey, code_hash(code))).rowcount
+                    "ON CONFLICT DO NOTHING", (survey, hashed)).rowcount
+            blindstore.untraded_rows(self._connection, survey, hashes)
             self._connection.execute("COMMIT")
         except sqlite3.Error as error:
             self._connection.execute("ROLLBACK")
@@ -315,7 +343,8 @@ class Store:
         """
         write = _submission_writer(survey, version, respondent, answers,
                                    self.caps.get(survey), self._counts, invitation, token)
-        return str(await self._submit_job(write, spends=invitation is not None))
+        spends = invitation is not None or token is not None
+        return str(await self._submit_job(write, spends=spends, redeems=token is not None))
 
     def submit_sync(self, survey: str, version: str, respondent: str,
                     answers: dict[str, Any], invitation: str | None = None) -> str:
@@ -339,7 +368,7 @@ class Store:
     async def exchange(self, survey: str, code_hash: str, blinded_hash: str) -> str:
         """Spend a code for a blinded message (`blindstore.exchange`), through the writer."""
         return str(await self._submit_job(blindstore.exchange_job(survey, code_hash,
-                                                                  blinded_hash)))
+                                                                  blinded_hash), spends=True))
 
     async def record_completion(self, survey: str, digest: bytes) -> str:
         """Add a digest to the survey's completion record (its own commit, the log emptied after).
@@ -352,11 +381,22 @@ class Store:
         """Record a blind survey (`rrsite invite --blind`)."""
         blindstore.mark_blind_sqlite(self.path, survey, key_id)
 
+    async def survey_keys(self) -> dict[str, str]:
+        """{survey: key id} of every blind survey, read now (in a worker thread)."""
+        try:
+            return await asyncio.to_thread(blindstore.sqlite_keys, self.path)
+        except sqlite3.Error as error:
+            raise StoreUnavailable(f"{type(error).__name__}: {error}") from error
+
+    def survey_keys_now(self) -> dict[str, str]:
+        """{survey: key id} of every blind survey (start-up, `rrsite invite`)."""
+        return blindstore.sqlite_keys(self.path)
+
     async def _submit_job(self, run: Callable[[sqlite3.Connection], Any], *,
-                          spends: bool = False) -> Any:
+                          spends: bool = False, redeems: bool = False) -> Any:
         loop = asyncio.get_running_loop()
         future: asyncio.Future[Any] = loop.create_future()
-        self._put(_Job(run=run, loop=loop, future=future, spends=spends))
+        self._put(_Job(run=run, loop=loop, future=future, spends=spends, redeems=redeems))
         return await future
 
     # -- the writer ---------------------------------------------------------------------------
@@ -396,6 +436,7 @@ class Store:
             self._run_batch(connection, batch)
 
     def _run_batch(self, connection: sqlite3.Connection, batch: list[_Job]) -> None:
+        spent = False
         try:
             connection.execute("BEGIN IMMEDIATE")
             for job in batch:
@@ -408,13 +449,14 @@ class Store:
                     connection.execute("ROLLBACK TO job")
                     job.error = error
                 connection.execute("RELEASE job")
+            if any(job.redeems and job.result == STORED for job in batch):
+                blindstore.reorder_tokens(connection, self.mix)  # not in arrival order
             connection.execute("COMMIT")
             self.commits += 1
             self.committed_jobs += len(batch)
             self.last_error = None
-            if self._log_holds_codes or any(job.spends and job.result == STORED
-                                            for job in batch):
-                self._log_holds_codes = not self.empty_log(connection)
+            spent = self._log_holds_codes or any(
+                job.spends and job.result in (STORED, SIGN) for job in batch)
         except sqlite3.Error as error:
             self.last_error = f"{type(error).__name__}: {error}"
             try:
@@ -426,6 +468,13 @@ class Store:
             self._counts.clear()  # the rolled-back inserts were counted: count again
         for job in batch:
             self._wake(job)
+        if spent:  # before the next batch is taken (the module docstring)
+            self._log_holds_codes = not self.empty_log(connection)
+
+    @property
+    def log_holds_codes(self) -> bool:
+        """Whether the last try to empty the log gave way (a reader on an older snapshot)."""
+        return self._log_holds_codes
 
     @staticmethod
     def empty_log(connection: sqlite3.Connection) -> bool:

@@ -18,8 +18,15 @@ from ..errors import RRSiteError
 STORED, DUPLICATE, CONFLICT, FULL = "stored", "duplicate", "conflict", "full"
 #: Outcomes for invitation-only surveys: no code sent, a code not issued, a code already used.
 NO_CODE, BAD_CODE, USED_CODE = "no-code", "bad-code", "used-code"
-#: A code issued and not used yet (`pgstore.code_state`).
-UNUSED = "unused"
+#: Entries of one survey (and kind) that stay in a pool of spent entries when some settle (at
+#: 2 * MIX): PostgreSQL's spent codes and tokens (invitations/pgspend.py), SQLite's tokens
+#: (invitations/blindstore.py).
+MIX = 1024
+#: Outcomes of blind invitations: the trade may go ahead; the survey's codes are not blind; a
+#: token spent already; a token sent to a survey without blind invitations; a plain code sent to
+#: a blind survey.
+SIGN, NOT_BLIND, USED_TOKEN, BAD_TOKEN, BLIND_ONLY = (
+    "sign", "not-blind", "used-token", "bad-token", "blind-only")
 
 
 class StoreError(RRSiteError):
@@ -99,6 +106,18 @@ class SubmissionStore(Protocol):
 
     async def record_completion(self, survey: str, digest: bytes) -> str:
         """Add a digest to a survey's completion record (panels): STORED or DUPLICATE."""
+
+    async def exchange(self, survey: str, code_hash: str, blinded_hash: str) -> str:
+        """Spend a code for a blinded message (blind invitations): SIGN or why not."""
+
+    def mark_blind(self, survey: str, key_id: str) -> None:
+        """Record that a survey trades its codes for tokens signed by key `key_id`."""
+
+    async def survey_keys(self) -> dict[str, str]:
+        """{survey: key id} of every blind survey, read now."""
+
+    def survey_keys_now(self) -> dict[str, str]:
+        """`survey_keys` outside an event loop."""
 
     async def state(self) -> dict[str, Any]:
         """What `GET /api/health` shows, with `ok`; StoreUnavailable if unreadable."""

@@ -187,6 +187,12 @@ def run(args: argparse.Namespace) -> int:
         other = "--model" if args.model else "--joint" if args.joint else "--cor"
         raise RRSiteError(f"--by gives subgroups of the estimates; it does not apply to {other} "
                           "(put the question in the model's formula instead)")
+    if len(args.survey) > 1:  # the waves of a series (rrsite.analyze.panel)?
+        from ..analyze.panel import waves_of
+
+        waves = waves_of(args.survey)
+        if waves is not None:
+            return _run_panel(args, waves)
     if getattr(args, "joint", None) or getattr(args, "cor", None):
         return _run_joint(args)
     if args.model:
@@ -251,6 +257,30 @@ def _report(args: argparse.Namespace, analysis: Any) -> int:
         sys.stdout.write(report)
     if rejected.total and (args.output or args.format != "table"):
         print(f"{rejected.total:,} rows rejected:\n{rejected.summary()}", file=sys.stderr)
+    return 0
+
+
+def _run_panel(args: argparse.Namespace, waves: list[Any]) -> int:
+    """Several waves of a series: shares per wave, changes, the ledger per respondent."""
+    from ..analyze.panel import analyze_panel
+    from ..report.panel import render
+
+    if args.counts is not None or args.model or args.joint or args.cor or args.by or \
+            _sample_options(args) is not None or getattr(args, "engine", "auto") == "duckdb":
+        raise RRSiteError("several waves are analysed with the options --confidence, "
+                          "--interval, --format and -o, by rrsite's own reader (analyse one "
+                          "wave for --by, --joint, --model, --cor, --counts, --engine duckdb or "
+                          "a sample design)")
+    if not args.exports:
+        raise RRSiteError("give the export file(s) of the waves")
+    result = analyze_panel(args.exports, waves, confidence=args.confidence,
+                           interval=args.interval, mapping=args.mapping, progress=args.progress)
+    report = render(result, args.format)
+    if args.output:
+        write_atomically(args.output, report)
+        print(f"wrote {args.output}", file=sys.stderr)
+    else:
+        sys.stdout.write(report)
     return 0
 
 

@@ -1,9 +1,9 @@
 """`rrsite invite --survey ID -n 500 --url URL -o codes.csv`: personal invitation links.
 
-With ``--frame frame.csv`` (one row per invitee, rrsite/collect/invite_frame.py) there is one code
-per frame row, the codes file keeps the frame's columns for a mail merge, each link also carries
-the invitee's design cell id (``#invitation=CODE&cell=CELL``), and ``--cells FILE.csv`` receives
-the design of each cell for `rrsite analyze --design`.
+With ``--frame frame.csv`` (one row per invitee, rrsite/collect/invitations/frame.py) there is one
+code per frame row, the codes file keeps the frame's columns for a mail merge, each link also
+carries the invitee's design cell id (``#invitation=CODE&cell=CELL``), and ``--cells FILE.csv``
+receives the design of each cell for `rrsite analyze --design`.
 
 Writes `codes.csv` (`code,link`; the link carries the code in its fragment, `URL#invitation=CODE`,
 which browsers never send to a server, so it stays out of every server and proxy log) and records
@@ -44,8 +44,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         "token when the survey opens and sends only the token with the answers "
                         "(docs/explanation/blind-tokens.md); makes the key file if missing")
     parser.add_argument("--blind-key", type=Path, default=None, metavar="FILE",
-                        help="with --blind: the collector's key file (default rrsite-blind.pem; "
-                        "created with mode 0600 if missing; `rrsite serve --blind-key` reads it)")
+                        help="with --blind: the collector's key file, one key per survey (default "
+                        "rrsite-blind.pem; created with mode 0600 if missing, a new survey's key "
+                        "added to it; never inside the site folder; `rrsite serve --blind-key` "
+                        "reads it)")
     frame = parser.add_argument_group(
         "sampling frame", "one code per row of a sampling frame; each link carries only the "
         "invitee's design cell (an id shared by everyone with the same stratum, cluster and "
@@ -79,7 +81,7 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError(f"--survey {args.survey!r} is not a survey id")
     plan = None
     if args.frame is not None:
-        from ..collect.invite_frame import plan_frame
+        from ..collect.invitations.frame import plan_frame
 
         if args.n is not None:
             raise UsageError("--frame gives one code per row; leave out -n")
@@ -118,17 +120,25 @@ def run(args: argparse.Namespace) -> int:
     blind_note = ""
     try:
         if args.blind:
-            from ..collect.blindkey import DEFAULT_PATH, load_or_create
-            from ..collect.blindstore import mark_blind
+            from ..collect.invitations.blindkey import DEFAULT_PATH, key_for_survey, site_folder_of
+            from ..collect.invitations.blindstore import mark_blind, survey_keys_now
 
             key_path = args.blind_key or Path(DEFAULT_PATH)
-            signer, made = load_or_create(key_path)
+            site = site_folder_of(key_path)
+            if site is not None:
+                raise UsageError(f"--blind-key {key_path} lies inside the built site {site}: a "
+                                 "server of that folder would hand the private key to anyone; "
+                                 "keep it outside (e.g. --blind-key ../rrsite-blind.pem)")
+            existed = key_path.exists()
+            signer, made = key_for_survey(key_path, args.survey,
+                                          survey_keys_now(store).get(args.survey))
             mark_blind(store, args.survey, signer.key_id)
             fragment = f"&key={signer.key_id}"
             blind_note = (f"\nrrsite invite: blind invitations: the page trades its code for a "
                           f"token when it opens and sends only the token; "
-                          f"{'new key' if made else 'key'} {key_path} (mode 0600, key id "
-                          f"{signer.key_id}): keep it private, back it up, and start "
+                          f"{'new key' if made else 'key'} of survey {args.survey!r} in "
+                          f"{key_path} (mode 0600, key id {signer.key_id}): keep the file "
+                          f"private, back it up{' again' if made and existed else ''}, and start "
                           f"`rrsite serve --blind-key {key_path}`")
         try:
             handle = open(args.output, "x", encoding="utf-8", newline="")
@@ -143,7 +153,7 @@ def run(args: argparse.Namespace) -> int:
                     for code in codes:
                         writer.writerow([code, f"{url}#invitation={code}{fragment}"])
                 else:
-                    from ..collect.invite_frame import write_cells
+                    from ..collect.invitations.frame import write_cells
 
                     secrets.SystemRandom().shuffle(codes)
                     writer.writerow([*plan.header, "code", "link"])

@@ -12,6 +12,7 @@ from __future__ import annotations
 import argparse
 import re
 import socket
+import stat
 import sys
 from pathlib import Path
 from typing import Any
@@ -81,9 +82,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="accept at most N submissions for survey ID (new respondents get "
                         "429 beyond; resends are still answered); repeat for several surveys")
     parser.add_argument("--blind-key", type=Path, metavar="FILE",  # [blind hook, issue 24]
-                        help="the key of blind invitations made by `rrsite invite --blind` "
-                        "(default: rrsite-blind.pem if it exists); serves /api/blind-key and "
-                        "/api/blind-sign")
+                        help="the key file of blind invitations made by `rrsite invite --blind` "
+                        "(one key per survey; default: rrsite-blind.pem if it exists; refused "
+                        "inside DIST); serves /api/blind-key and /api/blind-sign")
+    parser.add_argument("--operator-token", type=Path, metavar="FILE",
+                        help="a file holding a secret of at least 16 characters (mode 0600, "
+                        "outside DIST): GET /api/health with 'Authorization: Bearer SECRET' also "
+                        "counts the submissions, which it tells nobody else")
 
 
 def _check(args: argparse.Namespace) -> None:
@@ -123,6 +128,30 @@ def _check(args: argparse.Namespace) -> None:
             hint = " (no trailing slash or path)" if origin.rstrip("/") != origin else ""
             raise UsageError(f"--allow-origin {origin!r} is not an origin like "
                              f"https://example.org{hint}")
+
+
+def outside_site(option: str, path: Path, dist: Path) -> None:
+    """UsageError if `path` lies inside the site folder (it would be served)."""
+    if path.resolve().is_relative_to(dist.resolve()):
+        raise UsageError(f"{option} {path} is inside {dist}: it would be served to anyone; keep "
+                         "it outside the site folder")
+
+
+def read_operator_token(path: Path) -> str:
+    """The secret in an --operator-token file; UsageError if unreadable, short or not private."""
+    try:
+        info = path.stat()
+        secret = path.read_text(encoding="utf-8").strip()
+    except (OSError, UnicodeDecodeError) as error:
+        raise UsageError(f"--operator-token {path}: cannot read it ({error})") from error
+    if info.st_mode & (stat.S_IRWXG | stat.S_IRWXO):
+        raise UsageError(f"--operator-token {path}: group or others may read it (mode "
+                         f"{stat.S_IMODE(info.st_mode):o}); run: chmod 600 {path}")
+    if len(secret) < 16 or any(ch.isspace() or not ch.isprintable() for ch in secret):
+        raise UsageError(f"--operator-token {path}: the secret must be at least 16 printable "
+                         "characters without spaces, e.g. from: python -c \"import secrets; "
+                         "print(secrets.token_urlsafe(24))\"")
+    return secret
 
 
 def parse_caps(items: list[str]) -> dict[str, int]:
@@ -171,18 +200,30 @@ def run(args: argparse.Namespace) -> int:
     _check(args)
     import uvicorn
 
-    from ..collect.blindkey import DEFAULT_PATH, load_key
+    from ..collect.invitations.blindkey import DEFAULT_PATH, read_ring
     from ..collect.server import create_app
     from ..collect.storebase import shown as shown_db
     from ..collect.stores import open_store
 
     blind_path = args.blind_key or (Path(DEFAULT_PATH) if Path(DEFAULT_PATH).exists() else None)
-    blind_key = load_key(blind_path) if blind_path is not None else None  # [blind hook, issue 24]
+    private = []
+    if blind_path is not None:  # [blind hook, issue 24]
+        outside_site("--blind-key", blind_path, args.dist)
+        private.append(blind_path)
+    operator_token = None
+    if args.operator_token is not None:
+        outside_site("--operator-token", args.operator_token, args.dist)
+        operator_token = read_operator_token(args.operator_token)
+        private.append(args.operator_token)
+    if not args.db.startswith(("postgresql://", "postgres://")):
+        private += [Path(args.db + suffix) for suffix in ("", "-wal", "-shm", "-journal")]
+    ring = read_ring(blind_path) if blind_path is not None else None
     store = open_store(args.db, caps=args.caps)
     try:
         app = create_app(args.dist, store, allow_origins=args.allow_origin,
                          api_only=args.api_only, max_body=args.max_body,
-                         rate_limit=args.rate_limit, blind_key=blind_key)
+                         rate_limit=args.rate_limit, blind_key=ring,
+                         operator_token=operator_token, private=private)
     except BaseException:
         store.close()
         raise
@@ -197,9 +238,15 @@ def run(args: argparse.Namespace) -> int:
             print(f"rrsite serve:   http://{shown}:{port}/{survey}/", flush=True)
     for advice in store.advice():
         print(f"rrsite serve: warning: {advice}", file=sys.stderr, flush=True)
-    if blind_key is not None:
-        print(f"rrsite serve: blind invitations signed with {blind_path} (key id "
-              f"{blind_key.key_id})", flush=True)
+    keys = collector.blind
+    if keys is not None:
+        print(f"rrsite serve: blind invitations signed with the keys of {blind_path} "
+              f"({len(keys.surveys)} blind survey{'s' if len(keys.surveys) != 1 else ''})",
+              flush=True)
+        for survey in keys.missing():
+            print(f"rrsite serve: warning: {blind_path} does not hold the key of blind survey "
+                  f"{survey!r}: its trades and tokens are answered 503", file=sys.stderr,
+                  flush=True)
     if args.allow_origin:
         print(f"rrsite serve: accepting submissions from {', '.join(args.allow_origin)}",
               flush=True)

@@ -55,6 +55,19 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("-o", "--output", required=True, metavar="EXPORT",
                         help="the export to write: .csv or .jsonl")
     parser.add_argument("--seed", type=int, default=None, help="random seed (reproducible runs)")
+    panel = parser.add_argument_group(
+        "panel", "the same respondents answer every wave of a series (SURVEY is wave 1): one "
+        "export per wave, -o with {wave} in its name")
+    panel.add_argument("--wave", action="append", default=[], metavar="WAVE.md",
+                       help="the next wave's survey file; repeatable, in order")
+    panel.add_argument("--churn", type=float, default=0.2,
+                       help="share of respondents whose true answers are drawn anew each wave "
+                       "(default 0.2)")
+    panel.add_argument("--wave-truth", action="append", default=[], metavar="N:QID=RATE",
+                       help="wave N's rates for the answers drawn anew (else --truth's)")
+    panel.add_argument("--keep", type=float, default=1.0,
+                       help="share of devices that keep the panel's permanent reports and token "
+                       "(default 1)")
     frame = parser.add_argument_group(
         "sampling frame", "draw the respondents from a frame (one row per person): a stratified "
         "and/or clustered sample whose design columns follow the answers in the export")
@@ -80,6 +93,8 @@ def run(args: argparse.Namespace) -> int:
     from ..simulate.export import parse_truths, write_export
     from ..simulate.numbers import split_number_truths
 
+    if args.wave:
+        return _run_panel(args)
     if args.frame is None and args.respondents is None:
         raise UsageError("give --respondents N (or --frame FRAME.csv)")
     if args.frame is not None and args.respondents is not None:
@@ -172,6 +187,40 @@ def run(args: argparse.Namespace) -> int:
     print(f"wrote {rows:,} simulated submissions of {version.survey} (version "
           f"{version.version}) to {output} in {time.perf_counter() - started:.1f} s",
           file=sys.stderr)
+    return 0
+
+
+def _run_panel(args: argparse.Namespace) -> int:
+    """`--wave`: a simulated panel, one export per wave."""
+    from ..exports.catalog import manifest_from_survey_file
+    from ..simulate.panel import write_panel
+
+    if args.respondents is None or args.respondents < 0:
+        raise UsageError("a panel needs --respondents N")
+    if "{wave}" not in args.output:
+        raise UsageError(f"-o {args.output}: with --wave, name the exports with {{wave}} "
+                         "(e.g. -o panel-{wave}.csv), one per wave")
+    if not args.output.endswith(".csv"):
+        raise UsageError(f"-o {args.output}: a panel is written as CSV")
+    files = [args.survey, *args.wave]
+    manifests = [manifest_from_survey_file(f) for f in files]
+    series = {(m.get("series") or {}).get("id") for m in manifests}
+    if None in series or len(series) != 1:
+        raise UsageError("--wave: every survey must be a wave of the same series (series: and "
+                         "wave: in its front matter)")
+    paths = [Path(args.output.replace("{wave}", str(i + 1))) for i in range(len(files))]
+    try:
+        waves = write_panel(paths, manifests, args.respondents, args.truth, args.wave_truth,
+                            args.churn, args.keep, args.seed)
+    except OSError as error:
+        raise RRSiteError(f"{args.output}: cannot write: {error.strerror or error}") from error
+    for number, wave in enumerate(waves, start=1):
+        shown = "; ".join(f"{qid} " + ", ".join(f"{v} {s:.4f}" for v, s in shares.items())
+                          for qid, shares in wave["expected"].items())
+        print(f"note: wave {number} ({wave['survey']}): expected true shares: {shown}",
+              file=sys.stderr)
+        print(f"wrote {args.respondents:,} simulated submissions to {wave['path']}",
+              file=sys.stderr)
     return 0
 
 

@@ -2,12 +2,12 @@
 
 With blind invitations the page trades its invitation code for a token the collector signs without
 seeing it: `prepare` adds a random 32-byte prefix to a fresh message, `blind` PSS-encodes it
-(SHA-384, MGF1-SHA-384, 48-byte salt) and multiplies it by r^e for a random r, the collector
-signs the blinded value (rrsite/collect/blindkey.py), and `finalize` divides r out and checks
-the signature. The collector later sees (message, signature) and cannot tell which blinded value
-it came from. Randomness: random.SystemRandom (os.urandom, crypto.getRandomValues in a browser).
-Pure standard library: this runs in Pyodide. `salt_len` and an empty prefix exist only so the
-RFC's other variants' test vectors can be checked.
+(SHA-384, MGF1-SHA-384, 48-byte salt) and multiplies it by r^e for a random r, the collector signs
+the blinded value (rrsite/collect/invitations/blindkey.py), and `finalize` divides r out and checks
+the signature. The collector later sees (message, signature) and cannot tell which blinded value it
+came from. Randomness: random.SystemRandom (os.urandom, crypto.getRandomValues in a browser). Pure
+standard library: this runs in Pyodide. `salt_len` and an empty prefix exist only so the RFC's other
+variants' test vectors can be checked.
 """
 
 from __future__ import annotations

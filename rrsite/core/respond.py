@@ -21,6 +21,7 @@ from .designs import (
     secure_random,
 )
 from .errors import DesignError
+from .frequency.respond import is_frequency, respond_frequency
 from .numbers import respond_number
 
 
@@ -29,6 +30,7 @@ def respond(
     truth: str,
     innocuous: str | None = None,
     rng: random.Random | None = None,
+    permanent: Mapping[str, Any] | None = None,
 ) -> dict[str, Any]:
     """Randomize one answer: ``{"report": value, "steps": [...]}``; the truth is not in it.
 
@@ -37,9 +39,14 @@ def respond(
     the truth values (kuk, crosswise, triangular) the report is one of the question's ``reports``.
     A number question (``"type": "number"``) goes to :func:`numbers.respond_number`: its report
     is a number and the result adds ``drawn`` and ``operation`` for the page's arithmetic.
+    A frequency oracle, a multi-choice question (``truth`` the JSON list of the ticked values)
+    and a panel's question (``memoize``; ``permanent`` the reports the device kept) go to
+    :func:`frequency.respond.respond_frequency`.
     """
     if question.get("type") == "number":
         return respond_number(question, truth, innocuous, rng)
+    if is_frequency(question):  # frequency oracles, multi-choice, and every panel question
+        return respond_frequency(question, truth, rng, permanent)
     values: Sequence[str] = question["values"]
     design = design_from_spec(question["design"])
     if len(values) != design.k:
@@ -66,6 +73,8 @@ def respond(
     return result
 
 
-def respond_json(question_json: str, truth: str, innocuous: str | None = None) -> str:
+def respond_json(question_json: str, truth: str, innocuous: str | None = None,
+                 permanent_json: str | None = None) -> str:
     """JSON in, JSON out: the narrow bridge the page's worker uses."""
-    return json.dumps(respond(json.loads(question_json), truth, innocuous))
+    permanent = json.loads(permanent_json) if permanent_json else None
+    return json.dumps(respond(json.loads(question_json), truth, innocuous, None, permanent))

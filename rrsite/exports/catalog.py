@@ -29,6 +29,7 @@ from ..core import (
     number_design_from_spec,
     privacy_of,
 )
+from ..core.frequency import FREQUENCY_DESIGNS, FrequencyOracle, Memoized, oracle_from_spec
 from ..errors import RRSiteError
 
 #: Question types whose answers are one value of ``values`` (these can be counted and grouped).
@@ -75,6 +76,10 @@ class QuestionSpec:
     number_design: NumberDesign | None = None
     #: The unit of a number question (``EUR``), or None.
     unit: str | None = None
+    #: A frequency oracle (choice or multi-choice): one wave's report law (rrsite.core.frequency).
+    oracle: FrequencyOracle | None = None
+    #: In a series: the permanent report and the waves' re-randomization (its ledger).
+    memo: Memoized | None = None
     #: The question's short name for reports and variable labels (``short:``), or None.
     short: str | None = None
     #: Each value's label as the respondent saw it (the manifest's ``options``).
@@ -255,6 +260,50 @@ def _reports_and_groups(
     return reports, isinstance(design, TwoGroupDesign)
 
 
+def _memo(design: Any, raw: Mapping[str, Any], where: str) -> Memoized:
+    """The panel's permanent-report scheme of a question (its manifest's ``memoize``)."""
+    block = raw["memoize"]
+    try:
+        memo = Memoized(design, block.get("wave_epsilon"))
+    except (DesignError, TypeError) as error:
+        raise ManifestError(f"{where}: memoize: {error}") from error
+    given = block.get("p2")
+    if isinstance(given, int | float) and abs(given - memo.p2) > MATRIX_TOLERANCE:
+        raise ManifestError(f"{where}: memoize: p2 {given!r} is not the design's {memo.p2!r}")
+    return memo
+
+
+def _oracle_of(spec: QuestionSpec, raw: Mapping[str, Any], where: str) -> None:
+    """A frequency oracle's question: the design (one wave's, in a panel) and its privacy."""
+    try:
+        oracle = oracle_from_spec(raw["design"])
+    except (DesignError, TypeError) as error:
+        raise ManifestError(f"{where}: no usable frequency design ({error})") from error
+    if oracle.k != len(spec.values):
+        raise ManifestError(f"{where}: the design has {oracle.k} answers but the question has "
+                            f"{len(spec.values)} values")
+    if oracle.sets != (spec.type == "multi-choice"):
+        raise ManifestError(f"{where}: design {oracle.name} "
+                            + ("randomizes a set: the question must be multi-choice" if
+                               oracle.sets else "sends one answer: it needs max_ticks for a "
+                               "multi-choice question"))
+    given = raw.get("oracle")
+    if isinstance(given, Mapping):
+        for key in ("p", "q"):
+            value = given.get(key)
+            if isinstance(value, int | float) and abs(value - getattr(oracle, key)) > \
+                    MATRIX_TOLERANCE:
+                raise ManifestError(f"{where}: the manifest's oracle {key} {value!r} does not "
+                                    f"match its design ({getattr(oracle, key)!r})")
+    spec.design_spec = dict(raw["design"])
+    spec.manifest = dict(raw)
+    spec.oracle = oracle
+    if isinstance(raw.get("memoize"), Mapping):
+        spec.memo = _memo(oracle, raw, where)
+        spec.oracle = spec.memo.one_wave()
+    spec.privacy = spec.oracle.privacy()
+
+
 def _privacy_of(raw: Mapping[str, Any], design: Design, values: Sequence[str]) -> Privacy:
     """The guarantee rrsite.core computes for the design.
 
@@ -319,9 +368,12 @@ def version_from_manifest(manifest: Mapping[str, Any], source: str) -> VersionSp
             if len(set(values)) != len(values):
                 raise ManifestError(f"{where}: values repeat: {values}")
         sensitive = bool(raw.get("sensitive", False))
-        if sensitive and qtype not in (*CHOICE_TYPES, "number"):
-            raise ManifestError(f"{where}: only yes-no, choice and number questions can be "
-                                "sensitive")
+        oracle_named = isinstance(raw.get("design"), Mapping) and \
+            raw["design"].get("name") in FREQUENCY_DESIGNS
+        if sensitive and qtype not in (*CHOICE_TYPES, "number") and not (
+                qtype == "multi-choice" and oracle_named):
+            raise ManifestError(f"{where}: only yes-no, choice, number and (with a frequency "
+                                "oracle) multi-choice questions can be sensitive")
         try:
             spec = QuestionSpec(
                 id=qid, text=str(raw.get("text", qid)), type=qtype, sensitive=sensitive,
@@ -347,6 +399,8 @@ def version_from_manifest(manifest: Mapping[str, Any], source: str) -> VersionSp
             spec.privacy = spec.number_design.privacy()
             spec.two_group = spec.number_design.name == "mixture-unknown"
             spec.manifest = dict(raw)
+        elif sensitive and oracle_named:
+            _oracle_of(spec, raw, where)
         elif sensitive:
             spec.design = _design_of(raw, spec.values, where)
             spec.design_spec = dict(raw["design"]) if isinstance(raw.get("design"), Mapping) \
@@ -359,6 +413,10 @@ def version_from_manifest(manifest: Mapping[str, Any], source: str) -> VersionSp
                 if block is None:
                     raise ManifestError(f"{where}: no RRreg mapping ('rrreg')")
                 spec.manifest["rrreg"] = block
+            if isinstance(raw.get("memoize"), Mapping):  # a panel: one wave's chain design
+                spec.memo = _memo(spec.design, raw, where)
+                spec.design = spec.memo.one_wave()
+                spec.privacy = privacy_of(spec.design, labels=spec.values)
         questions.append(spec)
     budget = manifest.get("privacy") if isinstance(manifest.get("privacy"), Mapping) else {}
     validation = manifest.get("validation")

@@ -138,6 +138,10 @@ class Filling:
         if not named:
             return (f"question {qid!r} is not a randomized question, nor a yes-no or choice "
                     f"question, of survey {self.catalog.survey!r}")
+        if any(q.oracle is not None for _, q in named):
+            return (f"question {qid!r} uses a frequency oracle: its reports support several "
+                    "answers each and cannot be counted by value; analyze the export's rows "
+                    "instead of --counts")
         wanted = row.get("version", "")
         matches = [(m, q) for m, q in named if self.catalog.versions[m].version == wanted]
         if not matches:

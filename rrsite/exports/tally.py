@@ -27,6 +27,7 @@ import numpy as np
 
 from .catalog import CHOICE_TYPES, GROUP_SUFFIX, Catalog, QuestionSpec
 from .columns import NUMBER_WIDTH, Column, Vocab
+from .oracles import decode_all, supports
 from .readers import Batch
 from .rejections import Rejections
 from .subgroups import NO_ANSWER, Subgroups, parse_by
@@ -40,6 +41,8 @@ FILTER_BITS = 27
 __all__ = ["NO_ANSWER", "Checked", "Counts", "FieldPlan", "Tally", "TokenSet"]
 #: Row status codes, in the order the reasons are checked.
 MISSING, SURVEY, VERSION, INVALID, DUPLICATE = 1, 2, 3, 4, 5
+#: A row of another wave of the same series: left out, neither counted nor rejected.
+SIBLING = 6
 
 
 @dataclass
@@ -60,6 +63,9 @@ class Checked:
     group_codes: dict[str, np.ndarray] = field(default_factory=dict)
     #: Per number question id: each row's number (NaN when empty or not a number).
     number_values: dict[str, np.ndarray] = field(default_factory=dict)
+    #: Per frequency-oracle question id: which answers each row's report supports (n x k, per
+    #: version with that design; rows of other versions all False) and which rows answered it.
+    supports: dict[str, dict[int, tuple[np.ndarray, np.ndarray]]] = field(default_factory=dict)
 
 
 class TokenSet:
@@ -158,6 +164,8 @@ class FieldPlan:
     absent: list[int] = field(default_factory=list)
     #: Versions that ask the question with a two-group design.
     grouped: list[int] = field(default_factory=list)
+    #: Versions that ask it with a frequency oracle (rrsite.core.frequency).
+    oracle: list[tuple[int, QuestionSpec]] = field(default_factory=list)
 
 
 @dataclass
@@ -184,6 +192,8 @@ def field_plan(catalog: Catalog, qid: str) -> FieldPlan:
         question = found.get(m)
         if question is None:
             plan.absent.append(m)
+        elif question.oracle is not None:
+            plan.oracle.append((m, question))
         elif question.type in CHOICE_TYPES:
             plan.choice.append(m)
             words.update(dict.fromkeys(question.answers))
@@ -218,8 +228,10 @@ class Tally:
     """Checks batches of rows and counts the accepted ones."""
 
     def __init__(self, catalog: Catalog, by: str | Sequence[str] | None,
-                 rejections: Rejections) -> None:
+                 rejections: Rejections, siblings: tuple[str, ...] = ()) -> None:
         self.catalog = catalog
+        #: Survey ids of the other waves of this survey's series: their rows are left out.
+        self.siblings = Vocab(list(siblings)) if siblings else None
         self.rejections = rejections
         self.tokens = TokenSet()
         self.versions = len(catalog.versions)
@@ -238,10 +250,17 @@ class Tally:
         #: Randomized number questions: per (version, id) the accepted rows' (reports,
         #: subgroups, design groups) batch by batch (rrsite.estimate.numbers needs every report).
         self.numbers: dict[tuple[int, str], list[tuple[np.ndarray, np.ndarray, np.ndarray]]] = {}
+        #: Frequency oracles: per (version, id) the accepted answered rows' supports (packed
+        #: bits) and subgroups, batch by batch, and the accepted rows that did not answer.
+        self.oracles: dict[tuple[int, str], list[tuple[np.ndarray, np.ndarray]]] = {}
+        self.oracle_missing: dict[tuple[int, str], np.ndarray] = {}
         for qid, plan in self.plans.items():
             for m, number_question in plan.number:
                 if number_question.numeric:
                     self.numbers[(m, qid)] = []
+            for m, _ in plan.oracle:
+                self.oracles[(m, qid)] = []
+                self.oracle_missing[(m, qid)] = np.zeros(len(self.groups), dtype=np.int64)
         for qid, plan in self.plans.items():
             for m in plan.choice:
                 question = catalog.versions[m].question(qid)
@@ -278,6 +297,8 @@ class Tally:
             survey = columns["survey"].codes(self.survey_vocab)
             missing_fields: list[tuple[str, np.ndarray]] = [("survey", survey == -2)]
             unknown_survey = survey == -1
+            if self.siblings is not None:  # another wave of the series: not this survey's row
+                mark(columns["survey"].codes(self.siblings) >= 0, SIBLING, lambda i: "")
         else:
             missing_fields = []
             unknown_survey = np.zeros(n, dtype=bool)
@@ -318,8 +339,14 @@ class Tally:
         union_codes: dict[str, np.ndarray] = {}
         group_codes: dict[str, np.ndarray] = {}
         number_values: dict[str, np.ndarray] = {}
+        oracle_supports: dict[str, dict[int, tuple[np.ndarray, np.ndarray]]] = {}
         for qid, plan in self.plans.items():
             column = columns.get(qid)
+            if column is not None and plan.oracle:
+                found, wrong = self._check_oracle(plan, column, safe_version)
+                oracle_supports[qid] = found
+                if wrong.any():
+                    invalid.append((wrong != "", _oracle_message(qid, wrong)))
             if column is not None:
                 bad, local, union = self._check_field(plan, column, safe_version)
                 if plan.number:
@@ -360,7 +387,8 @@ class Tally:
             mark(any_invalid, INVALID,
                  lambda i: next(message(i) for mask, message in invalid if mask[i]))
         return Checked(batch, status, describe, hashes if token_column is not None else None,
-                       safe_version, local_codes, union_codes, group_codes, number_values)
+                       safe_version, local_codes, union_codes, group_codes, number_values,
+                       oracle_supports)
 
     def commit(self, checked: Checked) -> None:
         """Duplicates (against every earlier row), rejections and counts, in row order."""
@@ -377,6 +405,7 @@ class Tally:
         self._count(status == 0, checked.version, checked.local_codes, checked.union_codes,
                     checked.group_codes)
         self._keep_numbers(status == 0, checked)
+        self._keep_oracles(status == 0, checked)
 
     def _record(
         self, batch: Batch, status: np.ndarray, describe: dict[int, Callable[[int], str]]
@@ -449,6 +478,31 @@ class Tally:
                     if not _multi_ok(objects[i], allowed):
                         bad[i] = True
         return bad, local, union
+
+    def _check_oracle(
+        self, plan: FieldPlan, column: Column, version: np.ndarray
+    ) -> tuple[dict[int, tuple[np.ndarray, np.ndarray]], np.ndarray]:
+        """Each oracle version's reports: {version: (supports, answered)} and why rows are bad.
+
+        The second item holds the reason per row ("" where fine), for the rejection message.
+        """
+        objects = column.objects()
+        wrong = np.full(len(objects), "", dtype=object)
+        found: dict[int, tuple[np.ndarray, np.ndarray]] = {}
+        for m, question in plan.oracle:
+            assert question.oracle is not None
+            where = np.flatnonzero(version == m)
+            reports, problems = decode_all(question.oracle, question.values,
+                                           [objects[i] for i in where.tolist()])
+            for i, problem in zip(where.tolist(), problems, strict=True):
+                if problem is not None:
+                    wrong[i] = problem
+            table = np.zeros((len(objects), question.oracle.k), dtype=bool)
+            table[where] = supports(question.oracle, reports)
+            answered = np.zeros(len(objects), dtype=bool)
+            answered[where] = [report is not None for report in reports]
+            found[m] = (table, answered)
+        return found, wrong
 
     def _check_group(
         self, plan: FieldPlan, column: Column | None, answered: np.ndarray, version: np.ndarray
@@ -602,6 +656,34 @@ class Tally:
                                        np.asarray(subgroups, dtype=np.int64),
                                        np.asarray(groups, dtype=np.int8)))
 
+    def _keep_oracles(self, ok: np.ndarray, checked: Checked) -> None:
+        """Keep the accepted rows' supports of frequency-oracle questions, with subgroups."""
+        if not self.oracles or not ok.any():
+            return
+        groups = len(self.groups)
+        subgroup = self.subgroups.codes(checked.union_codes, len(ok))
+        for (m, qid), store in self.oracles.items():
+            rows = ok & (checked.version == m)
+            found = checked.supports.get(qid, {}).get(m)
+            answered = found[1] if found is not None else np.zeros(len(ok), dtype=bool)
+            self.oracle_missing[(m, qid)] += np.bincount(subgroup[rows & ~answered],
+                                                         minlength=groups)
+            if found is None or not (rows & answered).any():
+                continue
+            keep = rows & answered
+            store.append((np.packbits(found[0][keep], axis=1), subgroup[keep]))
+
+    def oracle_supports(self, m: int, qid: str) -> tuple[np.ndarray, np.ndarray]:
+        """(supports n x k boolean, subgroup index) of the accepted answered rows, in row order."""
+        store = self.oracles.get((m, qid), [])
+        question = self.catalog.versions[m].question(qid)
+        k = question.oracle.k if question is not None and question.oracle is not None else 0
+        if not store:
+            return np.zeros((0, k), dtype=bool), np.zeros(0, dtype=np.int64)
+        packed = np.concatenate([s[0] for s in store])
+        table = np.unpackbits(packed, axis=1, count=k).astype(bool)
+        return table, np.concatenate([s[1] for s in store])
+
     def number_reports(self, m: int, qid: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """(reports, subgroup index, design group) of every accepted row, smallest report first.
 
@@ -621,6 +703,11 @@ class Tally:
 def _at(message: Callable[[int], str], where: np.ndarray) -> Callable[[int], str]:
     """``message`` for the i-th of the rows ``where``."""
     return lambda i: message(int(where[i]))
+
+
+def _oracle_message(qid: str, wrong: np.ndarray) -> Callable[[int], str]:
+    """The rejection message of a row whose frequency-oracle report is impossible."""
+    return lambda i: f"{qid}: impossible report under its design: {wrong[i]}"
 
 
 def _multi_ok(value: object, allowed: set[str]) -> bool:

@@ -28,6 +28,7 @@ from .draws import GROUP_SUFFIX, draw, randomize, randomize_in_groups, sensitive
 from .joint import joint_answers
 from .logit import LogitModel
 from .numbers import NumberTruth
+from .oracles import draw_sets, encode, max_ticks_of, parse_set_rates, sample
 from .predictor import predictor_answers
 
 CHUNK = 200_000
@@ -42,7 +43,8 @@ TEXT_ANSWERS = ("no comment", "fine", "n/a", "see above", "thanks")
 def parse_truths(items: Sequence[str], version: VersionSpec) -> dict[str, np.ndarray]:
     """``QID=RATE`` (yes-no: the "yes" rate) or ``QID=value:share,value:share`` (choice).
 
-    Shares of a choice must not exceed 1 in total; values left out share the rest equally.
+    Shares of a choice must not exceed 1 in total; values left out share the rest equally. A
+    randomized multi-choice question takes each box's tick rate (``value:rate``; others 1/k).
     """
     truths: dict[str, np.ndarray] = {}
     for item in items:
@@ -53,11 +55,14 @@ def parse_truths(items: Sequence[str], version: VersionSpec) -> dict[str, np.nda
         if question is None:
             known = ", ".join(q.id for q in version.questions if q.type in CHOICE_TYPES)
             raise UsageError(f"--truth {item!r}: no question {qid!r} (questions: {known})")
-        if question.type not in CHOICE_TYPES:
-            raise UsageError(f"--truth {item!r}: {qid} is a {question.type} question; truths are "
-                             "for yes-no, choice and number questions")
         if qid in truths:
             raise UsageError(f"--truth: {qid} is given twice")
+        if question.oracle is not None and question.oracle.sets:  # each box's tick rate
+            truths[qid] = parse_set_rates(text, question, item)
+            continue
+        if question.type not in CHOICE_TYPES:
+            raise UsageError(f"--truth {item!r}: {qid} is a {question.type} question; truths are "
+                             "for yes-no, choice, randomized multi-choice and number questions")
         truths[qid] = _shares(item, text, question)
     return truths
 
@@ -127,7 +132,15 @@ def _answers(
     ``number`` (``--truth``), else uniformly from its range.
     """
     groups: list[Any] | None = None
-    if question.type in CHOICE_TYPES:
+    if question.oracle is not None:  # a frequency oracle (rrsite.simulate.oracles)
+        assert shares is not None
+        oracle = question.oracle
+        if oracle.sets:
+            truth = draw_sets(rng, shares, max_ticks_of(oracle), count)
+        else:
+            truth = draw(rng, shares, count)
+        answers = encode(oracle, sample(rng, oracle, truth), question.values)
+    elif question.type in CHOICE_TYPES:
         assert shares is not None
         index = draw(rng, shares, count)
         if question.sensitive:
@@ -189,7 +202,7 @@ def simulate_rows(
         q.id: truths[q.id] if q.id in truths else _direct_shares(rng, q) if not q.sensitive
         else np.array([float(v == "no") for v in q.values]) if q.anchor  # false for everyone
         else np.full(len(q.values), 1.0 / len(q.values))
-        for q in version.questions if q.type in CHOICE_TYPES
+        for q in version.questions if q.type in CHOICE_TYPES or q.oracle is not None
     }
     shares.update(_fielded_shares(version, shares))
     for offset in range(0, respondents, chunk):

@@ -13,6 +13,7 @@ it before use.
 
 from __future__ import annotations
 
+import base64
 import gzip
 import hashlib
 import os
@@ -52,6 +53,11 @@ class AssetError(Exception):
 def content_hash(data: bytes, length: int = HASH_LENGTH) -> str:
     """The first ``length`` hex digits of SHA-256."""
     return hashlib.sha256(data).hexdigest()[:length]
+
+
+def sri(data: bytes) -> str:
+    """The Subresource Integrity value of ``data``: ``sha384-<base64 digest>`` (W3C SRI)."""
+    return "sha384-" + base64.b64encode(hashlib.sha384(data).digest()).decode("ascii")
 
 
 def hashed_name(name: str, data: bytes) -> str:

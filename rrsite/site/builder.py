@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import io
 import json
+import math
 import os
 import secrets
 import shutil
@@ -24,6 +25,7 @@ from markupsafe import Markup
 
 import rrsite
 
+from ..core import NumberDesign, number_design_from_spec
 from ..errors import RRSiteError
 from ..survey import Survey, SurveyError, SurveyErrors, endpoint_origin, load_survey
 from ..survey.bundle import core_zip
@@ -38,7 +40,11 @@ from .assets import (
     default_cache_dir,
     hash_assets,
     precompress,
+    sri,
 )
+from .bundle import BundleError, bundle_assets, worker_with_runtime
+from .filelist import FILE_LIST, code_fingerprint, write_file_list
+from .pins import MissingAsset, Pins, UnpinnedCode, pin_page
 from .swap import swap_in
 
 #: The Pyodide files needed to start (PYODIDE-NOTES.md); package wheels are not shipped.
@@ -48,6 +54,9 @@ ASSETS_DIR = "_rr"
 PAGE_TEMPLATE = "page.html"
 #: The worker module among the template's assets, named in the page's config.
 WORKER_ASSETS = ("worker.js", "worker.mjs")
+#: Pyodide's JavaScript, which the build puts inside the worker's script (rrsite/site/bundle.py):
+#: not shipped as files of its own.
+RUNTIME_IN_WORKER = ("pyodide.mjs", "pyodide.asm.mjs")
 
 
 class BuildError(RRSiteError):
@@ -302,10 +311,6 @@ def _check_catalog(survey: Survey, templates: Templates, errors: list[SurveyErro
     warnings.extend(comparison.warnings)
 
 
-class _MissingAsset(Exception):
-    pass
-
-
 @dataclass
 class Plan:
     """Everything the build writes, computed before anything is written."""
@@ -324,6 +329,8 @@ class BuildResult:
     surveys: list[Survey]
     compressed: list[Compressed]
     warnings: list[SurveyError]
+    #: The short fingerprint of the code under ``_rr/`` (:func:`filelist.code_fingerprint`).
+    fingerprint: str = ""
 
 
 def plan_build(sources: Sequence[Path], templates: Path, pyodide: Path, *,
@@ -460,17 +467,18 @@ def build(
     workspace = dist.with_name(f".{dist.name}.rrsite-build-{os.getpid()}-{secrets.token_hex(4)}")
     workspace.mkdir()
     try:
-        write_site(plan, workspace)
+        fingerprint = write_site(plan, workspace)
         compressed: list[Compressed] = []
         if compress:
             files = [path for path in sorted(workspace.rglob("*"))
                      if path.is_file() and path.name != "_headers"]
             compressed = precompress(files, cache_dir)
+        write_file_list(workspace, fingerprint)
         swap_in(workspace, dist)
     except BaseException:
         shutil.rmtree(workspace, ignore_errors=True)
         raise
-    return BuildResult(dist, plan.surveys, compressed, plan.warnings)
+    return BuildResult(dist, plan.surveys, compressed, plan.warnings, fingerprint)
 
 
 # --------------------------------------------------------------------------------------------
@@ -532,6 +540,15 @@ def _connect(survey: Survey) -> list[str]:
     return [endpoint_origin(survey.submit["url"])] if survey.submit["to"] == "endpoint" else []
 
 
+def _line_naming(page: Path, text: str) -> int:
+    """The first line of the template ``page`` holding ``text`` (1 if none does)."""
+    try:
+        lines = page.read_text(encoding="utf-8").splitlines()
+    except (OSError, UnicodeDecodeError):
+        return 1
+    return next((number for number, line in enumerate(lines, 1) if text in line), 1)
+
+
 def _template_line(error: BaseException, page: Path) -> int:
     for frame in reversed(traceback.extract_tb(error.__traceback__)):
         if frame.filename and Path(frame.filename).name == page.name and frame.lineno:
@@ -539,29 +556,57 @@ def _template_line(error: BaseException, page: Path) -> int:
     return 1
 
 
-def write_site(plan: Plan, root: Path) -> None:
-    """Write the planned site (pages, manifests, assets) into ``root``."""
+def write_site(plan: Plan, root: Path) -> str:
+    """Write the planned site (pages, manifests, assets) into ``root``; the code fingerprint."""
     assets = root / ASSETS_DIR
+    folder = plan.templates.folder / "assets"
     try:
-        hashed = hash_assets(plan.templates.assets)
+        sources = bundle_assets(plan.templates.assets)
+    except BundleError as error:
+        raise BuildError(f"{folder}/{error}") from None
+    worker = next((name for name in WORKER_ASSETS if name in sources), None)
+    if worker is not None:
+        files = plan.runtime.files
+        try:
+            sources[worker] = worker_with_runtime(sources[worker], files["pyodide.mjs"],
+                                                  files["pyodide.asm.mjs"])
+        except BundleError as error:
+            raise BuildError(f"{plan.runtime.folder}/{error} (rrsite build puts Pyodide's "
+                             f"JavaScript inside {worker}: is this Pyodide {plan.runtime.version} "
+                             "one it supports?)") from None
+    try:
+        hashed = hash_assets(sources)
     except AssetError as error:
-        raise BuildError(f"{plan.templates.folder / 'assets'}: {error}") from None
+        raise BuildError(f"{folder}: {error}") from None
+    code: list[tuple[str, bytes]] = []
     for hashed_name, data in hashed.values():
         _write(assets / hashed_name, data)
+        code.append((hashed_name, data))
     core = core_zip()
     core_name = f"core.{content_hash(core)}.zip"
     _write(assets / core_name, core)
+    code.append((core_name, core))
     runtime_dir = plan.runtime.dirname
     lock = _lock_without_packages(plan.runtime.files.get("pyodide-lock.json", b""))
     for name, data in plan.runtime.files.items():
+        if worker is not None and name in RUNTIME_IN_WORKER:
+            continue  # inside the worker's script
         _write(assets / runtime_dir / name, data)
+        code.append((f"{runtime_dir}/{name}", data))
+    fingerprint = code_fingerprint(code)
 
     origins = [origin for survey in plan.surveys for origin in _connect(survey)]
-    _write(root / "_headers", headers.format_headers_file(headers.site_rules(origins)).encode())
+    rules = headers.site_rules(origins, pages=[survey.id for survey in plan.surveys])
+    _write(root / "_headers", headers.format_headers_file(rules).encode())
 
     page = plan.templates.folder / PAGE_TEMPLATE
     template = plan.templates.environment.get_template(PAGE_TEMPLATE)
-    shared = _PageAssets(hashed, core_name, runtime_dir, lock)
+    # The runtime's files the worker fetches: the wasm and the standard library (its JavaScript is
+    # inside the worker's script, the lock is handed over in the config).
+    runtime_pins = {name: sri(data) for name, data in sorted(plan.runtime.files.items())
+                    if name in ("pyodide.asm.wasm", "python_stdlib.zip")}
+    shared = _PageAssets(hashed, core_name, runtime_dir, lock, worker, sri(core), runtime_pins,
+                         fingerprint)
     for survey in plan.surveys:
         manifest = survey.manifest()
         _write(root / survey.id / "survey.json",
@@ -574,16 +619,25 @@ def write_site(plan: Plan, root: Path) -> None:
             html = _render_page(plan, template, page, survey, translation,
                                 translation.manifest(), shared)
             _write(root / survey.id / language / "index.html", html.encode("utf-8"))
+    return fingerprint
 
 
 @dataclass
 class _PageAssets:
-    """What every page refers to: the hashed assets, the core bundle, the runtime, the lock."""
+    """What every page refers to: assets, core, runtime and lock, with their pinned integrity."""
 
     hashed: dict[str, tuple[str, bytes]]
     core_name: str
     runtime_dir: str
     lock: dict[str, Any] | None
+    #: the worker among the assets (its name before hashing), if the templates have one
+    worker: str | None
+    #: the core bundle's Subresource Integrity
+    core_integrity: str
+    #: the runtime files the worker fetches -> their Subresource Integrity
+    runtime_pins: dict[str, str]
+    #: the code fingerprint of ``_rr/`` (rrsite/site/filelist.py)
+    fingerprint: str
 
 
 def _language_links(survey: Survey, version: Survey) -> dict[str, str]:
@@ -607,23 +661,21 @@ def _render_page(plan: Plan, template: jinja2.Template, page: Path, survey: Surv
     """One page of a survey: ``version`` is the survey or one of its translations."""
     depth = 1 if version is survey else 2
     prefix = "../" * depth + f"{ASSETS_DIR}/"
-
-    def asset(name: str) -> str:
-        if name not in shared.hashed:
-            raise _MissingAsset(name)
-        return prefix + shared.hashed[name][0]
-
-    worker = next((asset(name) for name in WORKER_ASSETS if name in shared.hashed), None)
+    pins = Pins(shared.hashed, prefix)
+    worker = shared.worker
     urls = {
         "manifest_url": "../" * (depth - 1) + "survey.json",
         "core_url": prefix + shared.core_name,
         "pyodide_url": f"{prefix}{shared.runtime_dir}/",
-        "worker_url": worker,
+        "worker_url": pins.url(worker) if worker else None,
     }
     config = {"survey": survey.id, "version": manifest["version"],
               "core_hash": manifest["core_hash"], **urls,
-              "submit": manifest["submit"], "questions": manifest["questions"],
-              "review": survey.review}
+              "submit": manifest["submit"], "questions": page_questions(manifest),
+              "review": survey.review,
+              "integrity": {"worker": pins.integrity(worker) if worker else None,
+                            "core": shared.core_integrity, "runtime": shared.runtime_pins},
+              "code_fingerprint": shared.fingerprint}
     links = _language_links(survey, version)
     if links:  # a survey in several languages: the page's own and where the others are
         config.update(language=version.language, languages=links)
@@ -642,7 +694,12 @@ def _render_page(plan: Plan, template: jinja2.Template, page: Path, survey: Surv
         "lang": version.language,
         "dir": text_direction(version.language),  # issue 20: ltr or rtl, from the language
         "messages": catalog_for(version, plan.templates),
-        "asset": asset,
+        "asset": pins.url,
+        "integrity": pins.integrity,
+        "module_script": pins.module_script,
+        "stylesheet": pins.stylesheet,
+        "runtime_integrity": shared.runtime_pins,
+        "code_fingerprint": shared.fingerprint,
         "config_json": Markup(_script_json(config)),
         "csp": headers.content_security_policy(_connect(survey)),
         # several languages: the links of the language menu, each language by its own name
@@ -651,8 +708,15 @@ def _render_page(plan: Plan, template: jinja2.Template, page: Path, survey: Surv
         **urls,
     }
     try:
-        return template.render(context)
-    except _MissingAsset as missing:
+        return pin_page(template.render(context), pins)
+    except UnpinnedCode as unpinned:
+        why = ("with an integrity that is not the file's (leave `integrity` to rrsite)"
+               if unpinned.wrong_integrity else
+               f"which is not a file in {plan.templates.folder / 'assets'}: rrsite pins every "
+               "script and stylesheet with its integrity and cannot pin this one")
+        raise SurveyErrors([SurveyError(str(page), _line_naming(page, unpinned.url),
+                                        f"the page loads {unpinned.url} {why}")]) from None
+    except MissingAsset as missing:
         raise SurveyErrors([SurveyError(str(page), _template_line(missing, page),
                                         f"asset('{missing}') is not a file in "
                                         f"{plan.templates.folder / 'assets'}")]) from None
@@ -662,6 +726,35 @@ def _render_page(plan: Plan, template: jinja2.Template, page: Path, survey: Surv
                                         f"{error}")]) from None
 
 
+def page_questions(manifest: dict[str, Any]) -> list[dict[str, Any]]:
+    """The manifest's questions for the page's config; a randomized number gains ``display_step``.
+
+    ``display_step`` is the power of ten a report is shown to (it is sent as core made it): the
+    design's report grid (mixture, additive, multiplicative), laplace's grid, and for duchi and
+    piecewise, whose reports are not on a short grid, a thousandth of the range rounded down to
+    a power of ten.
+    """
+    questions = []
+    for entry in manifest["questions"]:
+        if entry.get("sensitive") and entry.get("type") == "number":
+            step = display_step(number_design_from_spec(entry["design"]))
+            entry = {**entry, "display_step": step}
+        questions.append(entry)
+    return questions
+
+
+def display_step(design: NumberDesign) -> float:
+    """The step a number design's reports are shown to (see :func:`page_questions`)."""
+    if design.name == "laplace":
+        return float(design.step)  # type: ignore[attr-defined]
+    if design.name in ("duchi", "piecewise"):
+        assert design.minimum is not None and design.maximum is not None
+        if design.integer:
+            return 1.0
+        return float(10.0 ** math.floor(math.log10((design.maximum - design.minimum) / 1000.0)))
+    return design.report_step
+
+
 def describe(result: BuildResult, log: Callable[[str], None]) -> None:
     """Tell what was built, one line per survey, and the compressed sizes of the largest files."""
     for survey in result.surveys:
@@ -669,6 +762,9 @@ def describe(result: BuildResult, log: Callable[[str], None]) -> None:
         others = "".join(f", {language}/" for language in survey.translations)
         log(f"built {result.dist / survey.id / 'index.html'}{others}  ({len(survey.questions)} "
             f"questions, {sensitive} randomized, version {survey.version})")
+    if result.fingerprint:
+        log(f"code fingerprint: {result.fingerprint} ({result.dist / FILE_LIST} lists every file "
+            "with its SHA-256)")
     if result.compressed:
         raw = sum(item.size for item in result.compressed)
         packed = sum(item.brotli_size or item.size for item in result.compressed)

@@ -14,6 +14,11 @@ from collections.abc import Iterable, Mapping
 
 #: ``Cache-Control`` for content-hashed assets under ``/_rr/``.
 IMMUTABLE = "public, max-age=31536000, immutable"
+#: ``Integrity-Policy`` of the survey pages (W3C Subresource Integrity): a script loaded without
+#: integrity metadata is refused (Chromium from 138, Firefox from 145; other engines ignore it,
+#: and the page's own ``integrity`` attributes still apply). Sent on the pages only: a module
+#: worker has no way to give its imports integrity metadata, so the worker checks them itself.
+INTEGRITY_POLICY = "blocked-destinations=(script)"
 #: Directives a ``<meta>`` CSP cannot carry (browsers ignore them there and log an error).
 HEADER_ONLY_DIRECTIVES = ("frame-ancestors", "report-uri", "report-to", "sandbox")
 
@@ -56,15 +61,18 @@ def security_headers(csp: str) -> dict[str, str]:
     }
 
 
-def site_rules(connect: Iterable[str] = ()) -> list[tuple[str, dict[str, str]]]:
-    """The rules of ``_headers``: security headers for ``/*``, immutable caching for ``/_rr/*``.
+def site_rules(connect: Iterable[str] = (),
+               pages: Iterable[str] = ()) -> list[tuple[str, dict[str, str]]]:
+    """The rules of ``_headers``: security headers, caching, the pages' Integrity-Policy.
 
-    The two rules share no header name, so hosts that merge matching rules (Netlify) never join
-    two values of one header.
+    Security headers for ``/*``, immutable caching for ``/_rr/*``, and ``Integrity-Policy`` for
+    each survey's folder ``/<id>/*`` (``pages``: the survey ids). The rules share no header
+    name, so hosts that merge matching rules (Netlify) never join two values of one header.
     """
     return [
         ("/*", security_headers(content_security_policy(connect))),
         ("/_rr/*", {"Cache-Control": IMMUTABLE}),
+        *((f"/{page}/*", {"Integrity-Policy": INTEGRITY_POLICY}) for page in pages),
     ]
 
 

@@ -21,7 +21,7 @@ from typing import Any
 from ..errors import RRSiteError
 from ..survey import SurveyErrors
 from ..survey.model import COLLECTOR_URL
-from .assets import default_cache_dir
+from .assets import default_cache_dir, sri
 from .builder import Plan, plan_build, survey_files, write_site
 from .swap import swap_in
 
@@ -90,7 +90,9 @@ def preview_build(sources: list[Path], dist: Path, templates: Path, pyodide: Pat
     workspace.mkdir()
     try:
         write_site(plan, workspace)
-        tag = f'<script type="module" src="{PREVIEW_PREFIX}/reload.js?build={build_number}">'
+        # with its integrity: the pages' Integrity-Policy refuses a script without one
+        tag = (f'<script type="module" src="{PREVIEW_PREFIX}/reload.js?build={build_number}" '
+               f'integrity="{sri(RELOAD_JS.encode("utf-8"))}">')
         for page in workspace.glob("*/index.html"):
             html = page.read_text(encoding="utf-8")
             page.write_text(html.replace("</head>", f"{tag}</script>\n</head>", 1),

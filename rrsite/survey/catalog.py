@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .errors import SurveyError
+from .source import UNWANTED, describe
 
 #: A language code as the front matter's ``language:`` takes it (a BCP 47 tag's usual forms:
 #: ``en``, ``pt-BR``, ``sr-Latn``, ``zh-Hant-TW``).
@@ -46,8 +47,9 @@ RTL_LANGUAGES = frozenset({
 #: Scripts written right to left (ISO 15924, lower case), for tags that name one (``az-Arab``).
 RTL_SCRIPTS = frozenset({"adlm", "arab", "hebr", "mand", "mend", "nkoo", "rohg", "samr", "syrc",
                          "thaa"})
-#: Placeholders in a message: ``{name}``.
-PLACEHOLDER = re.compile(r"\{(\w+)\}")
+#: Placeholders in a message: ``{name}``, and the number of an ICU plural form
+#: (``{count, plural, one {# card} other {# cards}}`` uses ``count``).
+PLACEHOLDER = re.compile(r"\{(\w+)(?:\}|\s*,\s*plural\s*,)")
 _KEY_LINE = re.compile(r'^\s*[{,]?\s*"((?:[^"\\]|\\.)*)"\s*:')
 
 
@@ -114,6 +116,12 @@ def read_catalog(path: Path) -> tuple[Catalog | None, list[SurveyError]]:
     errors = [SurveyError(where, lines.get(key, 1), f"message '{key}' must be text in quotes")
               for key, value in data.items() if not isinstance(value, str)]
     messages = {key: value for key, value in data.items() if isinstance(value, str)}
+    for key, value in messages.items():
+        odd = UNWANTED.search(value)
+        if odd:
+            errors.append(SurveyError(where, lines.get(key, 1), f"message '{key}' holds "
+                                      f"{describe(odd.group())}: a control or bidirectional "
+                                      "character has no place in a page's text; remove it"))
     return Catalog(path, messages, lines), errors
 
 

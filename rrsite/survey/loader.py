@@ -22,6 +22,7 @@ from .catalog import Catalog, primary_subtag, read_catalog
 from .errors import Problems, SurveyError, SurveyErrors
 from .fielding import translations, variables
 from .fielding.words import WORDS, words_for
+from .frequency import charged
 from .model import (
     BUDGET_DIGITS,
     COLLECTOR_URL,
@@ -31,8 +32,8 @@ from .model import (
     shown_apart,
 )
 from .questions import Defaults, RawQuestion, build_question, check_conditions, make_option
-from .render import render_block, render_prose
-from .source import Heading, PageBreak, Prose, read_text, split
+from .render import render_block, render_prose, unsafe_links
+from .source import Heading, PageBreak, Prose, clean_characters, read_text, split
 
 
 def load_survey(path: str | os.PathLike[str]) -> Survey:
@@ -57,6 +58,7 @@ def parse_survey(
 ) -> Survey:
     """Parse survey text (``file`` names it in messages); raise :class:`SurveyErrors` if bad."""
     problems = problems or Problems(file)
+    text = _untrusted(text, problems)
     source = split(text, problems)
     front = _front_matter(source.front_yaml, problems)
     layout = _layout(source.parts, problems)
@@ -64,7 +66,7 @@ def parse_survey(
     catalog = _own_catalog(front, path or Path(file), problems)
     _check_language(front, language, problems)
     words = _answer_words(language, catalog)
-    defaults = Defaults.from_front(front)
+    defaults = Defaults.from_front(front, problems)
     questions: list[Question] = []
     seen: dict[str, int] = {}
     for raw in layout.questions:
@@ -156,6 +158,7 @@ def _translation(survey: Survey, front: schema.Fields, own: list[Question], lang
     text = read_text(data, problems)
     if text is None:
         return None
+    text = _untrusted(text, problems)
     path = Path(problems.file)
     source = split(text, problems)
     tfront = _front_matter(source.front_yaml, problems, translations.TRANSLATION_FRONT)
@@ -198,6 +201,19 @@ def _translation(survey: Survey, front: schema.Fields, own: list[Question], lang
     return translated
 
 
+def _untrusted(text: str, problems: Problems) -> str:
+    """A survey's (or translation's) text without control and bidirectional characters.
+
+    Each is an error or a warning (source.clean_characters); each link that will be left out of
+    the page is a warning too.
+    """
+    text = clean_characters(text, 1, problems)
+    for line, url in unsafe_links(text):
+        problems.warn(line, f"the link to {url!r} is left out: links go only to http, https "
+                            "and mailto addresses, or to pages beside the survey")
+    return text
+
+
 # --------------------------------------------------------------------------------------------
 # Front matter and layout
 
@@ -210,9 +226,11 @@ def _own_catalog(front: schema.Fields | None, survey_path: Path,
     name = str(front.get("messages"))
     line = front.line_of("messages")
     path = survey_path.parent / name
-    if Path(name).is_absolute() or not name.endswith(".json"):
-        problems.error(line, f"messages: {name!r} must name a .json file beside the survey "
-                             "(e.g. messages: sw.json)")
+    folder = survey_path.parent.resolve()
+    if (Path(name).name != name or name.startswith(".") or not name.endswith(".json")
+            or not path.resolve().is_relative_to(folder)):
+        problems.error(line, f"messages: {name!r} must name a .json file beside the survey, "
+                             "in its folder (e.g. messages: sw.json)")
         return None
     if not path.is_file():
         problems.error(line, f"messages: {name} is not a file (looked for {path}): copy "
@@ -425,7 +443,9 @@ def _survey(
     # an anchor's statement is false for everyone: its reports tell no sensitive attribute
     sensitive = [q for q in questions if q.sensitive and not q.anchor]
     finite = [q for q in sensitive if q.privacy is not None and math.isfinite(q.privacy.epsilon)]
-    total = sum(q.privacy.epsilon for q in finite if q.privacy is not None)
+    # in a series: what the whole study costs (rrsite.survey.frequency.charged)
+    shares = {q.id: charged(q, defaults.series) for q in finite}
+    total = sum(shares.values())
     if sensitive and budget is None:
         where = privacy.line if privacy is not None else 1
         problems.error(where, "privacy.budget is missing: the per-respondent epsilon budget (these "
@@ -436,9 +456,10 @@ def _survey(
         assert privacy is not None
         shown = shown_apart(total, budget)
         digits = max(BUDGET_DIGITS, len(shown.replace(".", "").lstrip("0")))
-        parts = " + ".join(f"{q.id} {q.privacy.epsilon:.{digits}g}" for q in finite if q.privacy)
+        parts = " + ".join(f"{q.id} {shares[q.id]:.{digits}g}" for q in finite)
+        waves = " over all waves of the series" if defaults.series is not None else ""
         problems.error(privacy.line_of("budget"), f"the sensitive questions together spend epsilon "
-                       f"{shown} ({parts}), more than privacy.budget {budget:g}")
+                       f"{shown}{waves} ({parts}), more than privacy.budget {budget:g}")
     if front.get("mode") == "kiosk" and submit.get("to") == "download":
         problems.error(front.line_of("mode"), "mode: kiosk needs a target that sends (collector, "
                        "endpoint or netlify): with `submit: {to: download}` each respondent's "
@@ -468,4 +489,5 @@ def _survey(
         consent_html=render_block(front.get("consent")) if front.given("consent") else "",
         intro_source=_prose_source(layout.intro),
         outro_source=_prose_source(layout.outro),
+        series=defaults.series,
     )

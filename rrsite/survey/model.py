@@ -10,10 +10,12 @@ from pathlib import Path
 from typing import Any
 
 from ..core import Design, NumberDesign, Privacy, TwoGroupDesign
+from ..core.frequency import FrequencyOracle, Memoized
 from ..core.numbers import MixtureUnknown
 from .bundle import core_hash
 from .catalog import Catalog
 from .errors import SurveyError
+from .frequency import Series, ledger
 
 MANIFEST_FORMAT = 1
 COLLECTOR_URL = "/api/submissions"
@@ -97,6 +99,10 @@ class Question:
     number_design: NumberDesign | None = None
     #: The unit shown beside a number (``EUR``, ``days``).
     unit: str | None = None
+    #: A frequency oracle (choice or multi-choice; rrsite.core.frequency); ``design`` is then None.
+    oracle: FrequencyOracle | None = None
+    #: In a series: the permanent report kept across waves and each wave's re-randomization.
+    memo: Memoized | None = None
     #: The question block's keys as read (a translation's are compared with them), or None.
     fields: Any = field(default=None, repr=False, compare=False)
     #: A question the build adds (rrsite.survey.fielding): ``language``, ``arm``, ``check`` or
@@ -112,7 +118,20 @@ class Question:
     @property
     def sensitive(self) -> bool:
         """Randomized in the browser before it is sent."""
-        return self.design is not None or self.number_design is not None
+        return self.design is not None or self.number_design is not None or \
+            self.oracle is not None
+
+    @property
+    def wave_privacy(self) -> Privacy | None:
+        """The privacy of one wave's report (the question's own, outside a series)."""
+        if self.memo is not None:
+            return Privacy(self.memo.epsilon(1), 0.0)
+        return self.privacy
+
+    def spec(self) -> dict[str, Any] | None:
+        """The design's spec (a matrix design's, a number design's or an oracle's), or None."""
+        design = self.design or self.number_design or self.oracle
+        return None if design is None else design.spec()
 
     @property
     def values(self) -> list[str]:
@@ -158,6 +177,13 @@ class Question:
         if self.show_if is not None:
             entry["show_if"] = {"question": self.show_if["question"],
                                 "is": list(self.show_if["is"])}
+        if self.oracle is not None and self.privacy is not None:
+            oracle = self.oracle
+            entry["design"] = oracle.spec()
+            entry["oracle"] = {"p": oracle.p, "q": oracle.q, "ratio": oracle.ratio}
+            entry["epsilon"], entry["delta"] = self.privacy.epsilon, self.privacy.delta
+            if self.chosen_for is not None:
+                entry["chosen_for"] = dict(self.chosen_for)
         if self.role is not None:
             entry["role"] = self.role
             entry.update(self.role_info)
@@ -190,6 +216,9 @@ class Question:
                 entry["complement"] = self.complement
             if self.anchor:
                 entry["anchor"] = True
+        if self.memo is not None:  # a panel: one wave's epsilon; the bound is epsilon_all_waves
+            entry["memoize"] = self.memo.spec()
+            entry["epsilon"] = self.memo.epsilon(1)
         return entry
 
     def meaning(self) -> dict[str, Any]:
@@ -199,8 +228,7 @@ class Question:
             "type": self.type,
             "sensitive": self.sensitive,
             "values": self.values,
-            "design": self.design.spec() if self.design is not None else (
-                self.number_design.spec() if self.number_design is not None else None),
+            "design": self.spec(),
             "matrix": (
                 [list(row) for row in self.design.matrix] if self.design is not None else None
             ),
@@ -210,6 +238,8 @@ class Question:
         }
         if self.show_if is not None:  # only when given, so that older versions do not change
             meaning["show_if"] = self.show_if
+        if self.memo is not None:  # likewise: a panel's re-randomization changes the reports
+            meaning["memoize"] = {"wave_epsilon": self.memo.wave_epsilon}
         if self.anchor:  # the analysis corrects the other crosswise questions with it
             meaning["anchor"] = True
         return meaning
@@ -249,6 +279,8 @@ class Survey:
     outro_source: list[tuple[int, str]] = field(default_factory=list)
     #: The survey's own message catalog (front matter ``messages:``), if it brings one.
     messages: Catalog | None = None
+    #: The repeated study this survey is one wave of (front matter ``series:``), or None.
+    series: Series | None = None
     #: The survey's languages (``languages:``), its own first; empty for a one-language survey.
     languages: list[str] = field(default_factory=list)
     #: The survey in each of its other languages (its translation file), by language code.
@@ -274,12 +306,13 @@ class Survey:
         """(epsilon, delta) one respondent spends over the questions that have an epsilon."""
         epsilon = delta = 0.0
         for question in self.sensitive_questions:
-            assert question.privacy is not None
             if question.anchor:  # its statement is false for all: it tells no attribute
                 continue
-            if math.isfinite(question.privacy.epsilon):
-                epsilon += question.privacy.epsilon
-                delta += question.privacy.delta
+            privacy = question.wave_privacy
+            assert privacy is not None
+            if math.isfinite(privacy.epsilon):
+                epsilon += privacy.epsilon
+                delta += privacy.delta
         return epsilon, min(delta, 1.0)
 
     @property
@@ -327,6 +360,17 @@ class Survey:
 
     def manifest(self) -> dict[str, Any]:
         """The manifest dict of docs/contracts.md (``core_hash`` included)."""
+        manifest = self._manifest()
+        if self.series is not None:  # a wave of a repeated study: the ledger
+            manifest["series"] = {"id": self.series.id, "wave": self.series.wave,
+                                  "waves": self.series.waves}
+            manifest["privacy"]["series"] = ledger(self.questions, self.series)
+            for question, entry in zip(self.questions, manifest["questions"], strict=True):
+                if question.memo is not None:
+                    entry["memoize"]["ledger"] = question.memo.ledger(self.series.wave)
+        return manifest
+
+    def _manifest(self) -> dict[str, Any]:
         epsilon, delta = self.spent()
         return {
             "format": MANIFEST_FORMAT,

@@ -24,7 +24,8 @@ from ..core import (
     privacy_of,
 )
 from ..core.designs import check_probability
-from . import schema, yaml_words
+from ..core.frequency import FrequencyOracle
+from . import frequency, schema, yaml_words
 from .errors import Problems
 from .model import Option, Question
 from .render import plain_text, render_inline, render_prose
@@ -34,7 +35,8 @@ from .source import Heading, Prose, QuestionBlock
 DESIGN_KEYS = (
     "randomize", "truth", "yes", "no", "p", "innocuous_rate", "innocuous", "mirrored", "p00",
     "p11", "matrix", "epsilon", "delta", "prior", "accept_no_epsilon", "red_yes", "red_no",
-    "cards", "probability", "mask", "scramble", "complement", "anchor",
+    "cards", "probability", "mask", "scramble", "complement", "anchor", "g", "d", "max_ticks",
+    "wave_epsilon",
 )
 #: Keys that only make sense for some question types.
 TYPE_KEYS: dict[str, tuple[str, ...]] = {
@@ -121,16 +123,21 @@ class Defaults:
     delta: float = 0.0
     priors: dict[str, tuple[float, int]] = field(default_factory=dict)
     broken: set[str] = field(default_factory=set)
+    #: The repeated study this survey is one wave of (``series:``), or None.
+    series: frequency.Series | None = None
 
     @classmethod
-    def from_front(cls, front: schema.Fields | None) -> Defaults:
+    def from_front(cls, front: schema.Fields | None,
+                   problems: Problems | None = None) -> Defaults:
         """The defaults of a front matter (none when it failed to parse)."""
         if front is None:
             return cls()
         privacy = front.get("privacy")
         epsilon = privacy.get("epsilon") if privacy is not None else None
         delta = privacy.get("delta") if privacy is not None else 0.0
-        return cls(epsilon, float(delta), dict(front.get("priors") or {}))
+        series = frequency.read_series(
+            front, problems if problems is not None else Problems("<survey>"))
+        return cls(epsilon, float(delta), dict(front.get("priors") or {}), series=series)
 
 
 # --------------------------------------------------------------------------------------------
@@ -167,11 +174,26 @@ def build_question(
                                                 f"questions, not {qtype}")
     options = read_options(fields, qtype, words, problems)
     number_design: NumberDesign | None = None
+    oracle: FrequencyOracle | None = None
     if qtype == "number" and fields.get("randomize") in NUMBER_DESIGNS:
         design, chosen_for, prior = None, None, None
         number_design, privacy = read_number_design(fields, problems)
+    elif frequency.applies(fields, qtype) and qtype is not None:
+        # frequency oracles, auto, and "tick all that apply" (rrsite.survey.frequency)
+        design, privacy, chosen_for, prior = None, None, None, None
+        found = None if options is None else frequency.read(
+            fields, qtype, [o.value for o in options], defaults.epsilon, problems, DESIGN_KEYS,
+            defaults.series)
+        if found is not None:
+            chosen, privacy, chosen_for = found
+            if isinstance(chosen, FrequencyOracle):
+                oracle = chosen
+            else:
+                design = chosen
     else:
         design, privacy, chosen_for, prior = read_design(fields, qtype, options, defaults, problems)
+    memo = frequency.memoize(fields, oracle or design or number_design, defaults.series,
+                             problems)
     if qid is None or qtype is None or raw.heading is None or not text:
         return None
     text_html = render_inline(text)
@@ -182,7 +204,7 @@ def build_question(
         text_html=text_html,
         line=fields.line_of("id"),
         required=fields.get("required") if fields.given("required") else (
-            design is not None or number_design is not None),
+            design is not None or number_design is not None or oracle is not None),
         options=options or [],
         help_html=render_prose(raw.help),
         before_html=render_prose(before),
@@ -194,6 +216,8 @@ def build_question(
         prior=prior,
         chosen_for=chosen_for,
         number_design=number_design,
+        oracle=oracle,
+        memo=memo,
         fields=fields,
     )
     if fields.given("unit"):
@@ -344,7 +368,7 @@ def read_number_design(
     takes = list(params) + list(NUMBER_EXTRAS.get(name, ()))
     ok = True
     for key in DESIGN_KEYS:
-        if key in ("randomize", "accept_no_epsilon") or not fields.given(key):
+        if key in ("randomize", "accept_no_epsilon", "wave_epsilon") or not fields.given(key):
             continue
         if key not in takes:
             problems.error(fields.line_of(key), f"{key} is not a parameter of {name} ({name} "
@@ -439,7 +463,8 @@ def named_design(
     takes = params + list(DESIGN_EXTRAS.get(name, ()))
     ok = True
     for key in DESIGN_KEYS:
-        if key in ("randomize", "accept_no_epsilon", "prior") or not fields.given(key):
+        if key in ("randomize", "accept_no_epsilon", "prior", "wave_epsilon") or \
+                not fields.given(key):
             continue
         if key not in takes:
             if key in ("epsilon", "delta"):
@@ -513,9 +538,13 @@ def chosen_design(
     prior: float | None,
     problems: Problems,
 ) -> tuple[Design, Privacy, dict[str, Any]] | None:
-    """The design rrsite chooses from an epsilon: the optimal one (yes-no) or k-RR (choice)."""
+    """The design rrsite chooses from an epsilon for a yes-no question: the optimal one.
+
+    Choice and multi-choice questions under an epsilon get ``auto`` (rrsite.survey.frequency).
+    """
     for key in DESIGN_KEYS:
-        if fields.given(key) and key not in ("epsilon", "delta", "prior", "accept_no_epsilon"):
+        if fields.given(key) and key not in ("epsilon", "delta", "prior", "accept_no_epsilon",
+                                             "wave_epsilon"):
             using = [name for name, params in NAMED_DESIGNS.items() if key in params] or [
                 name for name, extras in DESIGN_EXTRAS.items() if key in extras
             ]
@@ -531,17 +560,6 @@ def chosen_design(
                            "to the front matter")
         return None
     delta = fields.get("delta") if fields.given("delta") else defaults.delta
-    if qtype != "yes-no":
-        if fields.given("delta") and delta > 0:
-            problems.error(fields.line_of("delta"), "delta applies to yes-no questions; a choice "
-                           "question gets k-RR, which is pure epsilon-DP")
-            return None
-        try:
-            design = design_from_spec({"name": "k-rr", "k": len(values), "epsilon": epsilon})
-        except DESIGN_FAILURES as error:
-            problems.error(fields.line_of("epsilon"), str(error))
-            return None
-        return design, privacy_of(design, labels=values), {"epsilon": epsilon, "delta": 0.0}
     guess = 0.5 if prior is None else prior
     try:
         best = optimal_design(epsilon, delta, guess)

@@ -16,6 +16,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from ..core import NAMED_DESIGNS, NUMBER_DESIGNS
+from ..core.frequency import FREQUENCY_DESIGNS
 from .catalog import LANGUAGE_NAMES, LANGUAGE_RULE, LANGUAGE_TAG
 from .fielding.blocks import FRONT_KEYS, PANEL, QUESTION_KEYS, VALIDATION
 from .kinds import (
@@ -50,10 +51,11 @@ from .kinds import (
 )
 
 QUESTION_TYPES = ("yes-no", "choice", "multi-choice", "number", "text")
-RANDOMIZABLE_TYPES = ("yes-no", "choice", "number")
+RANDOMIZABLE_TYPES = ("yes-no", "choice", "multi-choice", "number")
 #: Design names a question may give as ``randomize:`` (core's names, the authority); the number
-#: designs (rrsite.core.numbers) are for ``type: number``.
-DESIGN_NAMES = tuple(NAMED_DESIGNS) + tuple(NUMBER_DESIGNS)
+#: designs (rrsite.core.numbers) are for ``type: number``; the frequency oracles
+#: (rrsite.core.frequency) and ``auto`` for choice and multi-choice questions.
+DESIGN_NAMES = tuple(NAMED_DESIGNS) + tuple(NUMBER_DESIGNS) + tuple(FREQUENCY_DESIGNS) + ("auto",)
 SUBMIT_TARGETS = ("collector", "endpoint", "netlify", "download")
 #: Languages rrsite ships, with their answer words for yes-no questions (the same as their
 #: catalog's ``answer_no``/``answer_yes``, templates/messages/<lang>.json). A survey in another
@@ -107,6 +109,9 @@ PRIVACY = Block(
             "design for it (k-RR for a choice question)."),
         Key("delta", DELTA, "Default delta for questions whose design rrsite "
             "chooses from an epsilon (`epsilon:` or `sensitive: true`).", default=0.0),
+        Key("wave_epsilon", EPSILON, "In a series (`series:`): the default epsilon of one "
+            "wave's report of a question kept as a permanent report; the question's own epsilon "
+            "bounds all waves together.", default_doc="half of each question's epsilon"),
     ),
 )
 
@@ -141,9 +146,9 @@ FRONT_MATTER = Block(
             "regional code such as `pt-BR` uses its language's catalog); any other language "
             "needs `messages:`.", default="en"),
         Key("messages", Text(max_length=300),
-            "The survey's own message catalog, a JSON file beside the survey (`messages: "
-            "sw.json`): every key of rrsite's `en.json`, translated. It replaces the shipped "
-            "catalog of `language`."),
+            "The survey's own message catalog, a JSON file beside the survey, in its own folder "
+            "(`messages: sw.json`; no path, no link out of the folder): every key of rrsite's "
+            "`en.json`, translated. It replaces the shipped catalog of `language`."),
         Key("privacy", Nested(PRIVACY), "The privacy budget and defaults, below."),
         Key("submit", Nested(SUBMIT), "The submission target, below.",
             default_doc="`{to: collector}`"),
@@ -167,6 +172,21 @@ FRONT_MATTER = Block(
         Key("shuffle", Flag(), "Show the questions of each page (of the survey, without pages) "
             "in an order drawn on the respondent's device; the order is not sent.",
             default=False),
+        # repeated studies: the same panel asked again ----------------------------------------
+        Key("series", Name(r"[a-z0-9][a-z0-9-]{0,63}", "lowercase letters, digits and '-', "
+                           "starting with a letter or digit, at most 64 characters"),
+            "This survey is one wave of a repeated study: the id the waves share (each wave "
+            "keeps its own `id`). The respondent's device keeps a permanent report of each "
+            "question for every wave (where the respondent allows it) and sends a light "
+            "re-randomization of it; the manifest and the page state the privacy of one wave "
+            "and of all waves together. (Recruiting through an online panel such as Prolific "
+            "is `panel:`, which says nothing of waves.)"),
+        Key("wave", Number(minimum=1, maximum=1000, integer=True, name="whole number"),
+            "With `series`: this wave's number, 1 for the first.", applies="series"),
+        Key("waves", Number(minimum=1, maximum=1000, integer=True, name="whole number"),
+            "With `series`: how many waves are planned. Needed when a randomized question has "
+            "no permanent report (its privacy is then charged once per wave).",
+            applies="series"),
         # a study as researchers field it: languages, panels, validation (survey/fielding/)
         *FRONT_KEYS,
     ),
@@ -192,7 +212,8 @@ QUESTION = Block(
             "The question's id in submissions, exports and analysis.", required=True),
         Key("type", OneOf(QUESTION_TYPES),
             _listed(RANDOMIZABLE_TYPES) + " can be randomized (a number with a number design: "
-            + ", ".join(f"`{name}`" for name in NUMBER_DESIGNS) + "), or asked directly; "
+            + ", ".join(f"`{name}`" for name in NUMBER_DESIGNS) + "; a multi-choice, \"tick all "
+            "that apply\", with `oue`, `sue` or `auto`), or asked directly; "
             + _listed(tuple(t for t in QUESTION_TYPES if t not in RANDOMIZABLE_TYPES))
             + " are always asked directly. Answers asked directly can break the estimates down "
             "(`rrsite analyze --by`).", required=True),
@@ -218,10 +239,13 @@ QUESTION = Block(
             "The design, by name: `forced-response`, `forced-yes`, `warner`, `unrelated`, "
             "`matrix`, `k-rr`, `crosswise`, `extended-crosswise`, `triangular`, `mangat`, `kuk`, "
             "`unrelated-unknown`, `cdm`, `cdm-sym`, `sld`; for `type: number`: `mixture`, "
-            "`mixture-unknown`, `additive`, `multiplicative`, `laplace`, `duchi`, `piecewise` "
-            "(the documentation's explanation of the designs gives each one's matrix or "
-            "distribution); its parameters are the keys below. Leave it out and give `epsilon` "
-            "to let rrsite choose the optimal design.", spellings=("randomise",)),
+            "`mixture-unknown`, `additive`, `multiplicative`, `laplace`, `duchi`, `piecewise`; "
+            "for `type: choice` also the frequency oracles `oue`, `sue`, `olh`, `subset`, "
+            "`hadamard` and `auto` (the one of least variance at the epsilon and the number of "
+            "options), for `type: multi-choice` `oue`, `sue`, `auto` (the documentation's "
+            "explanation of the designs gives each one's matrix or distribution); its parameters "
+            "are the keys below. Leave it out and give `epsilon` to let rrsite choose the optimal "
+            "design (`auto` for a choice).", spellings=("randomise",)),
         Key("truth", PROBABILITY, "Probability of answering truthfully.",
             default_doc="`1/2`", applies="randomize: forced-response, forced-yes"),
         Key("yes", PROBABILITIES, "Probability of being told to say yes (cdm-sym: a list, one "
@@ -285,15 +309,30 @@ QUESTION = Block(
             "option i), options in order (yes-no: no, yes).", applies="randomize: matrix"),
         Key("epsilon", EPSILON,
             "Without `randomize`: the budget for this question; rrsite uses the optimal design "
-            "(Holohan et al. 2017) for a yes-no question, k-RR for a choice question. With "
-            "`randomize: k-rr`: its epsilon. With `randomize: laplace`, `duchi` or `piecewise` "
-            "(a number question): the mechanism's epsilon on [min, max].",
+            "(Holohan et al. 2017) for a yes-no question, `auto` for a choice or multi-choice "
+            "question. With `randomize: k-rr`, a frequency oracle or `auto`: its epsilon (a "
+            "multi-choice question's covers its whole set of ticks). With `randomize: laplace`, "
+            "`duchi` or `piecewise` (a number question): the mechanism's epsilon on [min, max]. "
+            "In a series: the bound for all waves together.",
             default_doc="`privacy.epsilon` if `sensitive: true`"),
         Key("delta", DELTA, "With `epsilon` (no `randomize`), yes-no only: "
             "the delta of the optimal design.", default_doc="`privacy.delta`"),
         Key("prior", PROBABILITY, "Prior guess of the true yes-rate (yes-no, randomized): chooses "
             "the optimal design when delta > 0; the analyzer's planning uses it.",
             default_doc="`priors.<id>`, else `0.5`"),
+        Key("g", Number(minimum=2, maximum=10007, integer=True, name="whole number"),
+            "Local hashing: the number of buckets, a prime.",
+            default_doc="the prime of least variance near e^epsilon + 1", applies="randomize: olh"),
+        Key("d", Number(minimum=1, maximum=9999, integer=True, name="whole number"),
+            "Subset selection: the size of the subset sent.",
+            default_doc="the size of least variance", applies="randomize: subset"),
+        Key("max_ticks", Number(minimum=1, maximum=10000, integer=True, name="whole number"),
+            "A randomized multi-choice question: the most boxes a respondent may tick; epsilon "
+            "covers any two sets of that many.", default_doc="required",
+            applies="type: multi-choice, randomized"),
+        Key("wave_epsilon", EPSILON, "In a series: the epsilon of one wave's report of this "
+            "question (below its `epsilon`, which bounds all waves).",
+            default_doc="`privacy.wave_epsilon`, else half of `epsilon`", applies="series"),
         Key("accept_no_epsilon", Flag(), "Accept a design under which some report reveals the "
             "true answer (no finite epsilon, e.g. `forced-yes`: a \"no\" is never deniable).",
             default=False),

@@ -9,9 +9,24 @@ they contain, so a ``##`` inside a code sample is not a question.
 from __future__ import annotations
 
 import re
+import unicodedata
 from dataclasses import dataclass, field
 
 from .errors import Problems
+
+#: The largest survey file read (bytes): far beyond any survey, short of a file that would stall
+#: the build.
+MAX_FILE_BYTES = 4 * 1024 * 1024
+#: Control characters refused in a survey's text: C0 and C1 controls other than tab and line
+#: breaks, and DEL (a NUL or an ESC in a title reaches the page and the manifest).
+_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
+#: Bidirectional embeddings, overrides and isolates: removed, with a warning. They make text show
+#: in an order other than the one it is written in (a question that reads differently from what
+#: it says); the page sets the direction of its text from the survey's language. The marks that
+#: right-to-left text needs (U+200E, U+200F, U+061C) are kept.
+_BIDI = re.compile(r"[\u202a-\u202e\u2066-\u2069]")
+#: Either (a message catalog refuses both).
+UNWANTED = re.compile(f"{_CONTROL.pattern}|{_BIDI.pattern}")
 
 _FENCE = re.compile(r"^( {0,3})(`{3,}|~{3,})(.*)$")
 _HEADING2 = re.compile(r"^ {0,3}##(?:[ \t]+(.*?))?(?:[ \t]+#+)?[ \t]*$")
@@ -87,6 +102,10 @@ class Source:
 
 def read_text(data: bytes, problems: Problems) -> str | None:
     """Decode UTF-8 (a BOM is dropped); report the line of the first bad byte."""
+    if len(data) > MAX_FILE_BYTES:
+        problems.error(1, f"the file is {len(data):,} bytes: a survey file may be at most "
+                          f"{MAX_FILE_BYTES:,}")
+        return None
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as error:
@@ -96,6 +115,35 @@ def read_text(data: bytes, problems: Problems) -> str | None:
                              "save it as UTF-8")
         return None
     return text.removeprefix("\ufeff")
+
+
+def describe(character: str) -> str:
+    """``U+202E (RIGHT-TO-LEFT OVERRIDE)``; a control character by its code alone."""
+    name = unicodedata.name(character, "")
+    return f"U+{ord(character):04X}" + (f" ({name})" if name else "")
+
+
+def clean_characters(text: str, line: int, problems: Problems, what: str = "the text") -> str:
+    """`text` without its control and bidirectional characters (errors and warnings).
+
+    Each control character is an error, each removal of a bidirectional one a warning.
+
+    `line`: the file line of the text's first line; `what` names the text in the messages.
+    """
+    if not (_CONTROL.search(text) or _BIDI.search(text)):
+        return text
+    for offset, content in enumerate(text.split("\n")):
+        control = _CONTROL.search(content)
+        if control:
+            problems.error(line + offset, f"a control character, {describe(control.group())}, "
+                                          f"in {what}: remove it (it has no place in a survey)")
+        found = sorted(set(_BIDI.findall(content)))
+        if found:
+            problems.warn(line + offset, f"removed {', '.join(describe(c) for c in found)} from "
+                                         f"{what}: bidirectional controls can show text in an "
+                                         "order other than the one it is written in; the page "
+                                         "sets the text's direction from the survey's language")
+    return _CONTROL.sub("", _BIDI.sub("", text))  # reported once: later readers see neither
 
 
 def split(text: str, problems: Problems) -> Source:

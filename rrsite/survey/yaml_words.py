@@ -1,5 +1,11 @@
 """YAML's syntax errors in plain words, with the line to fix, and list items YAML silently joins.
 
+A survey's YAML is bounded before it is composed (:func:`bounded`): at most `MAX_YAML_BYTES`,
+nested at most `MAX_DEPTH` deep, and without anchors and aliases (``&name``, ``*name``), which a
+survey never needs and which let a few lines expand into billions of values ("billion laughs");
+PyYAML's composer is recursive, so a deep nesting would end in a RecursionError. Each text value
+is checked for control and bidirectional characters (source.clean_characters).
+
 PyYAML reports where its reading stopped ("mapping values are not allowed here"), which is often a
 line after the one to fix and in a parser's words. :func:`explain` says what is most likely wrong
 and which line to look at ("check the indentation of line 6"), and keeps YAML's own words at the
@@ -15,6 +21,12 @@ import re
 import yaml
 
 from .errors import Problems
+from .source import clean_characters
+
+#: The largest YAML block read (front matter or a question), in bytes.
+MAX_YAML_BYTES = 256 * 1024
+#: The deepest nesting of lists and mappings read (a survey needs four or five).
+MAX_DEPTH = 32
 
 _KEY_WITH_VALUE = re.compile(r"^\s*(?:-\s+)?[^\s:#'\"][^:#]*:\s+\S")
 _TWO_COLONS = re.compile(r"^\s*(?:-\s+)?[^\s:#'\"][^:#]*:\s+[^'\"\s].*?:(?:\s|$)")
@@ -153,14 +165,64 @@ def joined_items(node: yaml.Node | None, lines: list[str]) -> list[tuple[int, st
     return sorted(found)
 
 
+def bounded(text: str, problems: Problems, what: str) -> bool:
+    """Whether YAML text is within the bounds (size, depth, no anchors or aliases).
+
+    If not, the error with its line. Reads PyYAML's events, which are made without recursion,
+    and stops at the first one out of bounds.
+    """
+    size = len(text.encode("utf-8"))
+    if size > MAX_YAML_BYTES:
+        first = next((i for i, line in enumerate(text.splitlines()) if line.strip()), 0)
+        problems.error(first + 1, f"{what} is {size:,} bytes of YAML: at most "
+                                  f"{MAX_YAML_BYTES:,}")
+        return False
+    depth = 0
+    for event in yaml.parse(text, Loader=yaml.SafeLoader):
+        line = event.start_mark.line + 1
+        if isinstance(event, yaml.AliasEvent) or getattr(event, "anchor", None):
+            problems.error(line, f"line {line} of {what} is a YAML anchor or alias ('&' or '*' "
+                                 "before a name), which survey files do not use; if it is text "
+                                 "that starts with '*' or '&', put it in quotes "
+                                 "(title: \"*New* survey\")")
+            return False
+        if isinstance(event, (yaml.MappingStartEvent, yaml.SequenceStartEvent)):
+            depth += 1
+            if depth > MAX_DEPTH:
+                problems.error(line, f"{what} nests lists and mappings more than {MAX_DEPTH} "
+                                     f"deep at line {line}")
+                return False
+        elif isinstance(event, (yaml.MappingEndEvent, yaml.SequenceEndEvent)):
+            depth -= 1
+    return True
+
+
+def _clean_scalars(node: yaml.Node | None, problems: Problems, what: str) -> None:
+    """Control characters in a text value are errors; bidirectional ones removed (a warning)."""
+    stack = [node] if node is not None else []
+    while stack:
+        current = stack.pop()
+        if isinstance(current, yaml.MappingNode):
+            for key, value in current.value:
+                stack.extend((key, value))
+        elif isinstance(current, yaml.SequenceNode):
+            stack.extend(current.value)
+        elif isinstance(current, yaml.ScalarNode) and isinstance(current.value, str):
+            current.value = clean_characters(current.value, current.start_mark.line + 1,
+                                             problems, f"a value of {what}")
+
+
 def compose(text: str, problems: Problems, what: str) -> yaml.Node | None:
     """Compose YAML into nodes; a syntax error is recorded in plain words with the line to fix.
 
-    List items that YAML joins into one value (an item indented deeper than the one above it)
-    are errors too.
+    The YAML must be within bounds first (:func:`bounded`). List items that YAML joins into one
+    value (an item indented deeper than the one above it) are errors too; text values are
+    checked for control and bidirectional characters.
     """
     lines = text.splitlines()
     try:
+        if not bounded(text, problems, what):
+            return None
         node = yaml.compose(text, Loader=yaml.SafeLoader)
     except yaml.MarkedYAMLError as error:
         line, message = explain(error, lines)
@@ -171,4 +233,5 @@ def compose(text: str, problems: Problems, what: str) -> yaml.Node | None:
         return None
     for line, message in joined_items(node, lines):
         problems.error(line, f"in {what}: {message}")
+    _clean_scalars(node, problems, what)
     return node

@@ -1,6 +1,7 @@
 // Consent (issue 11): the survey's `consent:` text comes first; the form is rendered inert (shown
 // dimmed, so the respondent sees what will be asked, but nothing in it can be focused, clicked or
-// typed in) until "I agree". Declining hides the form, sends nothing and says so. Agreement lasts for this tab's session (a reload does not ask again).
+// typed in) until "I agree". Declining hides the form, sends nothing, says so and stops the
+// randomizer's runtime (randomizer.js: its worker is terminated, its downloads aborted). Agreement lasts for this tab's session (a reload does not ask again).
 
 const config = JSON.parse(document.getElementById("rr-config").textContent);
 const section = document.getElementById("rr-consent");
@@ -27,8 +28,8 @@ function agreed() {
 export function agree({ focus = true } = {}) {
   remember("agreed");
   section.hidden = true;
-  form.inert = false;
-  form.hidden = false;
+  form.inert = false; // whether the form is shown at all is page.js's (it may be answered already)
+  document.dispatchEvent(new CustomEvent("rrsite:consent-agreed"));
   if (focus) {
     const first = form.querySelector("input, textarea, button");
     if (first) first.focus();
@@ -37,6 +38,8 @@ export function agree({ focus = true } = {}) {
 
 export function decline() {
   remember(null);
+  // The randomizer's runtime, started while the consent was read, stops: nothing more is fetched.
+  document.dispatchEvent(new CustomEvent("rrsite:consent-declined"));
   form.hidden = true;
   form.inert = true;
   document.getElementById("rr-consent-actions").hidden = true;

@@ -28,6 +28,7 @@ function explainNewDesign(q, design, yesLabel, noLabel) {
 
 export function explainDesign(q) {
   if (q.type === "number") return window.rrsiteNumbers ? window.rrsiteNumbers.explain(q, t) : ""; // issue 21
+  if (window.rrsiteOracles && window.rrsiteOracles.isOracle(q)) return window.rrsiteOracles.explain(q, t);
   const design = q.design || {};
   const matrix = q.matrix;
   const values = q.values || [];
@@ -146,3 +147,26 @@ export function describeStep(q, step, counters, result, item) {
   return `${what} → ${meaning}${rule ? ` ${rule}` : ""}`;
 }
 
+
+/**
+ * One short sentence for "What will be sent": what the device drew for a randomized answer and
+ * what that means for the answer sent ("Your device drew “say Yes”: “Yes” is sent, whatever
+ * your answer."). Read from the last step that decided (a two-group design's group draw aside).
+ */
+export function glanceSentence(q, result) {
+  const steps = (result.steps || []).filter((step) => !/^group-/.test(step.action));
+  const label = optionLabel(q, String(result.report));
+  const last = steps.length ? steps[steps.length - 1].action : "truth";
+  if (last === "red" || last === "black") {
+    const red = steps.filter((step) => step.action === "red").length;
+    return t("glance_cards", { cards: steps.length, red, label });
+  }
+  if (last === "truth") return t("glance_truth", { label });
+  if (last === "yes" || last === "no") return t("glance_forced", { label });
+  if (last === "statement") return t("glance_statement", { label });
+  if (last === "mirrored") return t("glance_mirrored", { label });
+  if (last === "sensitive") return t("glance_sensitive", { label });
+  if (last === "innocuous") return t("glance_innocuous", { label });
+  if (last === "other" || /^other-\d+$/.test(last)) return t("glance_other", { label });
+  return t("glance_pick", { label });
+}

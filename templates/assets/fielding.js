@@ -9,17 +9,17 @@
 //   localStorage so that a reload does not draw again, and set in the hidden radio group `arm`.
 //   conditions.js then shows the randomized questions (arm "randomized") or their direct
 //   versions (arm "direct"), which say that their answer is sent as given.
-// Nothing here reads an answer of the respondent. "Forget" removes the kept arm, and a device that
-// answered this version and forgot it keeps none (its form is not shown again).
+// Nothing here reads an answer of the respondent. "Forget" and "Someone else is answering" remove
+// the kept arm (storage.js, clearRespondent), and a device that answered this version and forgot
+// it keeps none, unless a new respondent started in the tab.
 
-import { answeredAndForgotten } from "./storage.js";
+import { ARM_KEY, answeredAndForgotten, session } from "./storage.js";
 
 const config = JSON.parse(document.getElementById("rr-config").textContent);
 const form = document.getElementById("rr-form");
 const questions = config.questions || [];
 const languageQuestion = questions.find((q) => q.role === "language");
 const armQuestion = questions.find((q) => q.role === "arm");
-const ARM_KEY = `rrsite:arm:${config.survey}:${config.version}`;
 
 // ---- languages ------------------------------------------------------------------------------
 
@@ -81,7 +81,9 @@ function keepArm() {
 
 function drawArm() {
   arm = drawDirect(armQuestion.direct_share) ? "direct" : "randomized";
-  answeredAndForgotten().then((forgotten) => { if (!forgotten) keepArm(); });
+  // kept, unless this version was answered here and forgotten and no new respondent started in
+  // this tab ("Someone else is answering"): then nothing of a respondent is kept
+  answeredAndForgotten().then((forgotten) => { if (!forgotten || session.fresh()) keepArm(); });
 }
 
 function forgetArm() {
@@ -119,8 +121,7 @@ if (form && (languageQuestion || armQuestion)) {
   answerOwnQuestions();
   // form.reset() clears the radios after the event: set them again once it is done.
   form.addEventListener("reset", () => setTimeout(answerOwnQuestions, 0));
-  const forget = document.getElementById("rr-forget");
-  if (forget && armQuestion) forget.addEventListener("click", forgetArm);
+  if (armQuestion) document.addEventListener("rrsite:forget", forgetArm);
   // A new respondent (kiosk mode, tests): a new draw.
   document.addEventListener("rrsite:reset", () => {
     if (armQuestion) drawArm();

@@ -105,6 +105,12 @@ export function readForm() {
       else if (read.item) items.push(read.item);
       continue;
     }
+    if (q.sensitive && window.rrsiteOracles && window.rrsiteOracles.isOracle(q)) { // oracles.js
+      const read = window.rrsiteOracles.read(q, t);
+      if (read.error) error(read.error);
+      else if (read.item) items.push(read.item);
+      continue;
+    }
     if (q.sensitive) {
       const truth = optionInputs(q, "input[data-truth]").find((i) => i.checked);
       const innocuousBox = document.querySelector(`[data-innocuous-for="${q.id}"]`);
@@ -161,6 +167,7 @@ export function resetForm() {
 export function resetTruths() {
   for (const group of form.querySelectorAll("[data-group]")) if (group._rrReset) group._rrReset();
   if (window.rrsiteNumbers) window.rrsiteNumbers.reset(); // issue 21: the true numbers
+  if (window.rrsiteOracles) window.rrsiteOracles.reset(); // the true ticks of multi-choice
 }
 
 /** Put a direct answer back into its inputs. */

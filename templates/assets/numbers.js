@@ -17,6 +17,25 @@ function show(value, q) {
   return q && q.unit ? `${text} ${q.unit}` : text;
 }
 
+/**
+ * A number the device made (a report, a draw), as the review shows it: to the design's display
+ * step (config's display_step: the report grid, or a thousandth of the range for duchi and
+ * piecewise, whose reports are not short decimals), "≈ " before it when that rounded it. The
+ * exact number is in the data sent, shown under "The data, exactly as it will be sent".
+ */
+function sent(value, q) {
+  if (value === null || value === undefined || value === "") return "";
+  const number = Number(value);
+  const step = q && Number(q.display_step);
+  if (!Number.isFinite(number) || !step || step <= 0) return show(value, q);
+  const decimals = Math.max(0, Math.ceil(-Math.log10(step) - 1e-9));
+  const rounded = Number((Math.round(number / step) * step).toFixed(decimals));
+  const near = Math.abs(rounded - number) <= 1e-9 * Math.max(1, Math.abs(number));
+  const text = new Intl.NumberFormat(document.documentElement.lang || "en", { maximumFractionDigits: decimals })
+    .format(near ? number : rounded);
+  return `${near ? "" : "≈ "}${text}${q.unit ? ` ${q.unit}` : ""}`;
+}
+
 /** A rounded figure for the explanations (a spread, a ratio): at most `digits` decimals. */
 function approx(value, digits = 1) {
   return new Intl.NumberFormat(document.documentElement.lang || "en", { maximumFractionDigits: digits }).format(value);
@@ -180,14 +199,44 @@ function transcript(q, result, item, t, rule = () => "") {
   // then starts from the rounded answer, so every figure shown is the one used and sent.
   const rounded = result.rounded !== undefined && result.rounded !== null;
   if (rounded) lines.push({ text: t("number_rounded", { answer: show(item && item.truth, q), rounded: show(result.rounded, q) }), rounding: true });
+  // The report to its design's display step (duchi's and piecewise's are not short decimals);
+  // the other figures exactly, so that the arithmetic shown holds.
   const vars = { answer: show(rounded ? result.rounded : item && item.truth, q), drawn: show(result.drawn),
-    report: show(result.report, q), product: show(result.product, q), innocuous: show(item && item.innocuous, q) };
+    report: sent(result.report, q), product: show(result.product, q), innocuous: show(item && item.innocuous, q) };
   const product = result.product !== undefined && result.product !== null;
   const key = { truth: "number_sent_truth", mask: "number_sent_mask", add: "number_sent_add",
     multiply: product ? "number_sent_multiply_rounded" : "number_sent_multiply", noise: "number_sent_noise",
     duchi: "number_sent_duchi", piecewise: "number_sent_piecewise", innocuous: "number_sent_innocuous" }[result.operation];
   if (key) lines.push({ text: t(key, vars), arithmetic: true });
-  return { lines, report: show(result.report, q) };
+  return { lines, report: sent(result.report, q) };
+}
+
+/** The sentence for "What will be sent": what the device did, and the number sent. */
+function glance(q, result, item, t) {
+  const last = (result.steps || []).filter((step) => !/^group-/.test(step.action)).pop();
+  const action = last ? last.action : "";
+  const key = {
+    truth: "glance_number_truth",
+    mask: "glance_number_mask",
+    add: "glance_number_add",
+    multiply: "glance_number_multiply",
+    noise: "glance_number_noise",
+    innocuous: "glance_number_innocuous",
+    duchi: action === "low" ? "glance_number_low" : "glance_number_high",
+    piecewise: action === "tails" ? "glance_number_tails" : "glance_number_centre",
+  }[result.operation] || "glance_number_mask";
+  return t(key, { report: sent(result.report, q) });
+}
+
+/** The catalog key of the line on what is sent: duchi never sends the number, the designs
+ * that change it (add, multiply, noise, piecewise) never send it as typed, the others may. */
+function privateKey(q) {
+  const d = q.design || {};
+  if (d.name === "duchi") return "number_private_duchi";
+  if (["additive", "laplace", "piecewise"].includes(d.name) || (d.name === "multiplicative" && !(d.p > 0))) {
+    return "number_private_changed";
+  }
+  return "number_private";
 }
 
 /** Under the input: the range in the page's language, and how well the design hides the answer. */
@@ -200,4 +249,4 @@ function describe(q, t) {
   if (note) note.textContent = privacy(q, t);
 }
 
-window.rrsiteNumbers = { isNumber, read, reset, explain, describe, transcript, show };
+window.rrsiteNumbers = { isNumber, read, reset, explain, describe, transcript, show, sent, glance, privateKey };

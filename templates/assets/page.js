@@ -9,7 +9,11 @@
 // This module starts the page and runs the submit (randomize, store, review); the rest is split
 // by concern: shared.js (configuration, messages, state), randomizer.js (the worker bridge),
 // form.js (reading and checking answers), explain.js (designs and steps in words), storage.js
-// (storage, forgetting, locks), send.js (requests) and review.js (review, transcript, sending).
+// (storage, forgetting, locks, the tab's session), send.js (requests) and review.js (review,
+// transcript, sending, the "already answered" screen).
+//
+// A shared device: the stored report is shown only in the browser tab that randomized it (or
+// after "I answered: show my answers"); any other visit opens on the "already answered" screen.
 
 import {
   $, confirmButton, form, optionLabel, questionElement, questions, review, sensitiveQuestions,
@@ -19,11 +23,16 @@ import { Randomizer } from "./randomizer.js";
 import { blindKeyId, blindTokenFor, startBlindTrade } from "./blind.js";
 import { describeStep, explainDesign } from "./explain.js";
 import { clearErrors, clearQuestionError, readForm, resetForm, resetTruths, setUpRadioGroup, showErrors } from "./form.js";
-import { answeredAndForgotten, newRespondentToken, storage, withDeviceLock } from "./storage.js";
 import {
-  clearChosen, confirmAndSend, editDirectAnswers, forget, renderChosen, renderTranscript, saveEditedAnswers,
-  showForgotten, showReview,
+  answeredAndForgotten, clearRespondent, newRespondentToken, session, storage, withDeviceLock,
+} from "./storage.js";
+import {
+  askSomeoneElse, backToAnswered, clearDraws, confirmAndSend, editDirectAnswers, forget, renderChosen,
+  renderTranscript, saveEditedAnswers, showAnswered, showReview,
 } from "./review.js";
+
+/** A script, module or stylesheet of the page did not match its pinned hash (guard.js). */
+const integrityFailed = () => document.documentElement.dataset.rrIntegrity === "failed";
 
 let randomizer = null;
 let busy = false;
@@ -45,7 +54,7 @@ window.rrsitePractice = {
 
 async function onSubmit(event) {
   event.preventDefault();
-  if (busy) return;
+  if (busy || integrityFailed()) return;
   busy = true;
   submitButton.disabled = true;
   clearErrors();
@@ -83,22 +92,26 @@ async function onSubmit(event) {
 }
 
 
-/** If a report is stored (by this or another tab), show it and return true. */
+/**
+ * If a report is stored, show it and return true: the review when this tab may show it, else
+ * (another tab, another person) the "already answered" screen.
+ */
 function showStoredIfAny() {
   const stored = storage.load();
   if (!stored) return false;
   $("rr-submit-note").textContent = submitNote();
   resetTruths();
-  showReview(stored, { restored: true });
+  if (session.mine(stored)) showReview(stored, { restored: true });
+  else showAnswered({ record: stored });
   return true;
 }
 
 
 async function randomizeAndStore() {
   if (showStoredIfAny()) return;
-  if (await answeredAndForgotten()) {
+  if (!session.fresh() && await answeredAndForgotten()) {
     resetTruths();
-    showForgotten();
+    showAnswered({ forgotten: true });
     return;
   }
   const { errors, items, direct } = readForm(); // the respondent may have changed answers meanwhile
@@ -120,7 +133,10 @@ async function randomizeAndStore() {
   if (items.length) {
     $("rr-submit-note").textContent = t("randomizing");
     try {
-      results = await randomizer.respond(items.map(({ question, truth, innocuous }) => ({ question, truth, innocuous })));
+      // [waves] a question asked in every wave takes the permanent reports this device kept (waves.js)
+      const waves = window.rrsiteWaves;
+      results = await randomizer.respond(items.map(({ question, truth, innocuous }) => ({
+        question, truth, innocuous, permanent: waves ? waves.permanent(question) : undefined })));
     } catch (error) {
       $("rr-submit-note").textContent = t("randomize_failed", { reason: error.message });
       return;
@@ -129,6 +145,7 @@ async function randomizeAndStore() {
   // Without Web Locks another tab may have saved while the coins were flipped: its report wins
   // and these results are dropped unseen.
   if (showStoredIfAny()) return;
+  if (window.rrsiteWaves) window.rrsiteWaves.keep(results, newRespondentToken); // [waves]
   const answers = {};
   const groups = {}; // two-group designs: the group core drew in the worker (crypto.getRandomValues)
   for (const q of questions) {
@@ -142,7 +159,8 @@ async function randomizeAndStore() {
   }
   const record = {
     format: 1,
-    body: { survey: config.survey, version: config.version, respondent: newRespondentToken(), answers,
+    body: { survey: config.survey, version: config.version, answers,
+      respondent: window.rrsiteWaves ? window.rrsiteWaves.respondent(newRespondentToken) : newRespondentToken(),
       ...(Object.keys(groups).length ? { groups } : {}),
       ...(token ? { token } : invitationCode ? { invitation: invitationCode } : {}), // [collector hooks, issues 12, 24]
       ...(designCell ? { cell: designCell } : {}), // [design cell, issue 22]
@@ -150,8 +168,9 @@ async function randomizeAndStore() {
     randomized_at: new Date().toISOString(),
     sent_at: null,
   };
-  // Stored before it is shown, so a reload cannot flip the coins again.
+  // Stored before it is shown, so a reload cannot draw again; this tab may show it.
   storage.save(record);
+  session.claim(record);
   // The true answers are no longer needed: clear them from the page.
   resetTruths();
   $("rr-submit-note").textContent = submitNote();
@@ -172,9 +191,8 @@ function startOver() {
   resetForm();
   review.hidden = true;
   $("rr-done").hidden = true;
-  $("rr-transcript").replaceChildren();
-  clearChosen();
-  form.hidden = false;
+  clearDraws();
+  showForm();
 }
 
 /** A stored report needs no coins: the runtime status is hidden and says nothing more. */
@@ -195,8 +213,36 @@ function runtimeNotNeeded() {
 
 // ---- start --------------------------------------------------------------------------------
 
+/** The form, for a respondent who has not answered here (or a new one on a shared device). */
+function showForm() {
+  form.hidden = false;
+  document.documentElement.dataset.rrState = "form";
+}
+
+/** "Someone else is answering": nothing of the earlier respondent stays; the page starts afresh. */
+function startSomeoneElse() {
+  clearRespondent();
+  session.startFresh();
+  window.location.reload();
+}
+
+/** "I answered: show my answers": this tab may show the stored report from now on. */
+function showMine() {
+  const record = storage.load();
+  if (!record) return;
+  session.claim(record);
+  showReview(record, { restored: true });
+}
+
 function main() {
+  // A file of the page did not match its pinned hash (guard.js has said so): nothing starts.
+  if (integrityFailed()) {
+    runtimeNotNeeded();
+    return;
+  }
   const stored = storage.load();
+  const fresh = session.fresh();
+  if (!session.mine(stored)) session.release();
   // The runtime first: it is the long pole, and the form does not need it until submit.
   if ((blindKeyId || sensitiveQuestions.some((q) => !isCombined(q))) && !stored) randomizer = new Randomizer();
   if (blindKeyId && !stored) startBlindTrade(randomizer); // when the survey opens, not when it is sent
@@ -207,32 +253,46 @@ function main() {
   $("rr-edit").addEventListener("click", editDirectAnswers);
   document.addEventListener("rrsite:reset", startOver);
   $("rr-forget").addEventListener("click", () => { forget(); });
-  if (!stored) {
-    answeredAndForgotten().then((answered) => {
-      if (answered && !storage.load()) {
-        runtimeNotNeeded();
-        if (randomizer && randomizer.worker) randomizer.worker.terminate();
-        showForgotten();
-      }
-    });
-  }
+  $("rr-forget-start").addEventListener("click", () => { forget(); });
+  $("rr-someone-else").addEventListener("click", askSomeoneElse);
+  $("rr-someone-back").addEventListener("click", backToAnswered);
+  $("rr-someone-start").addEventListener("click", startSomeoneElse);
+  $("rr-show-mine").addEventListener("click", showMine);
   submitButton.disabled = false;
   performance.mark("rr-interactive");
   if (stored) {
     runtimeNotNeeded();
-    showReview(stored, { restored: true });
+    if (session.mine(stored)) showReview(stored, { restored: true });
+    else showAnswered({ record: stored });
+  } else if (fresh) {
+    showForm();
+  } else {
+    // Answered here and forgotten: the "already answered" screen, not the form (which stays out
+    // of sight until this is known: page.css, html[data-rr-state=starting]).
+    answeredAndForgotten().then((answered) => {
+      if (storage.load()) return;
+      if (answered) {
+        runtimeNotNeeded();
+        if (randomizer && randomizer.worker) randomizer.worker.terminate();
+        showAnswered({ forgotten: true });
+      } else {
+        showForm();
+      }
+    }, showForm);
   }
   for (const q of questions) {
     const element = questionElement(q);
     if (element) for (const type of ["input", "change"]) element.addEventListener(type, () => clearQuestionError(q));
   }
-  // Another tab stored a report: this one moves to it (its own form is never randomized).
+  // Another tab stored a report: this one leaves its form (which is never randomized) for the
+  // "already answered" screen.
   window.addEventListener("storage", (event) => {
     if (event.key !== STORAGE_KEY || !event.newValue || busy) return;
     const record = storage.load();
     if (record && (!state.current || state.current.record.body.respondent !== record.body.respondent)) {
       resetTruths();
-      showReview(record, { restored: true });
+      if (session.mine(record)) showReview(record, { restored: true });
+      else showAnswered({ record });
     }
   });
   // Storage that cannot be written is said before the respondent answers, not in the review.
@@ -254,7 +314,7 @@ function writeExplanations() {
     // One explanation per question: the author's help text replaces the generated one.
     const generated = $(`q-${q.id}-help`) ? "" : explainDesign(q);
     const number = q.type === "number" && window.rrsiteNumbers; // issue 21: numbers.js
-    const kept = isCombined(q) ? "combined_private" : number ? "number_private" : "sensitive_private";
+    const kept = isCombined(q) ? "combined_private" : number ? window.rrsiteNumbers.privateKey(q) : "sensitive_private";
     if (explain) explain.textContent = `${generated} ${t(kept)}`.trim();
     if (number) window.rrsiteNumbers.describe(q, t); // its range and how well it hides the answer
   }

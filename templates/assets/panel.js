@@ -29,7 +29,7 @@ function t(key, vars = {}) {
 
 const name = panel.name || t("panel_generic");
 const given = new URLSearchParams(window.location.search).get(panel.id);
-const participant = given && given.trim() && given.length <= 256 ? given.trim() : null;
+let participant = given && given.trim() && given.length <= 256 ? given.trim() : null;
 html.dataset.rrPanel = participant ? "ready" : "missing";
 
 // ---- the completion record: a digest made here, never the id -----------------------------
@@ -88,8 +88,36 @@ function leave(kind, code, text, host = null) {
   shown.textContent = t("panel_code", { code });
   shown.hidden = false;
   html.dataset.rrPanel = "leaving";
-  setTimeout(() => window.location.assign(url), REDIRECT_DELAY);
+  leaving = setTimeout(() => window.location.assign(url), REDIRECT_DELAY);
 }
+
+// "Forget my answers" (storage.js, "rrsite:forget"): the participant id leaves memory and the
+// address bar, the completion code the screen, and a way back not yet taken is not taken.
+let leaving = null;
+
+document.addEventListener("rrsite:forget", () => {
+  participant = null;
+  digest = null;
+  if (leaving !== null) clearTimeout(leaving);
+  leaving = null;
+  const box = $("rr-panel");
+  if (box) {
+    box.hidden = true;
+    for (const id of ["rr-panel-text", "rr-panel-code", "rr-panel-link"]) {
+      const element = $(id);
+      if (element) element.textContent = "";
+    }
+    const link = $("rr-panel-link");
+    if (link) link.removeAttribute("href");
+  }
+  const address = new URL(window.location.href);
+  if (address.searchParams.has(panel.id)) {
+    address.searchParams.delete(panel.id);
+    window.history.replaceState(null, "", address.pathname + address.search + address.hash);
+  }
+  html.dataset.rrPanel = "missing";
+  delete html.dataset.rrPanelExit;
+});
 
 // After the collector's acknowledgement, and only then: the completion code.
 document.addEventListener("rrsite:sent", () => {

@@ -1,5 +1,9 @@
 // rrsite respondent page: the bridge to the randomizer worker (worker.js: Pyodide running
 // rrsite/core). The true answers go to the worker in `respond` and only the reports come back.
+//
+// Pinned code: a Worker has no integrity attribute, so the worker's script is fetched first with
+// the SHA-384 the page was built with (config.integrity.worker) and started only when it matched;
+// the worker checks the runtime and the core bundle the same way (config.integrity).
 
 import { $, config, t } from "./shared.js";
 
@@ -7,17 +11,56 @@ const STARTUP_TIMEOUT_S = 120;
 
 export class Randomizer {
   constructor() {
-    this.state = "loading";
     this.pending = new Map();
     this.nextId = 1;
+    // Declining consent stops the runtime (no byte more is fetched); agreeing starts it again.
+    document.addEventListener("rrsite:consent-declined", () => this.stop());
+    document.addEventListener("rrsite:consent-agreed", () => {
+      if (this.state === "stopped") this.begin();
+    });
+    this.begin();
+  }
+
+  /** Start (again): Pyodide and rrsite/core begin downloading at once. */
+  begin() {
+    this.state = "loading";
+    this.generation = (this.generation || 0) + 1;
     this.ready = new Promise((resolve, reject) => {
       this.resolveReady = resolve;
       this.rejectReady = reject;
     });
     this.ready.catch(() => {});
+    const box = $("rr-runtime");
+    if (box && box.dataset.state === "stopped") box.hidden = false;
     this.showProgress("loading", 0);
+    this.timer = setTimeout(() => this.fail("timeout"), STARTUP_TIMEOUT_S * 1000);
+    this.start(this.generation);
+  }
+
+  /** Check the worker's script against its pin, then start it. */
+  async start(generation) {
+    const url = new URL(config.worker_url, document.baseURI);
+    const pins = config.integrity || {};
+    const name = url.pathname.split("/").pop();
+    if (!pins.worker) {
+      this.fail("integrity", name);
+      return;
+    }
     try {
-      this.worker = new Worker(new URL(config.worker_url, document.baseURI), { type: "module" });
+      // mode "same-origin", as the Worker's own request: WebKit refuses to start a worker from the
+      // response of a fetch in another mode ("Cross-origin script load denied").
+      const response = await fetch(url, { integrity: pins.worker, credentials: "same-origin", mode: "same-origin" });
+      if (!response.ok) throw new Error(`HTTP ${response.status}`);
+      await response.arrayBuffer();
+    } catch (error) {
+      const answered = await fetch(url, { credentials: "same-origin", cache: "no-store" })
+        .then((response) => response.ok, () => false);
+      this.fail(answered ? "integrity" : "error", answered ? name : `${name}: ${error.message}`);
+      return;
+    }
+    if (this.state !== "loading" || generation !== this.generation) return; // stopped meanwhile
+    try {
+      this.worker = new Worker(url, { type: "module" });
     } catch (error) {
       this.fail("error", error.message);
       return;
@@ -27,12 +70,12 @@ export class Randomizer {
       event.preventDefault();
       this.fail("error", event.message || "the randomizer did not load");
     });
-    this.timer = setTimeout(() => this.fail("timeout"), STARTUP_TIMEOUT_S * 1000);
     this.worker.postMessage({
       type: "init",
       pyodideUrl: new URL(config.pyodide_url, document.baseURI).href,
       coreUrl: new URL(config.core_url, document.baseURI).href,
       coreHash: config.core_hash,
+      integrity: { core: pins.core, runtime: pins.runtime },
       pyodideLock: config.pyodide_lock,
     });
   }
@@ -67,6 +110,24 @@ export class Randomizer {
     }
   }
 
+  /** Stop the worker now: terminating it aborts its downloads and its start. */
+  stop() {
+    if (this.state !== "loading" && this.state !== "ready") return;
+    clearTimeout(this.timer);
+    this.state = "stopped";
+    if (this.worker) this.worker.terminate();
+    this.worker = null;
+    const box = $("rr-runtime");
+    if (box) {
+      box.dataset.state = "stopped";
+      box.hidden = true;
+    }
+    document.documentElement.dataset.rrRuntime = "stopped";
+    for (const pending of this.pending.values()) pending.reject(new Error("stopped"));
+    this.pending.clear();
+    this.rejectReady(new Error("stopped"));
+  }
+
   fail(reason, detail) {
     if (this.state !== "loading") return;
     clearTimeout(this.timer);
@@ -74,7 +135,8 @@ export class Randomizer {
     const why =
       reason === "timeout" ? t("runtime_timeout", { seconds: STARTUP_TIMEOUT_S })
         : reason === "blocked" ? t("runtime_blocked")
-          : t("runtime_error", { message: detail || reason });
+          : reason === "integrity" ? t("runtime_integrity", { file: detail || "?" })
+            : t("runtime_error", { message: detail || reason });
     this.failure = t("runtime_failed", { reason: why });
     this.showProgress("failed", 0);
     const text = $("rr-runtime-text");
@@ -96,6 +158,10 @@ export class Randomizer {
   call(message) {
     const id = this.nextId++;
     return new Promise((resolve, reject) => {
+      if (!this.worker) {
+        reject(new Error(this.failure || "not ready"));
+        return;
+      }
       this.pending.set(id, { resolve, reject });
       this.worker.postMessage({ ...message, id });
     });

@@ -1,15 +1,20 @@
-// rrsite respondent page: the review before sending, the transcript of the coins, sending, the
-// thanks screen, forgetting, and editing the direct answers before sending.
+// rrsite respondent page: the review before sending, the transcript of the draws, sending, the
+// thanks screen, the "already answered" screen of a shared device, forgetting, and editing the
+// direct answers before sending.
+//
+// The review reads at a glance: what will be sent comes first, each randomized answer with one
+// short sentence of what the device drew; what the respondent chose, every step of the draws and
+// the exact data are folded away under two disclosures for those who want them.
 
 import {
   $, coinQuestions, config, confirmButton, directQuestions, form, formatDate, isCombined, optionLabel,
   questionElement, questionText, questions, retryBox, review, sendError, sendStatus,
-  sensitiveQuestions, state, STORAGE_KEY, submitNote, t, target,
+  sensitiveQuestions, state, submitNote, t, target,
 } from "./shared.js";
-import { deviceIcon, describeStep, explainDesign, stepRule } from "./explain.js";
+import { deviceIcon, describeStep, explainDesign, glanceSentence, stepRule } from "./explain.js";
 import { readForm, setDirectAnswer, showErrors } from "./form.js";
 import { destinationText, downloadFile, outgoing, post } from "./send.js";
-import { markerKey, storage } from "./storage.js";
+import { clearRespondent, markerKey, storage } from "./storage.js";
 
 /** Back to the form to fix direct answers; the sensitive reports stay as randomized. */
 export function editDirectAnswers() {
@@ -23,15 +28,13 @@ export function editDirectAnswers() {
       element.dataset.fixed = "true";
     }
     const explain = $(`q-${q.id}-explain`);
-    const label = optionLabel(q, String(state.editing.body.answers[q.id]));
+    const label = answerText(q, state.editing.body.answers[q.id]);
     if (explain) explain.textContent = t(isCombined(q) ? "edit_fixed_combined" : "edit_fixed", { label });
   }
   const innocuous = document.querySelectorAll("[data-innocuous-for]");
   for (const box of innocuous) box.disabled = true;
   review.hidden = true;
-  $("rr-transcript").replaceChildren();
-  $("rr-transcript").hidden = true;
-  clearChosen();
+  clearDraws();
   form.hidden = false;
   $("rr-submit-note").textContent = t(drawnFor(state.editing.body) ? "edit_note" : "edit_note_plain");
   const first = directQuestions.length && questionElement(directQuestions[0]);
@@ -66,6 +69,7 @@ export function saveEditedAnswers() {
 export function renderTranscript(results, items) {
   const box = $("rr-transcript");
   box.replaceChildren();
+  state.glance = {};
   if (results.length) {
     const title = document.createElement("h3");
     title.id = "rr-transcript-title";
@@ -92,7 +96,8 @@ export function renderTranscript(results, items) {
       result = { ...result, steps: [] };
       list.dataset.review = "result-only";
     }
-    const numbers = q.type === "number" && window.rrsiteNumbers ? window.rrsiteNumbers.transcript(q, result, item, t, stepRule) : null;
+    const numbers = q.type === "number" && window.rrsiteNumbers ? window.rrsiteNumbers.transcript(q, result, item, t, stepRule)
+      : window.rrsiteOracles && window.rrsiteOracles.handles(q) ? window.rrsiteOracles.transcript(q, result, item, t) : null;
     if (numbers && config.review !== "result-only") { // issue 21: the draw and the arithmetic
       for (const line of numbers.lines) {
         const li = document.createElement("li");
@@ -121,8 +126,17 @@ export function renderTranscript(results, items) {
       : t("review_sent_value", { label: optionLabel(q, result.report) });
     section.append(heading, list, report);
     box.append(section);
+    // One short sentence for "What will be sent" (not under review: result-only, whose screen
+    // may be seen by others: it shows the rule, folded away, instead of the draw).
+    if (config.review !== "result-only") {
+      const original = results.find((r) => r.id === q.id);
+      state.glance[q.id] = q.type === "number" && window.rrsiteNumbers
+        ? window.rrsiteNumbers.glance(q, original, item, t) : glanceSentence(q, original, item);
+    }
   }
   box.hidden = results.length === 0;
+  $("rr-draws-box").hidden = results.length === 0;
+  $("rr-draws-title").textContent = t(config.review === "result-only" ? "draws_title_result_only" : "draws_title");
   // Play the animation once (CSS skips it under prefers-reduced-motion).
   requestAnimationFrame(() => box.classList.add("rr-animate"));
 }
@@ -145,7 +159,9 @@ export function renderChosen(items) {
     const value = document.createElement("dd");
     value.dataset.chosenFor = q.id;
     const number = q.type === "number" && window.rrsiteNumbers; // issue 21: in the page's language
-    value.textContent = number ? window.rrsiteNumbers.show(item.truth, q) : optionLabel(q, String(item.truth));
+    const oracle = window.rrsiteOracles && window.rrsiteOracles.isOracle(q); // the ticks of a multi-choice
+    value.textContent = number ? window.rrsiteNumbers.show(item.truth, q)
+      : oracle ? window.rrsiteOracles.chosen(q, item) : optionLabel(q, String(item.truth));
     list.append(term, value);
     if (item.innocuous !== undefined) {
       const innocuous = document.createElement("dd");
@@ -167,6 +183,25 @@ export function clearChosen() {
   if (box) box.hidden = true;
 }
 
+/** Remove what the review showed (the answers, the exact data) from the page. */
+function clearReview() {
+  $("rr-answers").replaceChildren();
+  for (const id of ["rr-body", "rr-destination", "rr-review-intro"]) $(id).textContent = "";
+}
+
+/** Remove the draws (their steps, the glance sentences) and the choices from the page. */
+export function clearDraws() {
+  $("rr-transcript").replaceChildren();
+  $("rr-transcript").hidden = true;
+  const draws = $("rr-draws-box");
+  if (draws) {
+    draws.hidden = true;
+    draws.open = false;
+  }
+  state.glance = {};
+  clearChosen();
+}
+
 /** What an answer in the body is: a randomized report, a combined answer, or a direct answer. */
 function answerKind(q) {
   if (!q.sensitive) return t("sent_kind_direct");
@@ -175,8 +210,11 @@ function answerKind(q) {
 
 /** An answer as the page's language shows it (option labels, not the values sent). */
 function answerText(q, value) {
+  if (window.rrsiteOracles && window.rrsiteOracles.isOracle(q)) return window.rrsiteOracles.answer(q, value);
   if (Array.isArray(value)) return value.map((v) => optionLabel(q, v)).join(", ");
-  if (q.type === "number" && window.rrsiteNumbers) return window.rrsiteNumbers.show(value, q); // issue 21
+  if (q.type === "number" && window.rrsiteNumbers) { // a report to its design's step
+    return q.sensitive ? window.rrsiteNumbers.sent(value, q) : window.rrsiteNumbers.show(value, q);
+  }
   if (q.sensitive || q.type === "yes-no" || q.type === "choice") return optionLabel(q, String(value));
   return String(value);
 }
@@ -194,9 +232,16 @@ function renderAnswers(body) {
     value.dataset.answerFor = q.id;
     value.textContent = answerText(q, body.answers[q.id]);
     const kind = document.createElement("dd");
-    kind.className = "rr-answer-kind";
-    kind.dataset.kindFor = q.id;
-    kind.textContent = answerKind(q);
+    const glance = state.glance && state.glance[q.id];
+    if (glance) {
+      kind.className = "rr-glance";
+      kind.dataset.glanceFor = q.id;
+      kind.textContent = glance;
+    } else {
+      kind.className = "rr-answer-kind";
+      kind.dataset.kindFor = q.id;
+      kind.textContent = answerKind(q);
+    }
     list.append(term, value, kind);
   }
 }
@@ -220,6 +265,7 @@ export function showReview(record, { restored, edited = false }) {
   const request = outgoing(record.body);
   state.current = { record, request };
   form.hidden = true;
+  hideSharedScreens();
   $("rr-done").hidden = true;
   $("rr-review-title").textContent = restored ? t("stored_title") : t("review_title");
   const intro = restored
@@ -227,15 +273,14 @@ export function showReview(record, { restored, edited = false }) {
     : [t(introKey(record.body, false))];
   $("rr-review-intro").textContent = intro.filter(Boolean).join(" ");
   if (restored || edited) {
-    $("rr-transcript").replaceChildren();
-    $("rr-transcript").hidden = true;
-    clearChosen(); // the true answers are no longer known (a stored report) or were shown already
+    clearDraws(); // the true answers are no longer known (a stored report) or were shown already
   }
   if (edited) $("rr-review-intro").textContent = t(drawnFor(record.body) ? "edit_saved" : "edit_saved_plain");
   $("rr-edit").hidden = Boolean(record.sent_at) || directQuestions.length === 0;
   $("rr-destination").textContent = destinationText(request);
   renderAnswers(record.body);
   $("rr-body").textContent = request.shown;
+  $("rr-body-box").open = false;
   confirmButton.textContent = target === "download" ? t("confirm_download") : record.sent_at ? t("send_again") : t("confirm_send");
   confirmButton.disabled = false;
   confirmButton.hidden = false;
@@ -243,11 +288,12 @@ export function showReview(record, { restored, edited = false }) {
   sendStatus.textContent = "";
   sendError.textContent = "";
   review.hidden = false;
+  document.documentElement.dataset.rrState = "review";
   $("rr-review-title").focus();
 }
 
 export async function confirmAndSend() {
-  if (!state.current) return;
+  if (!state.current || document.documentElement.dataset.rrIntegrity === "failed") return;
   const { record, request } = state.current;
   // fielding hook (issue 11): in kiosk mode kiosk.js queues and sends the report, clears this
   // respondent from the page and storage, and hands the device to the next respondent.
@@ -296,8 +342,8 @@ export async function confirmAndSend() {
 
 export function finish(text) {
   review.hidden = true;
-  $("rr-transcript").replaceChildren(); // the coins' transcript is not kept once sent
-  clearChosen(); // nor the respondent's choices
+  clearDraws(); // the transcript of the draws is not kept once sent, nor the respondent's choices
+  clearReview(); // nor what was sent: the thanks screen shows none of it
   $("rr-done-text").textContent = text;
   $("rr-done").hidden = false;
   const outro = $("rr-outro");
@@ -307,32 +353,73 @@ export function finish(text) {
     outro.hidden = false;
   }
   $("rr-forget-box").hidden = false;
+  document.documentElement.dataset.rrState = "done";
   $("rr-done-title").focus();
   state.current = null;
 }
 
-/** Drop the stored report and direct answers; keep only the salted marker. */
+/**
+ * Forget: nothing of the respondent stays on this device (clearRespondent: the stored report and
+ * its token, the blind invitation's code and token, the tab's consent, draft and claims), and
+ * the invitation code leaves the address bar. Only the salted marker that this version was
+ * answered here stays, so that the draws are not made again by accident.
+ */
 export async function forget() {
   const key = await markerKey(true);
   try {
     if (key) window.localStorage.setItem(key, "1");
-    window.localStorage.removeItem(STORAGE_KEY);
   } catch {
     // storage blocked: nothing was kept
   }
-  storage.memory = null;
-  showForgotten();
+  clearRespondent();
+  if (window.location.hash) window.history.replaceState(null, "", window.location.pathname + window.location.search);
+  showAnswered({ forgotten: true });
 }
 
-export function showForgotten() {
+function hideSharedScreens() {
+  $("rr-answered").hidden = true;
+  $("rr-someone").hidden = true;
+}
+
+/**
+ * The first screen of a survey answered in this browser before, by whoever it was: it says so
+ * and shows none of the answers, the reports or the token. "Someone else is answering now" starts
+ * a new respondent; "I answered: show my answers" shows the stored report (an action only that
+ * person would take); "Forget" removes it. After forgetting, only the first of these is left.
+ */
+export function showAnswered({ record = null, forgotten = false } = {}) {
   form.hidden = true;
   review.hidden = true;
+  $("rr-done").hidden = true;
+  $("rr-someone").hidden = true;
   state.current = null;
-  $("rr-transcript").replaceChildren();
-  clearChosen();
-  $("rr-done-title").textContent = t("forgotten_title");
-  $("rr-done-text").textContent = t("forgotten");
-  $("rr-forget-box").hidden = true;
-  $("rr-done").hidden = false;
-  $("rr-done-title").focus();
+  clearDraws();
+  clearReview();
+  const consent = $("rr-consent");
+  if (consent) consent.hidden = true;
+  const sent = record && record.sent_at;
+  const key = forgotten ? "answered_forgotten"
+    : sent ? (target === "download" ? "answered_saved" : "answered_sent") : "answered_unsent";
+  $("rr-answered-text").textContent = t(key);
+  $("rr-show-mine").hidden = !record;
+  $("rr-forget-start-box").hidden = !record;
+  $("rr-answered").hidden = false;
+  document.documentElement.dataset.rrState = "answered";
+  $("rr-answered-title").focus();
+}
+
+/** "Someone else is answering now": the one-randomization rule first, then a new respondent. */
+export function askSomeoneElse() {
+  const record = storage.load();
+  $("rr-answered").hidden = true;
+  $("rr-someone-unsent").hidden = !(record && !record.sent_at);
+  $("rr-someone").hidden = false;
+  $("rr-someone-title").focus();
+}
+
+/** Back from the rule to the "already answered" screen. */
+export function backToAnswered() {
+  $("rr-someone").hidden = true;
+  $("rr-answered").hidden = false;
+  $("rr-answered-title").focus();
 }

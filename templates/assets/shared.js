@@ -46,9 +46,64 @@ export const state = {
 
 // ---- messages -------------------------------------------------------------------------------
 
+/**
+ * A message of the page's catalog with its placeholders filled: ``{name}``, and ICU's plural
+ * form ``{count, plural, one {# card} other {# cards}}`` (the branch for Intl.PluralRules'
+ * category of the number in the page's language, ``=2`` for an exact number, ``other`` else;
+ * ``#`` is the number written in the page's language).
+ */
 export function t(key, vars = {}) {
   const template = Object.prototype.hasOwnProperty.call(messages, key) ? messages[key] : key;
-  return template.replace(/\{(\w+)\}/g, (whole, name) => (name in vars ? String(vars[name]) : whole));
+  return fill(template, vars);
+}
+
+function fill(template, vars) {
+  let out = "";
+  let i = 0;
+  while (i < template.length) {
+    const open = template.indexOf("{", i);
+    if (open < 0) break;
+    out += template.slice(i, open);
+    const end = matchingBrace(template, open);
+    const inner = end < 0 ? null : template.slice(open + 1, end);
+    const plural = inner && /^(\w+)\s*,\s*plural\s*,/.exec(inner);
+    if (plural) {
+      out += pluralForm(inner.slice(plural[0].length), vars[plural[1]], vars);
+    } else if (inner !== null && /^\w+$/.test(inner) && inner in vars) {
+      out += String(vars[inner]);
+    } else {
+      out += template.slice(open, end < 0 ? template.length : end + 1);
+    }
+    i = end < 0 ? template.length : end + 1;
+  }
+  return out + template.slice(i);
+}
+
+function matchingBrace(text, open) {
+  let depth = 0;
+  for (let j = open; j < text.length; j++) {
+    if (text[j] === "{") depth += 1;
+    else if (text[j] === "}" && --depth === 0) return j;
+  }
+  return -1;
+}
+
+let pluralRules = null;
+function pluralForm(branches, value, vars) {
+  const forms = {};
+  const pattern = /\s*(=\d+|zero|one|two|few|many|other)\s*\{/g;
+  let match;
+  while ((match = pattern.exec(branches))) {
+    const open = match.index + match[0].length - 1;
+    const end = matchingBrace(branches, open);
+    if (end < 0) break;
+    forms[match[1]] = branches.slice(open + 1, end);
+    pattern.lastIndex = end + 1;
+  }
+  const number = Number(value);
+  pluralRules ??= new Intl.PluralRules(lang);
+  const chosen = forms[`=${number}`] ?? forms[pluralRules.select(number)] ?? forms.other ?? "";
+  return fill(chosen.replace(/#/g, formatNumber(number)), vars);
 }
 
 // Intl formatters are slow to create: made on first use, not before the form is usable.

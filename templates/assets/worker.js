@@ -7,17 +7,28 @@
 // (random.SystemRandom -> os.urandom -> crypto.getRandomValues). The worker never sends anything
 // over the network and keeps nothing: the page decides what leaves the device.
 //
-// Messages in:  {type: "init", pyodideUrl, coreUrl, coreHash, pyodideLock?}  (absolute URLs, the
-//               manifest's core_hash and Pyodide's lock file without its packages, from the
-//               page's config; with the lock given, loadPyodide does not fetch pyodide-lock.json)
-//               {type: "respond", id, items: [{question, truth, innocuous?}]}
+// Pinned code: this script holds Pyodide's JavaScript too (pyodide.asm.mjs and pyodide.mjs,
+// inlined by rrsite build as the constant `rrsitePyodide`), so it imports nothing, and the page
+// checks it against the SHA-384 it was built with before starting it. Every file the worker then
+// fetches is checked the same way (Subresource Integrity, `integrity` from the page, never read
+// from the host): the core bundle, the wasm and the standard library, Pyodide's own fetches too
+// (through the wrapper below). A file that does not match stops the start with reason
+// "integrity".
+//
+// Messages in:  {type: "init", pyodideUrl, coreUrl, coreHash, integrity, pyodideLock?} (absolute
+//               URLs, the manifest's core_hash, {core, runtime: {wasm and stdlib: sha384}}, Pyodide's
+//               lock file without its packages, from the page's config; with the lock given,
+//               loadPyodide does not fetch pyodide-lock.json)
+//               {type: "respond", id, items: [{question, truth, innocuous?, permanent?}]}
 //               {type: "blind", id, key, survey} | {type: "finalize", id, key, msg, blindSig, inv}
 //               (blind invitations: rrsite.core.blind, RFC 9474; `key` is /api/blind-key's body)
 // Messages out: {type: "progress", stage: "downloading" | "starting"}
 //               {type: "ready", ms}  |  {type: "failed", reason, message}  (reason: "blocked",
-//               "integrity" when the core's hash is not core_hash, "error")
+//               "integrity" when a file is not the one pinned or the core's hash is not
+//               core_hash, "error")
 //               {type: "result", id, results: [{id, report, steps}]}  |  {type: "result", id, error}
-//               (a number's result adds drawn, operation, and rounded or product when core gave them)
+//               (a number's result adds drawn, operation, and rounded or product when core gave them;
+//               a panel's question adds permanent, the table to keep, and drawn_now)
 //               {type: "result", id, results: {key_id, msg, blinded_msg, inv} | {msg, sig}}
 
 let respondJson = null;
@@ -51,19 +62,67 @@ for (const name of ["compile", "compileStreaming", "instantiate", "instantiateSt
 // zipimport (frozen into the interpreter), so neither zipfile nor shutil has to be shipped.
 const CORE_PATH = "/lib/rrsite_core.zip";
 
-async function start({ pyodideUrl, coreUrl, coreHash, pyodideLock }) {
+// ---- pinned fetches: absolute URL -> "sha384-..." ------------------------------------------
+
+const pins = new Map();
+const plainFetch = self.fetch.bind(self);
+
+/** The file name of a URL, for messages. */
+const fileName = (url) => String(url).split("?")[0].split("/").pop();
+
+/** Why a pinned fetch failed: the file answered but did not match, or it did not answer. */
+async function failedFetch(url) {
+  try {
+    const response = await plainFetch(url, { credentials: "same-origin", cache: "no-store" });
+    if (!response.ok) return ["error", `${fileName(url)}: HTTP ${response.status}`];
+    return ["integrity", fileName(url)];
+  } catch {
+    return ["error", `${fileName(url)}: no answer`];
+  }
+}
+
+// Every fetch of a pinned URL carries its integrity, Pyodide's own (the wasm, the standard
+// library) included: it calls the global fetch. A mismatch stops the start at once (Pyodide would
+// only log a failed wasm download and wait).
+self.fetch = (resource, options = {}) => {
+  const url = resource instanceof Request ? resource.url : new URL(String(resource), self.location.href).href;
+  const integrity = pins.get(url);
+  if (!integrity) return plainFetch(resource, options);
+  return plainFetch(resource, { ...options, integrity }).catch(async (error) => {
+    const [reason, message] = await failedFetch(url);
+    fail(reason, message);
+    throw error;
+  });
+};
+
+async function start({ pyodideUrl, coreUrl, coreHash, integrity, pyodideLock }) {
   const started = performance.now();
+  for (const [name, value] of Object.entries((integrity && integrity.runtime) || {})) {
+    pins.set(new URL(name, pyodideUrl).href, value);
+  }
+  if (integrity && integrity.core) pins.set(new URL(coreUrl).href, integrity.core);
+  const missing = ["pyodide.asm.wasm", "python_stdlib.zip"]
+    .filter((name) => !pins.has(new URL(name, pyodideUrl).href));
+  if (!pins.has(new URL(coreUrl).href)) missing.push(fileName(coreUrl));
+  if (missing.length) {
+    fail("error", `no pinned hash for ${missing.join(", ")}`);
+    return;
+  }
   self.postMessage({ type: "progress", stage: "downloading" });
-  const coreBytes = fetch(coreUrl, { credentials: "same-origin" }).then((response) => {
+  const coreBytes = self.fetch(coreUrl, { credentials: "same-origin" }).then((response) => {
     if (!response.ok) throw new Error(`${coreUrl}: HTTP ${response.status}`);
     return response.arrayBuffer();
   });
   coreBytes.catch(() => {}); // awaited below; avoid an unhandled-rejection report meanwhile
-  const { loadPyodide } = await import(`${pyodideUrl}pyodide.mjs`);
   self.postMessage({ type: "progress", stage: "starting" });
-  const options = { indexURL: pyodideUrl, packages: [] };
+  const options = {
+    indexURL: pyodideUrl,
+    packages: [],
+    // Pyodide's module is inside this script (loadPyodide would import pyodide.asm.mjs).
+    createPyodideModule: rrsitePyodide.createPyodideModule,
+  };
   if (pyodideLock && typeof pyodideLock === "object") options.lockFileContents = pyodideLock;
-  const pyodide = await loadPyodide(options);
+  const pyodide = await rrsitePyodide.loadPyodide(options);
   pyodide.FS.writeFile(CORE_PATH, new Uint8Array(await coreBytes));
   // The code that randomizes must be the code the survey names (the manifest's core_hash):
   // checked here, before anything is imported from it. _sha2 is built into the interpreter.
@@ -73,8 +132,7 @@ async function start({ pyodideUrl, coreUrl, coreHash, pyodideLock }) {
     + "del _f, _rr_core\n_rr_digest",
   );
   if (!coreHash || digest !== coreHash) {
-    fail("integrity", `the randomizer's code (${coreUrl}) is ${digest}, not the ${coreHash || "(missing)"} `
-      + "this survey names");
+    fail("integrity", `${fileName(coreUrl)} (${digest}, not the ${coreHash || "(missing)"} this survey names)`);
     return;
   }
   pyodide.runPython(`import sys\nsys.path.insert(0, ${JSON.stringify(CORE_PATH)})\ndel _rr_digest`);
@@ -86,16 +144,20 @@ async function start({ pyodideUrl, coreUrl, coreHash, pyodideLock }) {
 }
 
 function respondAll(items) {
-  return items.map(({ question, truth, innocuous }) => {
+  return items.map(({ question, truth, innocuous, permanent }) => {
     const args = [JSON.stringify(question), truth];
     if (innocuous !== undefined && innocuous !== null) args.push(innocuous);
-    const { report, steps, group, drawn, operation, rounded, product } = JSON.parse(respondJson(...args));
+    // a panel's question: the permanent reports the device kept (waves.js), or a new table
+    const kept = permanent !== undefined && permanent !== null ? { permanent_json: JSON.stringify(permanent) } : null;
+    const { report, steps, group, drawn, operation, rounded, product, permanent: table, drawn_now: drawnNow } = JSON.parse(
+      kept ? respondJson.callKwargs(...args, kept) : respondJson(...args));
     const result = group === undefined ? { id: question.id, report, steps } : { id: question.id, report, steps, group };
     // issue 21: a number's report comes with the number drawn and the operation, for the review
     // (and the answer rounded to the design's grid, or the product before its rounding, if any)
     if (operation !== undefined) Object.assign(result, { drawn, operation });
     if (rounded !== undefined) result.rounded = rounded;
     if (product !== undefined) result.product = product;
+    if (table !== undefined) Object.assign(result, { permanent: table, drawn_now: drawnNow });
     return result;
   });
 }

@@ -73,6 +73,19 @@ class Site:
 
 
 
+#: The operator's secret of the tests' collectors: `/api/health` counts submissions only for it.
+OPERATOR_TOKEN = "operator-token-of-the-browser-tests"
+OPERATOR_HEADERS = {"authorization": f"Bearer {OPERATOR_TOKEN}"}
+
+
+def operator_token_file(folder: Path) -> Path:
+    """A file holding OPERATOR_TOKEN for `rrsite serve --operator-token` (mode 0600)."""
+    path = folder / "operator-token"
+    path.write_text(OPERATOR_TOKEN, encoding="utf-8")
+    path.chmod(0o600)
+    return path
+
+
 @contextmanager
 def serve_surveys(files: Sequence[Path], root: Path) -> Iterator[Site]:
     """Build copies of ``files`` under ``root`` and serve them with `rrsite serve` (a free port)."""
@@ -88,7 +101,8 @@ def serve_surveys(files: Sequence[Path], root: Path) -> Iterator[Site]:
                    check=True, cwd=ROOT, timeout=600, capture_output=True)
     db = root / "collector.db"
     process = subprocess.Popen(
-        [sys.executable, "-m", "rrsite", "serve", str(dist), "--port", "0", "--db", str(db)],
+        [sys.executable, "-m", "rrsite", "serve", str(dist), "--port", "0", "--db", str(db),
+         "--operator-token", str(operator_token_file(root))],
         stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, cwd=ROOT)
     try:
         assert process.stdout is not None

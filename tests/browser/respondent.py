@@ -45,6 +45,8 @@ NAMED_TRUTH_INPUTS = """() => Array.from(document.querySelectorAll(
 
 #: Designs answered without a randomizer: the respondent picks the report.
 COMBINED = ("crosswise", "triangular", "extended-crosswise")
+#: Frequency oracles (rrsite.core.frequency): choice and "tick all that apply" questions.
+ORACLES = ("oue", "sue", "olh", "subset", "hadamard")
 #: Designs of randomized number questions (issue 21).
 NUMBER_DESIGNS = ("mixture", "mixture-unknown", "additive", "multiplicative", "laplace", "duchi",
                   "piecewise")
@@ -98,6 +100,14 @@ def plan_answers(manifest: dict[str, Any], round_index: int) -> Plan:
             continue  # fielding (issue 11): hidden by its show_if, so not answered
         if q["sensitive"] and q["design"]["name"] in COMBINED:
             plan.reports[q["id"]] = q["reports"][round_index % len(q["reports"])]
+            continue
+        if q["sensitive"] and q["type"] == "multi-choice":  # the JSON list the worker gets
+            most = q["design"]["max_ticks"]
+            ticks = [values[(round_index + j) % len(values)] for j in range(1 + round_index % most)]
+            plan.truths[q["id"]] = json.dumps(ticks, ensure_ascii=False)
+            continue
+        if q["sensitive"] and q["design"]["name"] in ORACLES:
+            plan.truths[q["id"]] = values[(3 + round_index) % len(values)]
             continue
         if q["sensitive"] and q["type"] == "number":
             plan.truths[q["id"]] = number_truth(q, round_index)
@@ -184,6 +194,9 @@ def fill(page: Page, manifest: dict[str, Any], plan: Plan) -> None:
             page.locator(f"#q-{qid}-input").fill(plan.truths[qid])
             if qid in plan.innocuous:
                 page.locator(f"#q-{qid}-innocuous-input").fill(plan.innocuous[qid])
+        elif qid in plan.truths and q["type"] == "multi-choice":  # the true ticks
+            for value in json.loads(plan.truths[qid]):
+                page.locator(f"#q-{qid} input[data-truth][value={css_string(value)}]").check()
         elif qid in plan.truths:
             truth = css_string(plan.truths[qid])
             page.locator(f"#q-{qid} input[data-truth][value={truth}]").check()
@@ -276,6 +289,9 @@ def check_transcript(q: dict[str, Any], truth: str, innocuous: str | None,
     if q["type"] == "number":
         check_number_transcript(q, float(truth), innocuous, result)
         return
+    if name in ORACLES or "memoize" in q:
+        check_oracle_transcript(q, truth, result)
+        return
     values = q["values"]
     if "groups" in q:  # two-group designs: the first step is the group's draw
         assert steps[0]["action"] == f"group-{result['group']}", (steps, result)
@@ -309,6 +325,46 @@ def check_transcript(q: dict[str, Any], truth: str, innocuous: str | None,
         assert (report == truth) == (first == "truth"), (steps, report)
     else:
         assert steps[-1]["action"] == f"report-{values.index(report) + 1}"
+
+
+def check_oracle_transcript(q: dict[str, Any], truth: str, result: dict[str, Any]) -> None:
+    """A frequency oracle's or a panel's report follows from the truth and the draws."""
+    from rrsite.core.frequency import bucket, hadamard_plus, hadamard_size
+
+    values, design, report, steps = q["values"], q["design"], result["report"], result["steps"]
+    name = design["name"]
+    ticked = ({values.index(v) for v in json.loads(truth)} if q["type"] == "multi-choice"
+              else {values.index(truth)})
+    index = next(iter(ticked)) if len(ticked) == 1 else None
+    if "memoize" in q:  # the permanent report kept (or drawn now), re-randomized
+        table = result["permanent"]
+        if name in ("oue", "sue"):
+            assert len(steps) == len(values)
+            sent = {values.index(v) for v in report}
+            for box, (pair, step) in enumerate(zip(table["bits"], steps, strict=True)):
+                permanent = pair[0] if box in ticked else pair[1]
+                assert (box in sent) == ((permanent == 1) == (step["action"] == "keep")), box
+            return
+        assert index is not None
+        permanent = values[table["reports"][index]]
+        assert (report == permanent) == (steps[0]["action"] == "keep"), (steps, report)
+        return
+    if name in ("oue", "sue"):
+        assert len(steps) == len(values)
+        assert {values.index(v) for v in report} == {
+            box for box, step in enumerate(steps) if step["action"] == "tick"}
+    elif name == "olh":
+        seed, sent = (int(x) for x in report.split(":"))
+        assert steps[0]["action"] == f"hash-{seed}"
+        hit = bucket(seed, index, len(values), design["g"]) == sent
+        assert hit == (steps[1]["action"] == "truth"), (steps, report)
+    elif name == "subset":
+        assert (truth in report) == (steps[0]["action"] == "inside"), (steps, report)
+        assert len(report) == design["d"]
+    else:
+        column = int(report)
+        assert 0 <= column < hadamard_size(len(values))
+        assert hadamard_plus(index, column) == (steps[0]["action"] == "inside"), (steps, report)
 
 
 def check_number_transcript(q: dict[str, Any], truth: float, innocuous: str | None,
@@ -367,10 +423,29 @@ def submit(page: Page) -> None:
     page.click("#rr-submit")
 
 
-def wait_review(page: Page, timeout_ms: float = 60_000) -> str:
-    """Until the review is shown; the exact body it will send."""
+def wait_review(page: Page, timeout_ms: float = 60_000, open_details: bool = True) -> str:
+    """Until the review is shown; the exact body it will send.
+
+    ``open_details``: then open its two disclosures (what was chosen and drawn, the exact data),
+    as a reader who wants them would, so that the tests can read them.
+    """
     page.wait_for_selector(REVIEW, timeout=timeout_ms)
-    return page.locator("#rr-body").inner_text()
+    if open_details:
+        open_review_details(page)
+    return shown_body(page)
+
+
+def shown_body(page: Page) -> str:
+    """The exact body the review shows (folded away: "The data, exactly as it will be sent")."""
+    return page.locator("#rr-body").text_content() or ""
+
+
+def open_review_details(page: Page) -> None:
+    """Open the review's two disclosures (the choice and the draws; the data), as a reader."""
+    for box in ("#rr-draws-box", "#rr-body-box"):
+        details = page.locator(box)
+        if details.is_visible() and details.get_attribute("open") is None:
+            page.click(f"{box} > summary")
 
 
 def confirm(page: Page) -> None:
@@ -468,9 +543,10 @@ def privacy_toggle_height(page: Page) -> float:
 
 
 def forget_answers(page: Page) -> None:
-    """Press "Forget my answers on this device" on the closing screen."""
+    """Press "Forget my answers on this device" on the closing screen: the page then shows that
+    the survey was answered here, and nothing of the answers."""
     page.click("#rr-forget")
-    page.wait_for_function("() => document.getElementById('rr-forget-box').hidden")
+    page.wait_for_selector("#rr-answered:not([hidden])")
 
 
 def local_storage(page: Page) -> dict[str, str]:

@@ -36,6 +36,7 @@ from respondent import (
     parse_body,
     plan_answers,
     reset,
+    shown_body,
     worker_results,
     worker_violations,
 )
@@ -131,7 +132,7 @@ def test_answer_survey_many_times(file: Path, site: Site, context: BrowserContex
 
         page.click("#rr-submit")
         page.wait_for_selector("#rr-review:not([hidden])", timeout=60_000)
-        shown = page.locator("#rr-body").inner_text()
+        shown = shown_body(page)
         if target == "download":
             with page.expect_download() as download_info:
                 page.click("#rr-confirm")

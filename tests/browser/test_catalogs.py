@@ -14,7 +14,10 @@ from pathlib import Path
 import pytest
 
 TEMPLATES = Path(__file__).resolve().parents[2] / "templates"
-PLACEHOLDER = re.compile(r"\{(\w+)\}")
+# A placeholder: {name}, or the number of an ICU plural form, {count, plural, one {…} other {…}}.
+PLACEHOLDER = re.compile(r"\{(\w+)(?:\}|\s*,\s*plural\s*,)")
+PLURAL = re.compile(r"\{(\w+)\s*,\s*plural\s*,((?:[^{}]|\{[^{}]*\})*)\}")
+CATEGORIES = {"zero", "one", "two", "few", "many", "other"}
 # Keys page.js (and its modules) builds from a name: runtime_<stage>.
 DYNAMIC = {f"runtime_{stage}" for stage in ("loading", "downloading", "starting", "ready")}
 # page.js: explain_<design>, action_card_<colour>;
@@ -26,6 +29,8 @@ DYNAMIC |= {f"report_{r}" for r in ("same", "different", "circle", "triangle")}
 DYNAMIC |= {f"explain_number_{d}" for d in ("laplace", "duchi", "piecewise")}
 DYNAMIC |= {f"number_action_{a}" for a in ("mask", "multiply", "high", "low", "centre", "tails",
                                            "innocuous")}
+# oracles.js: explain_<frequency oracle>.
+DYNAMIC |= {f"explain_{d}" for d in ("oue", "sue", "subset")}
 # The survey loader (not the page): the answers of a yes-no question in the survey's language.
 DYNAMIC |= {"answer_yes", "answer_no"}
 # The survey loader: the questions it adds (rrsite.survey.fielding.words.KEYS).
@@ -81,6 +86,20 @@ def test_catalog_is_complete(lang: str) -> None:
         assert set(PLACEHOLDER.findall(text)) == set(PLACEHOLDER.findall(english[key])), key
 
 
+@pytest.mark.parametrize("lang", SHIPPED)
+def test_plural_forms_are_well_formed(lang: str) -> None:
+    """Every ICU plural form has an `other` branch and only CLDR categories or `=n`."""
+    found = 0
+    for key, text in catalog(lang).items():
+        for _name, branches in PLURAL.findall(text):
+            forms = re.findall(r"(=\d+|\w+)\s*\{", branches)
+            assert "other" in forms, (key, text)
+            assert all(form in CATEGORIES or form.startswith("=") for form in forms), (key, forms)
+            found += 1
+        assert text.count("{") == text.count("}"), key
+    assert found >= 4  # counts that take a plural: cards (twice), characters, seconds
+
+
 def test_every_key_used_exists_and_every_key_is_used() -> None:
     messages = catalog("en")
     used = used_keys()
@@ -122,7 +141,6 @@ def test_quoted_labels_are_the_labels(lang: str) -> None:
     """A message that quotes a badge or a heading of the page quotes it word for word."""
     m = catalog(lang)
     assert m["sensitive_badge"] in m["review_intro"]
-    assert m["sensitive_badge"] in m["review_intro_result_only"]
-    assert m["sent_list_title"] in m["review_intro"]
+    assert m["sensitive_badge"] in m["submit_note"]  # said before "Randomize and review"
     assert m["sensitive_badge"].lower() in m["privacy_text"].lower()
     assert m["combined_badge"] in m["privacy_text_combined"]

@@ -43,6 +43,15 @@ def test_direct_answers_can_be_fixed_before_sending(site: Site, context: Browser
     for q in manifest["questions"]:
         if q["sensitive"]:
             assert question_disabled(page, q["id"])
+            # locked, and it looks it: dashed, greyed, no pointer, a lock before what is sent
+            look = page.locator(f"#q-{q['id']}").evaluate("""(box) => {
+              const label = box.querySelector('label');
+              const explain = box.querySelector('.rr-explain');
+              return {border: getComputedStyle(box).borderTopStyle,
+                      cursor: getComputedStyle(label).cursor,
+                      lock: getComputedStyle(explain, '::before').content};
+            }""")
+            assert look == {"border": "dashed", "cursor": "not-allowed", "lock": '"🔒 "'}, look
     # Clear what was typed or chosen, then answer the direct questions anew.
     page.evaluate("""() => { for (const i of document.querySelectorAll('#rr-form input[name]'))
       if (i.type === 'checkbox' || i.type === 'radio') i.checked = false; }""")

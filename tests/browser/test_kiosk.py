@@ -13,9 +13,16 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from browserkit import ROOT, Watch, wait_ready, watch_context
+from browserkit import (
+    OPERATOR_HEADERS,
+    ROOT,
+    Watch,
+    operator_token_file,
+    wait_ready,
+    watch_context,
+)
 from playwright.sync_api import Browser, BrowserContext, Page
-from respondent import agree_to_consent, go_to_page
+from respondent import agree_to_consent, go_to_page, shown_body
 
 SURVEY = "clinic-visit"
 
@@ -33,7 +40,8 @@ def kiosk_site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, 
                     "--no-compress"], check=True, cwd=ROOT, timeout=600, capture_output=True)
     db = root / "kiosk.db"
     process = subprocess.Popen(
-        [sys.executable, "-m", "rrsite", "serve", str(dist), "--port", "0", "--db", str(db)],
+        [sys.executable, "-m", "rrsite", "serve", str(dist), "--port", "0", "--db", str(db),
+         "--operator-token", str(operator_token_file(root))],
         stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, cwd=ROOT)
     try:
         assert process.stdout is not None
@@ -83,7 +91,7 @@ def finish_answering(page: Page, age: str) -> dict:
     page.check(f"#q-age input[value='{age}']")
     page.click("#rr-submit")
     page.wait_for_selector("#rr-review:not([hidden])", timeout=60_000)
-    body: dict = json.loads(page.locator("#rr-body").inner_text())
+    body: dict = json.loads(shown_body(page))
     page.click("#rr-confirm")
     page.wait_for_selector("#rr-kiosk-next")
     assert page.locator("#rr-done").is_visible()
@@ -107,7 +115,7 @@ def blank_for_the_next(page: Page, previous_tokens: list[str]) -> None:
     stored = storage(page)
     for token in previous_tokens:
         assert token not in html, "a previous respondent's token is in the page"
-    assert page.locator("#rr-body").inner_text() == ""
+    assert shown_body(page) == ""
     assert page.locator("#rr-transcript li").count() == 0
     # issue 20: nor what the previous respondent chose, nor their reports
     assert page.locator("#rr-chosen dd, #rr-answers dd").count() == 0
@@ -118,7 +126,8 @@ def blank_for_the_next(page: Page, previous_tokens: list[str]) -> None:
 
 
 def health(url: str) -> dict:
-    with urllib.request.urlopen(f"{url}api/health", timeout=10) as response:
+    request = urllib.request.Request(f"{url}api/health", headers=OPERATOR_HEADERS)
+    with urllib.request.urlopen(request, timeout=10) as response:
         return json.load(response)
 
 

@@ -482,8 +482,60 @@ def test_forget_removes_the_kept_arm_and_nothing_keeps_it_again(
     page.click("#rr-forget")
     page.wait_for_function(f"() => localStorage.getItem({json.dumps(key)}) === null")
     page.reload()
-    page.wait_for_selector("#rr-done:not([hidden])", timeout=30_000)  # "forgotten"
+    page.wait_for_selector("#rr-answered:not([hidden])", timeout=30_000)  # "forgotten"
     page.wait_for_timeout(500)
     assert page.evaluate(f"localStorage.getItem({json.dumps(key)})") is None
     kept = page.evaluate("Object.keys(localStorage)")
     assert not [name for name in kept if "campus" in name], kept
+    # Someone else answers on this device: a draw of their own, kept for them across a reload
+    page.click("#rr-someone-else")
+    with page.expect_navigation():
+        page.click("#rr-someone-start")
+    page.wait_for_selector("#rr-form:not([hidden])", timeout=30_000)
+    page.wait_for_function(f"() => localStorage.getItem({json.dumps(key)}) !== null")
+    drawn = page.evaluate("document.documentElement.dataset.rrArm")
+    assert page.evaluate(f"localStorage.getItem({json.dumps(key)})") == drawn
+    page.reload()
+    page.wait_for_selector("#rr-form:not([hidden])", timeout=30_000)
+    assert page.evaluate("document.documentElement.dataset.rrArm") == drawn
+    watch.assert_clean()
+
+
+def test_the_next_person_on_a_panel_link_sees_nothing_and_forget_drops_the_id(
+        fielded: Site, context: BrowserContext, watch: Watch) -> None:
+    """A shared device: the first participant's answers wait unsent (the collector is down); the
+    next one opens their own link and sees none of them; "Forget" on the start page leaves no
+    answer, token or participant id on the device, in the address bar or on the screen."""
+    events: list[tuple[str, str]] = []
+
+    def down(route: Route) -> None:
+        route.fulfill(status=503, content_type="application/json", headers={"retry-after": "1"},
+                      body=json.dumps({"error": "the database could not store it", "field": None}))
+
+    first = prolific_page(context, fielded.url, f"?PROLIFIC_PID={PID}", events, down)
+    answer_prolific(first)
+    first.wait_for_selector("#rr-retry-box:not([hidden])", timeout=30_000)
+    stored = first.evaluate("Object.values(localStorage).join('\\n')")
+    record = json.loads(next(line for line in stored.split("\n") if line.startswith("{")))
+    respondent = record["body"]["respondent"]
+    other_pid = "6a7b8c9d0e1f2a3b4c5d6e7f"
+    second = context.new_page()
+    second.goto(f"{fielded.url}prolific-study/?PROLIFIC_PID={other_pid}")
+    second.wait_for_selector("#rr-answered:not([hidden])", timeout=30_000)
+    assert respondent not in second.inner_text("body") and PID not in second.content()
+    assert second.evaluate("""() => Array.from(document.querySelectorAll('#rr-form input'))
+      .filter((i) => i.checked).length""") == 0
+    second.click("#rr-forget-start")
+    second.wait_for_selector("#rr-show-mine", state="hidden")
+    assert other_pid not in second.url and "PROLIFIC_PID" not in second.url
+    assert second.evaluate("document.documentElement.dataset.rrPanel") == "missing"
+    kept = second.evaluate(STORAGE_DUMP)
+    for secret in (PID, other_pid, respondent, json.dumps(record["body"]["answers"])):
+        assert secret not in kept
+    assert not [line for line in kept.split("\n") if "prolific-study" in line], kept
+    # the first participant's tab, reloaded: the answered-and-forgotten screen, nothing sent
+    first.reload()
+    first.wait_for_selector("#rr-answered:not([hidden])", timeout=30_000)
+    assert first.locator("#rr-show-mine").is_hidden()
+    assert "C1A2B3C4" not in first.inner_text("body")
+    assert [kind for kind, _ in events] == []  # nobody went back to the panel

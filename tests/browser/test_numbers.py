@@ -86,6 +86,17 @@ def exact(value: Any) -> Fraction:
     return Fraction(repr(float(value)))
 
 
+def shown_report(value: Any, design: dict[str, Any]) -> Fraction:
+    """A report as the review shows it: on duchi's and piecewise's reports (not short decimals)
+    rounded to a thousandth of the range, down to a power of ten; the others as sent."""
+    if design["name"] not in ("duchi", "piecewise"):
+        return exact(value)
+    if design.get("integer"):
+        return Fraction(round(exact(value)))
+    step = Fraction(10) ** math.floor(math.log10((design["max"] - design["min"]) / 1000))
+    return round(exact(value) / step) * step
+
+
 def answer_everything(page: Page, manifest: dict[str, Any], lang: str) -> dict[str, str]:
     """Type a true number into every question, the language's way; return what was typed."""
     typed = {}
@@ -140,7 +151,7 @@ def test_every_design_in_every_language(lang: str, languages: Site, context: Bro
         if operation == "multiply" and "product" in result:
             key = "number_sent_multiply_rounded"
         values = {"answer": sent, "drawn": exact(result["drawn"]) if result["drawn"] is not None
-                  else None, "report": exact(result["report"]),
+                  else None, "report": shown_report(result["report"], q["design"]),
                   "product": exact(result["product"]) if "product" in result else None,
                   "innocuous": Fraction(15, 2)}
         expected = [values[name] for name in PLACEHOLDER.findall(messages[key])]
@@ -155,13 +166,21 @@ def test_every_design_in_every_language(lang: str, languages: Site, context: Bro
         assert len(rounding) == ("rounded" in result), (text, result)
         if rounding:  # "your answer 1,234.56 is first rounded at random to 1,235 (...)"
             assert numbers_in(rounding[0], lang) == [truth[0], sent], rounding[0]
-        # The report line and the list of what is sent: the figure of the body, exactly.
-        report = numbers_in(section.locator(".rr-report").inner_text(), lang)
-        assert report == [exact(shown_body["answers"][qid])], section.inner_text()
-        listed = numbers_in(page.locator(f"#rr-answers dd[data-answer-for={qid}]").inner_text(),
-                            lang)
-        assert listed == [exact(shown_body["answers"][qid])]
+        # The report line and the list of what is sent: the figure of the body, exactly (duchi's
+        # and piecewise's to a thousandth of the range, marked "≈"; never 17 digits).
+        figure = shown_report(shown_body["answers"][qid], q["design"])
+        rounded_off = figure != exact(shown_body["answers"][qid])
+        report_line = section.locator(".rr-report").inner_text()
+        assert numbers_in(report_line, lang) == [figure], section.inner_text()
+        listed_text = page.locator(f"#rr-answers dd[data-answer-for={qid}]").inner_text()
+        assert numbers_in(listed_text, lang) == [figure]
+        assert ("≈" in listed_text) == rounded_off and ("≈" in report_line) == rounded_off
+        assert not re.search(r"\d{9,}", listed_text + report_line + line), (listed_text, line)
         assert shown_body["answers"][qid] == result["report"]
+        # Under it, one sentence of what the device did, ending on the same figure.
+        glance = page.locator(f"#rr-answers dd[data-glance-for={qid}]").inner_text()
+        assert numbers_in(glance, lang)[-1:] == [figure], glance
+        assert "{" not in glance and "glance_" not in glance, glance
 
     confirm(page)
     [post] = watch.posts("/api/submissions")
@@ -329,6 +348,17 @@ def test_each_question_says_how_well_it_hides_the_answer(languages: Site,
             "aria-describedby") or "")
     # days: a uniform mask over 0..30 with p = 1/4: at most 1 + 31 (1/4) / (3/4) = 11.3 times
     assert "at most 11.3 times" in page.locator("#q-days_mixture-privacy").inner_text()
+    # what is sent, in each design's own words: no "coins", and duchi never sends the number
+    words = catalog("en")
+    for q in manifest["questions"]:
+        line = page.locator(f"#q-{q['id']}-explain").inner_text()
+        key = {"duchi": "number_private_duchi", "additive": "number_private_changed",
+               "laplace": "number_private_changed", "piecewise": "number_private_changed",
+               }.get(q["design"]["name"], "number_private")
+        if q["design"]["name"] == "multiplicative" and not q["design"].get("p"):
+            key = "number_private_changed"
+        assert line.endswith(words[key]), (q["id"], line)
+        assert "coin" not in line and (key != "number_private_duchi" or "not always" not in line)
     # the survey's privacy text says that numbers are protected differently
     page.locator(".rr-privacy summary").click()
     assert "not always how large it is" in page.locator(".rr-privacy").inner_text()

@@ -11,9 +11,9 @@ from __future__ import annotations
 
 import json
 
-from browserkit import Site, Watch, open_survey
+from browserkit import OPERATOR_HEADERS, Site, Watch, open_survey
 from playwright.sync_api import BrowserContext, Page, Route
-from respondent import fill, plan_answers
+from respondent import fill, plan_answers, shown_body
 
 SURVEY = "honor-code"
 
@@ -22,12 +22,13 @@ def answer_and_review(page: Page, manifest: dict) -> str:
     fill(page, manifest, plan_answers(manifest, 0))
     page.click("#rr-submit")
     page.wait_for_selector("#rr-review:not([hidden])", timeout=60_000)
-    return page.locator("#rr-body").inner_text()
+    return shown_body(page)
 
 
 def health_count(page: Page, site: Site) -> int:
-    return page.evaluate("async (url) => (await (await fetch(url)).json()).submissions",
-                         site.url + "api/health")  # type: ignore[no-any-return]
+    return page.evaluate(  # type: ignore[no-any-return]
+        "async ([url, headers]) => (await (await fetch(url, {headers})).json()).submissions",
+        [site.url + "api/health", OPERATOR_HEADERS])
 
 
 def test_reload_resends_the_same_report(site: Site, context: BrowserContext,
@@ -41,7 +42,7 @@ def test_reload_resends_the_same_report(site: Site, context: BrowserContext,
     page.reload()
     page.wait_for_selector("#rr-review:not([hidden])")
     assert page.locator("#rr-form").is_hidden()
-    assert page.locator("#rr-body").inner_text() == shown
+    assert shown_body(page) == shown
     assert page.locator("#rr-transcript").is_hidden()  # the coins' transcript is not kept
     stored_before = health_count(page, site)
     page.click("#rr-confirm")
@@ -51,7 +52,7 @@ def test_reload_resends_the_same_report(site: Site, context: BrowserContext,
     # A second visit: the report is sent again, identical, and counted once.
     page.goto(site.page_url(SURVEY))
     page.wait_for_selector("#rr-review:not([hidden])")
-    assert page.locator("#rr-body").inner_text() == shown
+    assert shown_body(page) == shown
     page.click("#rr-confirm")
     page.wait_for_selector("#rr-done:not([hidden])")
     assert health_count(page, site) == stored_before + 1
@@ -84,7 +85,7 @@ def test_failed_send_keeps_the_report_and_retries_it(site: Site, context: Browse
     # Still offline after a reload: the report survives, is offered again, fails again.
     page.reload()
     page.wait_for_selector("#rr-review:not([hidden])")
-    assert page.locator("#rr-body").inner_text() == shown
+    assert shown_body(page) == shown
     page.click("#rr-confirm")
     page.wait_for_selector("#rr-retry-box:not([hidden])", timeout=30_000)
     page.unroute("**/api/submissions")

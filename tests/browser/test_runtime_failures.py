@@ -58,9 +58,9 @@ def test_wrong_csp_on_the_worker_is_reported(site: Site, context: BrowserContext
 
 def test_missing_runtime_is_reported(site: Site, context: BrowserContext, watch: Watch) -> None:
     page = context.new_page()
-    page.route("**/pyodide.mjs", lambda route: route.fulfill(status=404, body="not here"))
+    page.route("**/pyodide.asm.wasm", lambda route: route.fulfill(status=404, body="not here"))
     page.goto(site.page_url(SURVEY))
-    expect_refusal(page, site, watch, "pyodide.mjs")
+    expect_refusal(page, site, watch, "pyodide.asm.wasm: HTTP 404")
 
 
 def test_hanging_runtime_times_out(site: Site, context: BrowserContext, watch: Watch) -> None:

@@ -1,9 +1,10 @@
 """The page keeps its promises: one randomization per survey version per device, across tabs.
 
 - Two tabs of one browser: tab B submits while its randomizer is still starting, tab A randomizes
-  meanwhile. B must show A's stored report and flip no coins: exactly one randomization and one
-  respondent token reach the collector.
-- A tab left open on the form moves to the report another tab stored (the `storage` event).
+  meanwhile. B must flip no coins and leave its form for the "already answered" screen (the
+  report is A's tab's: it is shown in B only after "I answered: show my answers"): exactly one
+  randomization and one respondent token reach the collector.
+- A tab left open on the form leaves it when another tab stored a report (the `storage` event).
 - When the browser refuses storage, the page says so before the respondent answers.
 """
 
@@ -53,13 +54,16 @@ def test_two_tabs_randomize_once(site: Site, context: BrowserContext, watch: Wat
     submit(page_a)
     shown_a = wait_review(page_a)
 
-    # Tab B's randomizer now starts; B must show A's report, not flip its own coins.
+    # Tab B's randomizer now starts; B must not flip its own coins: it says the survey was
+    # answered here, and shows A's report only when asked.
     wait_until(lambda: bool(held), what="B's core request")
     for route in held:
         route.continue_()
     context.unroute("**/core.*.zip")
     wait_ready(page_b)
     log_worker_results(page_b)
+    page_b.wait_for_selector("#rr-answered:not([hidden])", timeout=60_000)
+    page_b.click("#rr-show-mine")
     shown_b = wait_review(page_b)
     assert shown_b == shown_a
     page_b.wait_for_timeout(500)  # let any (wrong) late randomization in B come back
@@ -74,7 +78,7 @@ def test_two_tabs_randomize_once(site: Site, context: BrowserContext, watch: Wat
     watch.assert_clean()
 
 
-def test_open_tab_moves_to_the_stored_report(site: Site, context: BrowserContext,
+def test_open_tab_leaves_its_form_for_the_stored_report(site: Site, context: BrowserContext,
                                              watch: Watch) -> None:
     manifest = site.manifest(SURVEY)
     page_a = open_survey(context, site, SURVEY)
@@ -83,10 +87,14 @@ def test_open_tab_moves_to_the_stored_report(site: Site, context: BrowserContext
     fill(page_a, manifest, plan_answers(manifest, 0))
     submit(page_a)
     shown_a = wait_review(page_a)
-    # Without any click in B, B shows A's report and its true answers are cleared.
-    assert wait_review(page_b, timeout_ms=10_000) == shown_a
+    # Without any click in B, B leaves its form for the "already answered" screen and its true
+    # answers are cleared; A's report is there for "I answered: show my answers".
+    page_b.wait_for_selector("#rr-answered:not([hidden])", timeout=10_000)
+    assert page_b.locator(FORM).count() == 0
     checked = page_b.evaluate("() => document.querySelectorAll('input[data-truth]:checked').length")
     assert checked == 0
+    page_b.click("#rr-show-mine")
+    assert wait_review(page_b) == shown_a
     watch.assert_clean()
 
 

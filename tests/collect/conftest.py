@@ -123,8 +123,22 @@ def dist(tmp_path: Path) -> Path:
     return write_dist(tmp_path / "dist")
 
 
+#: The operator's secret of the tests' collectors: `/api/health` counts submissions only for it.
+OPERATOR_TOKEN = "operator-token-of-the-tests"
+OPERATOR_HEADERS = {"authorization": f"Bearer {OPERATOR_TOKEN}"}
+
+
 def make_client(dist: Path, db: Path, **options: Any) -> TestClient:
-    return TestClient(create_app(dist, Store(db), **options), raise_server_exceptions=True)
+    """A client of a collector on SQLite that speaks as the operator (health counts)."""
+    options.setdefault("operator_token", OPERATOR_TOKEN)
+    return TestClient(create_app(dist, Store(db), **options), raise_server_exceptions=True,
+                      headers=OPERATOR_HEADERS)
+
+
+def operator_client(dist: Path, store: Any, **options: Any) -> TestClient:
+    """A client of a collector on any store that speaks as the operator (health counts)."""
+    options.setdefault("operator_token", OPERATOR_TOKEN)
+    return TestClient(create_app(dist, store, **options), headers=OPERATOR_HEADERS)
 
 
 @pytest.fixture
@@ -145,6 +159,8 @@ class Server:
 
     def __init__(self, dist: Path, db: Path, *extra: str) -> None:
         self.dist, self.db, self.extra = dist, db, extra
+        #: Headers that make /api/health count (the server runs with --operator-token).
+        self.operator_headers = dict(OPERATOR_HEADERS)
         self.process: subprocess.Popen[str] | None = None
         self.url = ""
         self.closed = False
@@ -156,9 +172,12 @@ class Server:
         name = self.db.name if isinstance(self.db, Path) else "postgres"
         self.stderr_path = logs / f"{name}.{time.monotonic_ns()}.stderr"
         self.stderr = open(self.stderr_path, "w")  # a file: a full pipe would block the server
+        token_file = self.stderr_path.with_suffix(".operator")
+        token_file.write_text(OPERATOR_TOKEN)
+        token_file.chmod(0o600)
         self.process = subprocess.Popen(
             [sys.executable, "-m", "rrsite", "serve", str(self.dist), "--port", "0",
-             "--db", str(self.db), *self.extra],
+             "--db", str(self.db), "--operator-token", str(token_file), *self.extra],
             stdout=subprocess.PIPE, stderr=self.stderr, text=True, env=env)
         assert self.process.stdout is not None
         deadline = time.monotonic() + timeout
@@ -225,6 +244,8 @@ class Kit:
 
     VERSION: str = VERSION
     CSP: str = CSP
+    OPERATOR_TOKEN: str = OPERATOR_TOKEN
+    OPERATOR_HEADERS: dict[str, str] = field(default_factory=lambda: dict(OPERATOR_HEADERS))
     QUESTIONS: list[dict[str, Any]] = field(default_factory=lambda: QUESTIONS)
     PAGE_JS: str = PAGE_JS
     WASM: bytes = WASM
@@ -234,6 +255,7 @@ class Kit:
     token = staticmethod(token)
     body = staticmethod(body)
     make_client = staticmethod(make_client)
+    client = staticmethod(operator_client)
     Server = Server
     PgServer = PgServer
 

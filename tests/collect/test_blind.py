@@ -16,7 +16,13 @@ from cryptography.hazmat.primitives.asymmetric import rsa
 from starlette.testclient import TestClient
 
 from rrsite.cli import main
-from rrsite.collect.blindkey import BlindKeyError, BlindSigner, create_key, load_key
+from rrsite.collect.invitations.blindkey import (
+    BlindKeyError,
+    BlindSigner,
+    create_key,
+    load_key,
+    read_ring,
+)
 from rrsite.collect.pgstore import run_outside_loop
 from rrsite.collect.server import create_app
 from rrsite.collect.stores import open_store
@@ -103,7 +109,7 @@ def blind_invite(tmp_path: Path, db: str, key: Path, n: int) -> tuple[list[str],
 
 def trade(client: TestClient, code: str, blinded: str | None = None) -> tuple[dict, object]:
     """The page's side: fetch the key, blind a new token, trade the code, finalize."""
-    key_text = client.get("/api/blind-key").text
+    key_text = client.get("/api/blind-key?survey=honor").text
     state = json.loads(rb.blind_json(key_text, "honor"))
     answer = client.post("/api/blind-sign", headers=JSON, content=json.dumps(
         {"survey": "honor", "invitation": code, "blinded_msg": blinded or state["blinded_msg"]}))
@@ -130,10 +136,10 @@ def test_blind_survey_end_to_end(tmp_path, kit, key_file, db, capsys):
     codes, key_id = blind_invite(tmp_path, db, key_file, 4)
     err = capsys.readouterr().err
     assert f"key id {key_id}" in err and "rrsite serve --blind-key" in err
-    signer = load_key(key_file)
-    assert signer.key_id == key_id
-    with TestClient(create_app(dist, open_store(db), blind_key=signer)) as client:
-        public = client.get("/api/blind-key").json()
+    ring = read_ring(key_file)
+    assert ring.signer(key_id) is not None  # the survey's own key, added to the file
+    with kit.client(dist, open_store(db), blind_key=ring) as client:
+        public = client.get("/api/blind-key?survey=honor").json()
         assert public["key_id"] == key_id and public["variant"] == "RSABSSA-SHA384-PSS-Randomized"
 
         token, answer = trade(client, codes[0])
@@ -154,7 +160,7 @@ def test_blind_survey_end_to_end(tmp_path, kit, key_file, db, capsys):
         assert spent.status_code == 403 and spent.json()["field"] == "invitation"
         assert "already been used" in spent.json()["error"]
         # ... but the identical trade (a resend after a lost answer) gets the same signature
-        key_text = client.get("/api/blind-key").text
+        key_text = client.get("/api/blind-key?survey=honor").text
         state = json.loads(rb.blind_json(key_text, "honor"))
         request = json.dumps({"survey": "honor", "invitation": codes[1],
                               "blinded_msg": state["blinded_msg"]})
@@ -202,7 +208,7 @@ def test_tokens_of_another_survey_or_key_are_refused(tmp_path, kit, key_file):
     manifests = [kit.manifest(), {**kit.manifest(), "id": "other"}]
     dist = kit.write_dist(tmp_path / "dist", manifests)
     codes, _ = blind_invite(tmp_path, db, key_file, 2)
-    with TestClient(create_app(dist, open_store(db), blind_key=load_key(key_file))) as client:
+    with TestClient(create_app(dist, open_store(db), blind_key=read_ring(key_file))) as client:
         token, _ = trade(client, codes[0])
         other = {**kit.body(), "survey": "other", "token": token}
         refused = post(client, other)
@@ -212,10 +218,11 @@ def test_tokens_of_another_survey_or_key_are_refused(tmp_path, kit, key_file):
         not_blind = client.post("/api/blind-sign", headers=JSON, content=json.dumps(
             {"survey": "other", "invitation": codes[1], "blinded_msg": zeros}))
         assert not_blind.status_code == 403 and not_blind.json()["field"] == "survey"
-    # a collector started with another key does not accept the first key's tokens
+    # a collector started without the survey's key does not accept its tokens (and says why)
     stranger = create_key(tmp_path / "other.pem")
     with TestClient(create_app(dist, open_store(db), blind_key=stranger)) as client:
-        assert post(client, {**kit.body(), "token": token}).status_code == 403
+        refused = post(client, {**kit.body(), "token": token})
+        assert refused.status_code == 503 and "key of survey 'honor'" in refused.json()["error"]
     # without a key: no blind endpoints
     with TestClient(create_app(dist, open_store(db))) as client:
         assert client.get("/api/blind-key").status_code == 404
@@ -229,13 +236,13 @@ def test_what_the_sqlite_store_keeps(tmp_path, kit, key_file):
     db = tmp_path / "c.db"
     dist = kit.write_dist(tmp_path / "dist")
     codes, _ = blind_invite(tmp_path, str(db), key_file, 1)
-    with TestClient(create_app(dist, open_store(db), blind_key=load_key(key_file))) as client:
+    with TestClient(create_app(dist, open_store(db), blind_key=read_ring(key_file))) as client:
         token, _ = trade(client, codes[0])
         assert post(client, {**kit.body(), "token": token}).status_code == 201
     with sqlite3.connect(db) as connection:
         traded = connection.execute("SELECT * FROM blind_codes").fetchall()
-        spent = connection.execute("SELECT * FROM blind_tokens").fetchall()
-        columns = [row[1] for row in connection.execute("PRAGMA table_info(blind_tokens)")]
+        spent = connection.execute("SELECT * FROM blind_token_pool").fetchall()
+        columns = [row[1] for row in connection.execute("PRAGMA table_info(blind_token_pool)")]
     assert len(traded) == 1 and len(spent) == 1
     assert columns == ["survey", "token_hash"]
     assert spent[0][1] == hashlib.sha256(rb.unb64(token["msg"])).hexdigest()
@@ -247,13 +254,13 @@ def test_identical_token_resends_racing_on_two_postgresql_stores(pg_db, kit):
     at once is stored once and the other copy is answered as a duplicate, never "used"."""
     import asyncio
 
-    from rrsite.collect.blindstore import mark_blind
+    from rrsite.collect.invitations.blindstore import mark_blind
     from rrsite.collect.pgstore import PgStore
     from rrsite.collect.store import DUPLICATE, STORED
 
     first, second = PgStore(pg_db), PgStore(pg_db)
     mark_blind(first, "honor", "0" * 32)
-    tokens = [(kit.token(), rb.b64(bytes([i]) * 32)) for i in range(25)]
+    tokens = [(kit.token(), bytes([i]).hex() * 32) for i in range(25)]
 
     async def race() -> list[str]:
         await first.open()
@@ -277,7 +284,7 @@ def test_one_code_traded_twice_at_once_on_two_postgresql_stores(pg_db):
     one trade goes ahead; the identical trade on both is answered on both (a resend)."""
     import asyncio
 
-    from rrsite.collect.blindstore import SIGN, exchange, mark_blind
+    from rrsite.collect.invitations.blindstore import SIGN, exchange, mark_blind
     from rrsite.collect.pgstore import PgStore
     from rrsite.collect.store import USED_CODE, code_hash
 
@@ -290,9 +297,9 @@ def test_one_code_traded_twice_at_once_on_two_postgresql_stores(pg_db):
         await first.open()
         await second.open()
         try:
-            jobs = [exchange(store, "honor", code_hash(code), f"{i}-{n}")
+            jobs = [exchange(store, "honor", code_hash(code), code_hash(f"{i}-{n}"))
                     for i, code in enumerate(codes[:20]) for n, store in enumerate((first, second))]
-            jobs += [exchange(store, "honor", code_hash(code), "same")
+            jobs += [exchange(store, "honor", code_hash(code), code_hash("same"))
                      for code in codes[20:] for store in (first, second)]
             return list(await asyncio.gather(*jobs))
         finally:
@@ -314,13 +321,13 @@ def test_one_respondent_with_two_tokens_at_once_spends_one(pg_db, kit):
 
     import asyncpg
 
-    from rrsite.collect.blindstore import mark_blind
+    from rrsite.collect.invitations.blindstore import mark_blind
     from rrsite.collect.pgstore import PgStore
     from rrsite.collect.store import CONFLICT, DUPLICATE, STORED
 
     first, second = PgStore(pg_db), PgStore(pg_db)
     mark_blind(first, "honor", "0" * 32)
-    cases = [(kit.token(), rb.b64(bytes([i]) * 32), rb.b64(bytes([100 + i]) * 32), i % 2 == 0)
+    cases = [(kit.token(), bytes([i]).hex() * 32, bytes([100 + i]).hex() * 32, i % 2 == 0)
              for i in range(25)]
 
     async def race() -> list[list[str]]:
@@ -341,7 +348,8 @@ def test_one_respondent_with_two_tokens_at_once_spends_one(pg_db, kit):
     async def spent() -> int:
         connection = await asyncpg.connect(pg_db)
         try:
-            return int(await connection.fetchval("SELECT count(*) FROM blind_tokens"))
+            return int(await connection.fetchval(  # tokens redeemed: in the pool or settled
+                "SELECT count(*) FROM spent_all WHERE kind = 'k'"))
         finally:
             await connection.close()
 

@@ -61,7 +61,8 @@ def server(tmp_path, kit):
 
 
 def stored(server) -> int:
-    return httpx.get(server.url + "/api/health", timeout=10).json()["submissions"]
+    return httpx.get(server.url + "/api/health", timeout=10,
+                     headers=server.operator_headers).json()["submissions"]
 
 
 @pytest.mark.parametrize("sent", ["headers", "body", "trickle"])

@@ -8,8 +8,7 @@ import math
 import pytest
 from starlette.testclient import TestClient
 
-from rrsite.collect.limits import SWEEP_AT, RateLimit
-from rrsite.collect.server import create_app
+from rrsite.collect.edge import SWEEP_AT, RateLimit
 from rrsite.collect.store import Store
 from rrsite.commands.serve import parse_caps
 from rrsite.errors import UsageError
@@ -65,7 +64,7 @@ def post(client: TestClient, body: dict):
 
 def test_burst_over_the_limit_gets_429(dist, tmp_path, kit):
     db = tmp_path / "c.db"
-    with TestClient(create_app(dist, Store(db), rate_limit=5)) as client:
+    with kit.client(dist, Store(db), rate_limit=5) as client:
         answers = [post(client, kit.body()) for _ in range(8)]
         assert [r.status_code for r in answers] == [201] * 5 + [429] * 3
         refused = answers[-1]
@@ -78,7 +77,7 @@ def test_burst_over_the_limit_gets_429(dist, tmp_path, kit):
 def test_cap(dist, tmp_path, kit):
     db = tmp_path / "c.db"
     first = kit.body()
-    with TestClient(create_app(dist, Store(db, caps={"honor": 3}))) as client:
+    with kit.client(dist, Store(db, caps={"honor": 3})) as client:
         assert post(client, first).status_code == 201
         assert [post(client, kit.body()).status_code for _ in range(2)] == [201, 201]
         full = post(client, kit.body())
@@ -88,7 +87,7 @@ def test_cap(dist, tmp_path, kit):
         assert post(client, first).status_code == 200  # a resend is still recognised
         changed = {**first, "answers": {**first["answers"], "violated": "no"}}
         assert post(client, changed).status_code == 409
-    with TestClient(create_app(dist, Store(db, caps={"honor": 4}))) as client:
+    with kit.client(dist, Store(db, caps={"honor": 4})) as client:
         # a restarted collector counts what the database holds
         assert [post(client, kit.body()).status_code for _ in range(2)] == [201, 429]
         assert client.get("/api/health").json()["submissions"] == 4

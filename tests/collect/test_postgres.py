@@ -8,11 +8,9 @@ import json
 from urllib.parse import urlsplit
 
 import pytest
-from starlette.testclient import TestClient
 
 from rrsite.cli import main
 from rrsite.collect.pgstore import PgStore, run_outside_loop
-from rrsite.collect.server import create_app
 from rrsite.collect.store import CONFLICT, DUPLICATE, STORED, StoreError
 from rrsite.collect.stores import open_store
 
@@ -27,7 +25,7 @@ def test_api_semantics(pg_db, tmp_path, kit):
     dist = kit.write_dist(tmp_path / "dist")
     store = open_store(pg_db)
     assert isinstance(store, PgStore)
-    with TestClient(create_app(dist, store)) as client:
+    with kit.client(dist, store) as client:
         body = kit.body()
         assert post(client, body).status_code == 201
         assert post(client, body).json() == {"status": "duplicate"}
@@ -39,7 +37,7 @@ def test_api_semantics(pg_db, tmp_path, kit):
         assert health["submissions"] == 1
         assert health["surveys"] == [{"id": "honor", "versions": [kit.VERSION], "submissions": 1}]
     # a second start on the same database: schema kept, manifests and answers still there
-    with TestClient(create_app(dist, open_store(pg_db))) as client:
+    with kit.client(dist, open_store(pg_db)) as client:
         assert post(client, body).status_code == 200
         assert client.get("/api/health").json()["submissions"] == 1
 
@@ -87,7 +85,7 @@ def test_cap_and_invitations(pg_db, tmp_path, kit):
     assert main(["invite", "--survey", "honor", "-n", "3", "--url", "https://x.org/honor/",
                  "-o", str(out), "--db", pg_db]) == 0
     codes = [line.split(",")[0] for line in out.read_text().splitlines()[1:]]
-    with TestClient(create_app(dist, open_store(pg_db, caps={"honor": 2}))) as client:
+    with kit.client(dist, open_store(pg_db, caps={"honor": 2})) as client:
         assert post(client, kit.body()).status_code == 403  # no code
         first = {**kit.body(), "invitation": codes[0]}
         assert post(client, first).status_code == 201
@@ -103,7 +101,7 @@ def test_export_matches_sqlite(pg_db, tmp_path, kit):
     dist = kit.write_dist(tmp_path / "dist")
     bodies = [kit.body(comment="=1+1"), kit.body(tools=["pen"], age=30), kit.body()]
     for store in (open_store(pg_db), open_store(tmp_path / "c.db")):
-        with TestClient(create_app(dist, store)) as client:
+        with kit.client(dist, store) as client:
             for body in bodies:
                 assert post(client, body).status_code == 201
     exports = []
@@ -121,7 +119,7 @@ def test_unreachable_503_then_recovers_without_restart(tmp_path, kit):
     try:
         dsn = server.create_database()
         dist = kit.write_dist(tmp_path / "dist")
-        with TestClient(create_app(dist, open_store(dsn))) as client:
+        with kit.client(dist, open_store(dsn)) as client:
             assert post(client, kit.body()).status_code == 201
             server.stop()
             down = post(client, kit.body())
@@ -151,7 +149,7 @@ def test_health_and_errors_hide_the_database_and_follow_it(tmp_path, kit, caplog
                f"&port={server.port}")
         secrets_ = ["sekrit_user", "pw-Xy9q", name, str(server.root), str(server.port)]
         dist = kit.write_dist(tmp_path / "dist")
-        with TestClient(create_app(dist, open_store(dsn))) as client:
+        with kit.client(dist, open_store(dsn)) as client:
             assert post(client, kit.body()).status_code == 201
             assert client.get("/api/health").json()["db"] == "ok"
             server.stop()

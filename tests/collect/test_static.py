@@ -233,3 +233,31 @@ def test_path_traversal_on_a_real_server(tmp_path, kit):
         assert response.headers["content-encoding"] == "br"
         assert int(response.headers["content-length"]) == len(raw)
         assert brotli.decompress(raw) == kit.PAGE_JS.encode()
+
+
+def test_no_link_out_of_the_site_is_followed(tmp_path, kit):
+    """A symbolic link inside DIST to a file or folder outside it (the system's passwords, the
+    database, a private key) is a 404, as is its pre-compressed twin; a link that stays inside
+    DIST is served; private keys (*.pem, *.key) are never served, wherever they lie."""
+    secret = b"TOP-SECRET-MARKER"
+    (tmp_path / "outside").mkdir()
+    (tmp_path / "outside" / "secret.txt").write_bytes(secret)
+    dist = kit.write_dist(tmp_path / "dist")
+    (dist / "passwd").symlink_to("/etc/passwd")
+    (dist / "secret.txt").symlink_to(tmp_path / "outside" / "secret.txt")
+    (dist / "folder").symlink_to(tmp_path / "outside", target_is_directory=True)
+    (dist / "honor" / "copy.json").symlink_to(dist / "honor" / "survey.json")
+    (dist / "honor" / "note.txt").write_text("a plain note\n")
+    (dist / "honor" / "note.txt.gz").symlink_to(tmp_path / "outside" / "secret.txt")
+    (dist / "honor" / "server.pem").write_text("-----BEGIN PRIVATE KEY-----\n")
+    (dist / "honor" / "server.key").write_text("-----BEGIN PRIVATE KEY-----\n")
+    with kit.make_client(dist, tmp_path / "c.db") as client:
+        for path in ("/passwd", "/secret.txt", "/folder/secret.txt", "/folder/",
+                     "/honor/server.pem", "/honor/server.key"):
+            answer = client.get(path)
+            assert answer.status_code == 404, (path, answer.status_code)
+            assert secret not in answer.content and b"root:" not in answer.content
+        assert client.get("/honor/copy.json").json()["id"] == "honor"
+        note = client.get("/honor/note.txt", headers={"accept-encoding": "gzip"})
+        assert note.status_code == 200 and note.text == "a plain note\n"
+        assert "content-encoding" not in note.headers  # the linked twin is not used

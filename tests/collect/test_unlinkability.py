@@ -17,6 +17,7 @@ import random
 import re
 import shutil
 import subprocess
+import time
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
@@ -298,10 +299,18 @@ def test_sqlite_log_left_by_a_reader_is_emptied_by_a_later_commit(tmp_path):
         reader.execute("SELECT count(*) FROM submissions").fetchone()  # holds a snapshot
         assert store.submit_sync("honor", "v", "t1", {"a": 1}, "C" * 16) == "stored"
         wal = db.with_name("c.db-wal")
-        assert wal.stat().st_size > 0  # the checkpoint gave way to the reader
+        # the answer comes before the checkpoint: wait until it was tried and gave way
+        deadline = time.monotonic() + 10
+        while not store.log_holds_codes and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert store.log_holds_codes and wal.stat().st_size > 0
         reader.execute("COMMIT")
         reader.close()
         assert store.submit_sync("open", "v", "t2", {"a": 1}) == "stored"  # no code
+        # emptied right after that commit was answered, before the writer takes another batch
+        deadline = time.monotonic() + 10
+        while wal.stat().st_size and time.monotonic() < deadline:
+            time.sleep(0.01)
         assert wal.stat().st_size == 0
         assert code_hash("C" * 16).encode() not in wal.read_bytes()
     finally:

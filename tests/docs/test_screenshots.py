@@ -96,8 +96,10 @@ def test_page_and_review_screenshots(tutorial: tuple[Path, str], page: Page) -> 
     page.locator('#q-how_often input[name="how_often"][value="Sometimes"]').check()
     page.locator("#rr-submit").click()
     page.wait_for_selector("#rr-review:not([hidden])")
-    body = page.locator("#rr-body").inner_text()
+    body = page.locator("#rr-body").text_content() or ""  # under a closed disclosure
     assert '"did_it"' in body and '"how_often": "Sometimes"' in body
+    # the review as it opens: what will be sent, with a sentence of what the coin drew
+    assert page.locator("#rr-answers dd[data-glance-for=did_it]").is_visible()
     page.locator("#rr-review").scroll_into_view_if_needed()
     page.locator("#rr-review").screenshot(path=str(SHOTS / "tutorial-review.png"))
     for name in ("tutorial-page.png", "tutorial-review.png"):

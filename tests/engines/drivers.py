@@ -8,7 +8,9 @@
   toolbar otherwise), so its viewport is a phone's.
 
 Every driver evaluates JavaScript *expressions* given as strings (their value must be JSON), and
-can click, reload, take a full-page screenshot and start afresh (empty storage).
+can click, reload, take a full-page screenshot, open a new tab of the same browser (its storage
+kept, the earlier tab closed: the next person at a shared device) and start afresh (empty
+storage).
 """
 
 from __future__ import annotations
@@ -83,6 +85,10 @@ class Driver:
         """Start afresh: no storage, no cache, no open page."""
         raise NotImplementedError
 
+    def new_tab(self) -> None:
+        """Close the page and open a new tab of the same browser (its storage and cache kept)."""
+        raise NotImplementedError
+
     def errors(self) -> list[str]:
         """Console errors and page errors seen since new_context."""
         raise NotImplementedError
@@ -127,11 +133,19 @@ class ChromiumDriver(Driver):
             self.context.close()
         self.context = self.browser.new_context(
             viewport={"width": self.size[0], "height": self.size[1]})
-        self.page = self.context.new_page()
         self._errors = []
+        self._open_page()
+
+    def _open_page(self) -> None:
+        self.page = self.context.new_page()
         self.page.on("console", lambda m: self._errors.append(f"console: {m.text}")
                      if m.type == "error" else None)
         self.page.on("pageerror", lambda e: self._errors.append(f"page error: {e}"))
+
+    def new_tab(self) -> None:  # noqa: D102
+        old = self.page
+        self._open_page()
+        old.close()
 
     def goto(self, url: str) -> None:  # noqa: D102
         self.page.goto(url)
@@ -207,6 +221,9 @@ class FirefoxDriver(Driver):
 
     def new_context(self) -> None:  # noqa: D102
         self._send("new_context")
+
+    def new_tab(self) -> None:  # noqa: D102
+        self._send("new_tab")
 
     def goto(self, url: str) -> None:  # noqa: D102
         self._send("goto", url=url)
@@ -302,6 +319,14 @@ class WebKitDriver(Driver):
         if self.driver is not None:
             self.driver.quit()
         self._start()
+
+    def new_tab(self) -> None:  # noqa: D102
+        old = self.driver.current_window_handle
+        self.driver.switch_to.new_window("tab")
+        new = self.driver.current_window_handle
+        self.driver.switch_to.window(old)
+        self.driver.close()
+        self.driver.switch_to.window(new)
 
     def goto(self, url: str) -> None:  # noqa: D102
         self.driver.get(url)

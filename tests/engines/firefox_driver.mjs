@@ -6,6 +6,7 @@
 //   {"op": "viewport", "width": 390, "height": 844}
 //   {"op": "screenshot", "path": "..."}               full page PNG
 //   {"op": "reload"} | {"op": "new_context"} | {"op": "errors"} (console errors, page errors)
+//   {"op": "new_tab"}                                 a new tab of the same context; the old one closed
 //   {"op": "quit"}
 // Errors come back as {"id", "ok": false, "error": "..."}.
 import puppeteer from "puppeteer-core";
@@ -25,16 +26,26 @@ let page = null;
 let errors = [];
 let viewport = { width: 1000, height: 900 };
 
-async function newContext() {
-  if (context) await context.close();
-  context = await browser.createBrowserContext();
+async function openPage() {
   page = await context.newPage();
-  errors = [];
   page.on("console", (message) => {
     if (message.type() === "error") errors.push(`console: ${message.text()}`);
   });
   page.on("pageerror", (error) => errors.push(`page error: ${error.message || error}`));
   await page.setViewport(viewport);
+}
+
+async function newContext() {
+  if (context) await context.close();
+  context = await browser.createBrowserContext();
+  errors = [];
+  await openPage();
+}
+
+async function newTab() {
+  const old = page;
+  await openPage();
+  await old.close();
 }
 
 const ops = {
@@ -49,6 +60,7 @@ const ops = {
   },
   async screenshot({ path }) { await page.screenshot({ path, fullPage: true }); return null; },
   async new_context() { await newContext(); return null; },
+  async new_tab() { await newTab(); return null; },
   async errors() { return errors; },
   async version() { return await browser.version(); },
 };

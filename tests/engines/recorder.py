@@ -17,8 +17,10 @@ CSP violations), so the cross-engine tests watch from the server side instead:
 from __future__ import annotations
 
 import http.client
+import re
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
@@ -53,8 +55,8 @@ class Recorder:
     lock: threading.Lock = field(default_factory=threading.Lock)
     #: the port of `rrsite serve` (set once it runs; the proxy's port is needed for the build)
     upstream_port: int = 0
-    #: serve the core bundle with one byte changed (a tampered or stale copy)
-    tamper_core: bool = False
+    #: a file swapped on the host under the same name: (a pattern of paths, how its bytes change)
+    swap: tuple[re.Pattern[str], Callable[[bytes], bytes]] | None = None
     #: seconds the collector's answer to a submission is held back (0: none)
     hold_submissions: float = 0.0
 
@@ -123,21 +125,26 @@ def start_proxy(recorder: Recorder) -> ThreadingHTTPServer:
             connection = http.client.HTTPConnection("127.0.0.1", recorder.upstream_port,
                                                     timeout=60)
             headers = {k: v for k, v in self.headers.items() if k.lower() not in HOP_BY_HOP}
-            tamper = recorder.tamper_core and self.path.startswith("/_rr/core.")
+            swap = recorder.swap
+            tamper = swap is not None and swap[0].search(self.path.split("?")[0]) is not None
             if tamper:
                 headers = {k: v for k, v in headers.items() if k.lower() != "accept-encoding"}
             connection.request(self.command, self.path, body=body or None, headers=headers)
             response = connection.getresponse()
             data = response.read()
-            if tamper and response.status == 200:
-                data = data.replace(b"def respond_json(", b"def respond_jsoN(", 1)
+            if tamper and swap is not None and response.status == 200:
+                data = swap[1](data)
             out: dict[str, str] = {}
             for key, value in response.getheaders():
                 if key.lower() in HOP_BY_HOP:
                     continue
                 if key.lower() == "content-security-policy":
                     value = f"{value}; report-uri /__csp"
+                if tamper and key.lower() in ("cache-control", "etag"):
+                    continue  # a swapped copy is not kept: the next page gets the real one
                 out[key] = value
+            if tamper:
+                out["Cache-Control"] = "no-store"
             connection.close()
             if self.command == "POST" and self.path.startswith("/api/submissions"):
                 time.sleep(recorder.hold_submissions)

@@ -10,18 +10,27 @@ the server saw (page and worker), in nothing the page keeps on the device (local
 sessionStorage, cookies, IndexedDB, Cache Storage) and in no console message; localStorage holds
 the sent body; no console or page error, no CSP violation (reported to the proxy through
 ``report-uri``). Every number design is among the surveys answered (tests/browser/surveys/
-number-designs.md). Screenshots of the form, the review and the thanks go to
-``screenshots/<engine>/`` and on each of them the document is no wider than the viewport.
+number-designs.md), and so are frequency oracles and a sensitive multi-choice question (surveys/
+substances.md: its true ticks, as the JSON list the worker gets, must appear in no request, in
+nothing kept and in no console message) and one wave of a panel with its permanent reports kept
+(surveys/climate-panel.md); the body sent for either, as its export row, is analysed with the
+page's manifest (accepted, counted in each such question). Screenshots of the form, the review
+and the thanks go to ``screenshots/<engine>/`` and on each of them the document is no wider than
+the viewport.
 
 The report returned by rrsite/core inside the worker and the coins' transcript are checked in
 Chromium by tests/browser (Playwright can read inside the worker); the statistical end-to-end test
-stays there too. Also in each engine: a randomizer that cannot start (a core bundle whose hash is
-not the manifest's core_hash) is reported on the page and nothing is stored or sent.
+stays there too. Also in each engine: page.js, the worker and the core bundle swapped on the host
+under the same name (with code that would send if it ran) are refused by their pinned hashes, the
+page says so, and nothing is stored or sent; and on a shared device the next person (a new tab)
+sees none of the first respondent's answers, answers as someone else, and "Forget" leaves nothing
+of either in any storage the page uses.
 """
 
 from __future__ import annotations
 
 import json
+import re
 import time
 from pathlib import Path
 from typing import Any
@@ -39,7 +48,9 @@ from respondent import (
     plan_answers,
 )
 
+from rrsite.analyze import analyze
 from rrsite.core import number_design_from_spec
+from rrsite.core.frequency import FREQUENCY_DESIGNS, oracle_from_spec
 
 SURVEYS = Path(__file__).resolve().parents[2] / "surveys"
 SURVEY_FILES = [*sorted(path.name for path in SURVEYS.glob("*.md")),
@@ -104,8 +115,14 @@ FILL = """((plan) => {
   };
   for (const [qid, truth] of Object.entries(plan.truths)) {
     if (plan.types[qid] === "number") type_in(`#q-${qid}-input`, truth);
-    else one(`#q-${qid} input[data-truth][value=${value(truth)}]`).click();
+    else if (plan.types[qid] === "multi-choice") {  // the true ticks, a JSON list
+      for (const tick of JSON.parse(truth)) {
+        one(`#q-${qid} input[data-truth][value=${value(tick)}]`).click();
+      }
+    } else one(`#q-${qid} input[data-truth][value=${value(truth)}]`).click();
   }
+  const keep = document.querySelector("#rr-waves-keep");  // a panel: keep the permanent reports
+  if (keep && !keep.checked) keep.click();
   for (const [qid, innocuous] of Object.entries(plan.innocuous)) {
     if (plan.types[qid] === "number") type_in(`#q-${qid}-innocuous-input`, innocuous);
     else one(`#q-${qid}-innocuous input[data-innocuous][value=${value(innocuous)}]`).click();
@@ -168,7 +185,8 @@ def shoot(driver: Driver, survey: str, stage: str) -> None:
 
 
 @pytest.mark.parametrize("file", SURVEY_FILES)
-def test_answer_and_audit(file: str, engine: Driver, engine_site: EngineSite) -> None:
+def test_answer_and_audit(file: str, engine: Driver, engine_site: EngineSite,
+                          tmp_path: Path) -> None:
     site, recorder = engine_site, engine_site.recorder
     sid = site.ids[file]
     manifest = site.manifest(sid)
@@ -242,6 +260,9 @@ def test_answer_and_audit(file: str, engine: Driver, engine_site: EngineSite) ->
             report = float(answers[q["id"]])  # Netlify's fields are text
             assert number_design_from_spec(q["design"]).impossible(report) is None, q["id"]
             continue
+        if q["design"]["name"] in FREQUENCY_DESIGNS:  # a report the oracle can send
+            oracle_from_spec(q["design"]).decode(answers[q["id"]], q["values"])
+            continue
         assert answers[q["id"]] in q["values"] + q.get("reports", []), (q["id"], answers)
     direct = expected_direct(manifest, plan, target)
     assert {k: v for k, v in answers.items() if k not in plan.truths} == direct
@@ -275,33 +296,167 @@ def test_answer_and_audit(file: str, engine: Driver, engine_site: EngineSite) ->
     assert stored == body["answers"] and record["body"]["respondent"] == body["respondent"]
     assert engine.errors() == []
     assert recorder.violations[violations_before:] == []
+    analysed(manifest, body, target, tmp_path)
 
 
-def test_a_randomizer_that_cannot_start_says_so_and_sends_nothing(
+def analysed(manifest: dict[str, Any], body: dict[str, Any], target: str, folder: Path) -> None:
+    """A body with a frequency oracle or a permanent report, as its export row, is analysed:
+    accepted (every report one its design can send) and counted in each such question."""
+    special = [q for q in manifest["questions"] if q["sensitive"] and (
+        q["design"]["name"] in FREQUENCY_DESIGNS or "memoize" in q)]
+    if not special or target != "collector":
+        return
+    export = folder / "sent.jsonl"
+    export.write_text(json.dumps({**body, "submitted_at": "2026-11-22T13:05:00Z"}) + "\n",
+                      encoding="utf-8")
+    result = analyze([export], manifests=[manifest]).to_dict()
+    assert result["rows"]["accepted"] == 1 and result["rows"]["rejected"] == 0, result["rows"]
+    found = {q["id"]: q for q in result["questions"]}
+    for q in special:
+        assert found[q["id"]]["n"] == (1 if q["id"] in body["answers"] else 0), q["id"]
+
+
+SWAPS = [
+    # (what, the paths swapped, how the file changes): code added that would send if it ran
+    ("page.js", r"^/_rr/page\.[0-9a-f]+\.js$",
+     lambda body: body + b'\nfetch("/leak-page", {method: "POST", body: "truth"});\n'),
+    ("worker", r"^/_rr/worker\.[0-9a-f]+\.js$",
+     lambda body: body + b'\nfetch("/leak-worker", {method: "POST", body: "truth"});\n'),
+    ("core", r"^/_rr/core\.[0-9a-f]+\.zip$",
+     lambda body: body.replace(b"def respond_json(", b"def respond_jsoN(", 1)),
+]
+INTEGRITY = "document.documentElement.dataset.rrIntegrity === 'failed' && 'integrity'"
+TRY_TO_SEND = """(() => {
+  document.getElementById("rr-form").hidden = false;
+  document.getElementById("rr-submit").disabled = false;
+  document.getElementById("rr-form").requestSubmit();
+  return true;
+})()"""
+
+
+def test_swapped_code_does_not_run_and_nothing_is_sent(engine: Driver,
+                                                        engine_site: EngineSite) -> None:
+    """page.js, the worker and the core, each swapped on the host under the same name (with
+    code that would send if it ran): refused, said on the page, and nothing is stored or sent."""
+    site, recorder = engine_site, engine_site.recorder
+    sid = site.ids["honor-code.md"]
+    manifest = site.manifest(sid)
+    key = f"rrsite:{manifest['id']}:{manifest['version']}"
+    for what, pattern, change in SWAPS:
+        engine.new_context()  # nothing of the file kept from the swap before
+        recorder.swap = (re.compile(pattern), change)
+        try:
+            start = recorder.mark()
+            engine.goto(site.page_url(sid))
+            state = engine.wait(f"({INTEGRITY}) || ({RUNTIME_SETTLED})", READY_TIMEOUT_S,
+                                f"the page with a swapped {what}")
+        finally:
+            recorder.swap = None
+        swapped = [r.path for r in recorder.since(start) if re.search(pattern, r.path)]
+        assert swapped, f"{engine.name}: {what} was not requested"
+        name = swapped[0].rsplit("/", 1)[-1]
+        if what == "page.js":
+            assert state == "integrity", (engine.name, state)
+            assert engine.eval(visible("#rr-integrity"))
+        else:
+            assert state == "failed", (engine.name, what, state)
+            text = engine.eval("document.querySelector('#rr-runtime-text').innerText")
+            assert "could not start" in text and name in text, (engine.name, text)
+        fill(engine, manifest, plan_answers(manifest, 0))
+        assert engine.eval(TRY_TO_SEND) is True
+        time.sleep(0.5)
+        assert not engine.eval(visible("#rr-review"))
+        sent = [r.path for r in recorder.since(start)
+                if r.method not in ("GET", "HEAD") or "/leak" in r.path]
+        assert sent == [], (engine.name, what, sent)
+        assert engine.eval(f"localStorage.getItem({json.dumps(key)})") is None
+
+
+STORAGE = """(async () => {
+  const dump = {local: {}, session: {}, cookies: document.cookie};
+  for (let i = 0; i < localStorage.length; i++) {
+    dump.local[localStorage.key(i)] = localStorage.getItem(localStorage.key(i));
+  }
+  for (let i = 0; i < sessionStorage.length; i++) {
+    dump.session[sessionStorage.key(i)] = sessionStorage.getItem(sessionStorage.key(i));
+  }
+  dump.indexedDB = indexedDB.databases ? (await indexedDB.databases()).map((db) => db.name) : [];
+  dump.caches = self.caches ? await caches.keys() : [];
+  return dump;
+})()"""
+PAGE_TEXT = """Array.from(document.body.querySelectorAll('*')).filter((e) => !e.closest('script'))
+  .flatMap((e) => Array.from(e.childNodes)).filter((n) => n.nodeType === 3)
+  .map((n) => n.textContent).join(' ')"""
+
+
+def answer_and_send(engine: Driver, manifest: dict[str, Any], round_index: int) -> dict[str, Any]:
+    """Answer the open page and send; the body it showed."""
+    state = engine.wait(RUNTIME_SETTLED, READY_TIMEOUT_S, "the randomizer")
+    assert state == "ready", engine.eval("document.querySelector('#rr-runtime-text').innerText")
+    fill(engine, manifest, plan_answers(manifest, round_index))
+    engine.click("#rr-submit")
+    engine.wait(visible("#rr-review"), 60, "the review")
+    body = json.loads(engine.eval("document.querySelector('#rr-body').textContent"))
+    engine.click("#rr-confirm")
+    engine.wait(visible("#rr-done"), 60, "the thanks")
+    return body  # type: ignore[no-any-return]
+
+
+def test_a_second_visitor_sees_nothing_and_forget_leaves_nothing(
         engine: Driver, engine_site: EngineSite) -> None:
-    """A core bundle that is not the manifest's core_hash: the page says so, nothing is sent."""
+    """A shared device: after one respondent sent, the next person (a new tab of the same
+    browser) sees none of their answers, reports or token, answers as someone else; after
+    "Forget" on the start page, every storage the page uses (localStorage, sessionStorage,
+    cookies, IndexedDB, Cache Storage) and the address's fragment are free of both respondents'
+    tokens and answers and of the invitation code."""
     site, recorder = engine_site, engine_site.recorder
     sid = site.ids["honor-code.md"]
     manifest = site.manifest(sid)
     engine.new_context()
-    recorder.tamper_core = True
-    try:
-        start = recorder.mark()
-        engine.goto(site.page_url(sid))
-        state = engine.wait(RUNTIME_SETTLED, READY_TIMEOUT_S, "the randomizer")
-    finally:
-        recorder.tamper_core = False
-    assert state == "failed"
-    text = engine.eval("document.querySelector('#rr-runtime-text').innerText")
-    assert "could not start" in text and manifest["core_hash"] in text, text
-    fill(engine, manifest, plan_answers(manifest, 0))
-    engine.click("#rr-submit")
-    time.sleep(0.5)
-    assert not engine.eval(visible("#rr-review"))
-    assert "could not start" in engine.eval("document.querySelector('#rr-submit-note').innerText")
-    assert [r.path for r in recorder.since(start) if r.method not in ("GET", "HEAD")] == []
-    key = f"rrsite:{manifest['id']}:{manifest['version']}"
-    assert engine.eval(f"localStorage.getItem({json.dumps(key)})") is None
+    start = recorder.mark()
+    engine.goto(site.page_url(sid))
+    first = answer_and_send(engine, manifest, 0)
+
+    engine.new_tab()
+    engine.goto(site.page_url(sid))
+    engine.wait(visible("#rr-answered"), 30, "the already-answered screen")
+    assert not engine.eval(visible("#rr-form")) and not engine.eval(visible("#rr-review"))
+    assert first["respondent"] not in engine.eval(PAGE_TEXT)
+    assert engine.eval("document.querySelector('#rr-answers').children.length") == 0
+    engine.click("#rr-someone-else")
+    engine.wait(visible("#rr-someone"), 10, "the rule")
+    engine.click("#rr-someone-start")
+    engine.wait(f"{visible('#rr-form')} && document.documentElement.dataset.rrState === 'form'",
+                30, "a fresh form")
+    second = answer_and_send(engine, manifest, 1)
+    posts = [json.loads(r.body) for r in recorder.since(start)
+             if r.method == "POST" and r.path.startswith("/api/submissions")]
+    assert [post["respondent"] for post in posts] == [first["respondent"], second["respondent"]]
+    assert first["respondent"] != second["respondent"]
+
+    # The next person opens an invitation link (its code in the fragment) and forgets from the
+    # start page: the code leaves the address bar, and nothing of either respondent stays.
+    code = "Xq7Vd2Lm9Rt4Wp8K"
+    engine.new_tab()
+    engine.goto(f"{site.page_url(sid)}#invitation={code}")
+    engine.wait(visible("#rr-answered"), 30, "the already-answered screen")
+    assert code in engine.eval("window.location.href")
+    engine.click("#rr-forget-start")
+    engine.wait(f"!({visible('#rr-show-mine')}) && {visible('#rr-answered')}", 10,
+                "the screen after forgetting")
+    assert engine.eval("window.location.hash") == ""
+    assert code not in engine.eval("window.location.href")
+    kept = engine.eval(STORAGE)
+    assert code not in json.dumps(kept)
+    local = dict(kept["local"])
+    markers = {key for key in local if key.startswith("rrsite:answered:")}
+    assert set(local) - {"rrsite:salt"} == markers
+    assert len(local) == 2 and kept["session"] == {} and kept["cookies"] == ""
+    assert kept["indexedDB"] == [] and kept["caches"] == []
+    for body in (first, second):
+        assert body["respondent"] not in json.dumps(kept)
+    assert "answers" not in json.dumps(kept)  # no stored report, of anyone
+    assert engine.errors() == []
 
 
 def test_every_number_design_is_audited(engine_site: EngineSite) -> None:

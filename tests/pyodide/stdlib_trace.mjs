@@ -85,6 +85,29 @@ export function exerciseCore(pyodide, { core, questions, imports }, rounds = 1) 
       }
       continue;
     }
+    const oracle = ["oue", "sue", "olh", "subset", "hadamard"].includes(question.design?.name);
+    if (oracle || question.memoize) { // frequency oracles and panels (rrsite.core.frequency)
+      const truths = question.type === "multi-choice"
+        ? [[], question.values.slice(0, question.design.max_ticks)].map((t) => JSON.stringify(t))
+        : question.values;
+      for (const truth of truths) {
+        for (let i = 0; i < rounds; i += 1) {
+          const first = JSON.parse(respond(JSON.stringify(question), truth));
+          const again = question.memoize // a panel's next wave: the permanent reports kept
+            ? JSON.parse(respond.callKwargs(JSON.stringify(question), truth,
+              { permanent_json: JSON.stringify(first.permanent) }))
+            : first;
+          for (const out of [first, again]) {
+            const sent = Array.isArray(out.report) ? out.report : [out.report];
+            if (oracle ? sent.some((v) => typeof v !== "string") : !question.values.includes(out.report)) {
+              throw new Error(`${question.id}: report ${JSON.stringify(out.report)} is not a report of its design`);
+            }
+          }
+          answered += 1;
+        }
+      }
+      continue;
+    }
     for (const truth of question.values) {
       const innocuous = question.design?.name === "unrelated" ? question.values[0] : undefined;
       for (let i = 0; i < rounds; i += 1) {

@@ -16,7 +16,13 @@ import brotli
 import pytest
 
 from rrsite.cli import main
-from rrsite.site.builder import PYODIDE_FILES, BuildError, build, stored_zip
+from rrsite.site.builder import (
+    PYODIDE_FILES,
+    RUNTIME_IN_WORKER,
+    BuildError,
+    build,
+    stored_zip,
+)
 from rrsite.site.headers import IMMUTABLE, parse_headers_file
 from rrsite.survey import SurveyErrors, load_survey
 from rrsite.survey.bundle import core_zip
@@ -55,7 +61,7 @@ def test_every_survey_has_its_page_and_manifest(example_site):
     dist = example_site.dist
     expected = {load_survey(path).id for path in SURVEYS.glob("*.md")}
     assert {s.id for s in example_site.surveys} == expected
-    assert {p.name for p in dist.iterdir()} == expected | {"_rr", "_headers"}
+    assert {p.name for p in dist.iterdir()} == expected | {"_rr", "_headers", "rrsite-files.json"}
     for path in SURVEYS.glob("*.md"):
         survey = load_survey(path)
         written = json.loads((dist / survey.id / "survey.json").read_text("utf-8"))
@@ -86,9 +92,10 @@ def test_references_between_assets_use_hashed_names(example_site):
     die = next((assets / "img").glob("die.*.svg")).name
     assert f"url({coin})" in css and f"url('img/{die}')" in css
     assert "url(https://example.org/x.png)" in css  # absolute URLs are left alone
+    # a module's imports of other assets are inlined by the build (rrsite/site/bundle.py)
     page_js = next(assets.glob("page.*.js")).read_text()
-    strings = next(assets.glob("strings.*.js")).name
-    assert f'from "./{strings}"' in page_js
+    assert "const __rr_strings_js = (() => { // strings.js" in page_js
+    assert "const { strings } = __rr_strings_js;" in page_js and 'from "./' not in page_js
 
 
 def test_core_bundle_and_manifest_core_hash(example_site):
@@ -106,8 +113,8 @@ def test_pyodide_runtime_is_copied_into_a_versioned_hashed_folder(example_site):
     (folder,) = (example_site.dist / "_rr").glob("pyodide-*")
     assert re.fullmatch(r"pyodide-314\.0\.7-[0-9a-f]{12}", folder.name)
     originals = {p.name for p in folder.iterdir() if p.suffix not in (".br", ".gz")}
-    assert originals == set(PYODIDE_FILES)
-    for name in PYODIDE_FILES:
+    assert originals == set(PYODIDE_FILES) - set(RUNTIME_IN_WORKER)  # the JS: in the worker
+    for name in originals:
         assert (folder / name).read_bytes() == (PYODIDE / name).read_bytes()
 
 
@@ -117,13 +124,15 @@ def test_page_urls_resolve_to_built_files(example_site):
         config = page_config(page)
         assert config["survey"] == survey.id and config["version"] == survey.version
         assert config["submit"] == survey.manifest()["submit"]
-        assert config["questions"] == survey.manifest()["questions"]
+        # the manifest's questions; a randomized number's with the step its reports are shown to
+        assert [{k: v for k, v in q.items() if k != "display_step"}
+                for q in config["questions"]] == survey.manifest()["questions"]
         assert config["pyodide_url"].endswith("/")
         lock = json.loads((PYODIDE / "pyodide-lock.json").read_text("utf-8"))
         assert config["pyodide_lock"] == {"info": lock["info"], "packages": {}}
         for key in ("manifest_url", "core_url", "worker_url"):
             assert (page.parent / config[key]).resolve().is_file(), (key, config[key])
-        for name in PYODIDE_FILES:
+        for name in set(PYODIDE_FILES) - set(RUNTIME_IN_WORKER):
             assert (page.parent / (config["pyodide_url"] + name)).resolve().is_file()
         text = page.read_text("utf-8")
         for url in re.findall(r'(?:href|src)="([^"]+)"', text):
@@ -164,8 +173,8 @@ def test_compressed_copies_decompress_to_the_original(example_site):
             assert gzip.decompress(gz.read_bytes()) == path.read_bytes()
             assert br.stat().st_size <= 0.95 * size and gz.stat().st_size <= 0.95 * size
             assert gz.read_bytes()[4:8] == b"\0\0\0\0"  # no timestamp: builds are repeatable
-        else:
-            assert path.name == "python_stdlib.zip"  # the fixture's is random bytes
+        else:  # the fixture's stdlib is random bytes; the file list is written after compressing
+            assert path.name in ("python_stdlib.zip", "rrsite-files.json")
     assert seen >= 10
 
 
@@ -194,7 +203,10 @@ def test_builds_are_repeatable(tmp_path):
 
 def test_headers_file(example_site):
     rules = dict(parse_headers_file((example_site.dist / "_headers").read_text()))
-    assert list(rules) == ["/*", "/_rr/*"]
+    pages = [f"/{survey.id}/*" for survey in example_site.surveys]
+    assert list(rules) == ["/*", "/_rr/*", *pages]
+    assert all(rules[page] == {"Integrity-Policy": "blocked-destinations=(script)"}
+               for page in pages)
     everything = rules["/*"]
     policy = everything["Content-Security-Policy"]
     csp = {part.split()[0]: part.split()[1:] for part in policy.split("; ")}
@@ -407,10 +419,17 @@ def test_the_pinned_pyodide_is_shipped(tmp_path):
     (folder,) = (result.dist / "_rr").glob("pyodide-*")
     source = ROOT / "node_modules" / "pyodide"
     assert folder.name.startswith("pyodide-314.0.7-")
-    for name in PYODIDE_FILES:
+    shipped = sorted(set(PYODIDE_FILES) - set(RUNTIME_IN_WORKER))
+    for name in shipped:
         if name != "python_stdlib.zip":
             assert sha((folder / name).read_bytes()) == sha((source / name).read_bytes())
-    assert sorted(os.listdir(folder)) == sorted(PYODIDE_FILES)
+    assert sorted(os.listdir(folder)) == shipped
+    # Pyodide's JavaScript is inside the worker's script, byte for byte
+    (worker,) = (result.dist / "_rr").glob("worker.*.js")
+    text = worker.read_text("utf-8")
+    for name in RUNTIME_IN_WORKER:
+        code = (source / name).read_text("utf-8")
+        assert code[:2000] in text and code.rsplit("export", 1)[0][-2000:] in text
     # --full-stdlib: the same files, stored instead of deflated (compressible on the wire)
     with zipfile.ZipFile(source / "python_stdlib.zip") as original, \
             zipfile.ZipFile(folder / "python_stdlib.zip") as shipped:

@@ -55,6 +55,11 @@ def test_headers_file_round_trip():
     assert parse_headers_file(text) == rules
     names = [set(headers) for _, headers in rules]
     assert not names[0] & names[1]  # hosts that merge matching rules never join two values
+    with_pages = site_rules([], pages=["a", "b"])
+    assert [pattern for pattern, _ in with_pages] == ["/*", "/_rr/*", "/a/*", "/b/*"]
+    assert with_pages[2][1] == {"Integrity-Policy": "blocked-destinations=(script)"}
+    assert not set(with_pages[2][1]) & (names[0] | names[1])
+    assert parse_headers_file(format_headers_file(with_pages)) == with_pages
 
 
 def test_security_headers():

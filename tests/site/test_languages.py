@@ -57,9 +57,10 @@ def line_of(path: Path, needle: str) -> int:
 
 
 def html_tag(dist: Path, survey: str) -> str:
+    """The page's <html> tag with its language and direction (the page's state left out)."""
     match = re.search(r"<html[^>]*>", (dist / survey / "index.html").read_text("utf-8"))
     assert match
-    return match.group(0)
+    return match.group(0).replace(' data-rr-state="starting"', "")
 
 
 def build_site(tmp_path: Path, *sources: Path):  # noqa: ANN201 - BuildResult
@@ -198,3 +199,18 @@ def test_new_with_another_language_writes_its_catalog(tmp_path: Path, monkeypatc
     assert main(["new", "third", "--language", "Swahili"]) == 2
     assert "--language must be a language code" in capsys.readouterr().err
     assert not (tmp_path / "again.md").exists() and not (tmp_path / "third.md").exists()
+
+
+def test_a_plural_form_counts_as_its_placeholder(tmp_path: Path) -> None:
+    """A catalog may write a count with or without ICU's plural form: {cards} and
+    {cards, plural, one {# card} other {# cards}} are the same placeholder to the check."""
+    from rrsite.survey.catalog import Catalog, compare_catalog
+
+    reference = {"cards": "Draw {cards, plural, one {# card} other {# cards}} from {deck}."}
+    for text in ("Tirez {cards} carte(s) de {deck}.",
+                 "Tirez {cards, plural, one {# carte} other {# cartes}} de {deck}."):
+        assert compare_catalog(Catalog(tmp_path / "fr.json", {"cards": text}),
+                               reference).errors == [], text
+    wrong = compare_catalog(Catalog(tmp_path / "fr.json", {"cards": "Tirez {n} cartes."}),
+                            reference)
+    assert len(wrong.errors) == 1 and "lacks {cards}, {deck}" in wrong.errors[0].message

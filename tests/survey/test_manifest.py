@@ -21,6 +21,7 @@ from rrsite.core import (
     design_from_spec,
     privacy_of,
 )
+from rrsite.core.frequency import oracle_from_spec
 from rrsite.survey import load_survey
 from rrsite.survey.bundle import build_core_zip, core_files, core_hash, core_zip
 
@@ -91,6 +92,11 @@ def test_every_example_matrix_equals_core_and_aligns_with_values(path):
         if entry["type"] == "number":  # a number design: tests/survey/test_numbers_grammar.py
             assert "matrix" not in entry
             continue
+        if "oracle" in entry:  # a frequency oracle: tests/survey/test_frequency_grammar.py
+            assert "matrix" not in entry
+            oracle = oracle_from_spec(entry["design"])
+            assert entry["oracle"] == {"p": oracle.p, "q": oracle.q, "ratio": oracle.ratio}
+            continue
         design = design_from_spec(entry["design"])
         if "groups" in entry:  # a two-group design: one matrix per group, no single one
             assert "matrix" not in entry
@@ -107,7 +113,11 @@ def test_every_example_matrix_equals_core_and_aligns_with_values(path):
             assert len(matrix) == k and all(len(row) == columns for row in matrix)
             assert all(math.fsum(row) == pytest.approx(1.0) for row in matrix)
         privacy = privacy_of(design)
-        if entry["epsilon"] is None:
+        if "memoize" in entry:  # a panel: one wave's epsilon; the design's bounds all waves
+            assert entry["memoize"]["epsilon_all_waves"] == pytest.approx(privacy.epsilon)
+            assert entry["epsilon"] == pytest.approx(entry["memoize"]["ledger"][0])
+            assert entry["epsilon"] < privacy.epsilon
+        elif entry["epsilon"] is None:
             assert math.isinf(privacy.epsilon)
             assert entry["id"] in manifest["privacy"]["not_private"]
         elif entry["delta"] > 0:  # (epsilon, delta) as chosen: delta at that epsilon

@@ -31,6 +31,7 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
+from ...errors import UsageError
 from ..catalog import GROUP_SUFFIX, Catalog, QuestionSpec
 from ..columns import NUMBER_PATTERN, NUMBER_WIDTH, TOKEN_MAX, TOKEN_MIN
 from ..subgroups import Subgroups, parse_by
@@ -103,12 +104,44 @@ class Keys:
     size: int
 
 
+def uncounted(catalog: Catalog) -> list[str]:
+    """The questions the tally in SQL cannot count, each with its design (frequency oracles).
+
+    A frequency oracle's report (a set of boxes, a hashed pair, a column of a Hadamard matrix)
+    supports several answers at once: it is decoded into supports (rrsite.exports.oracles), not
+    counted by value, so only rrsite's own reader analyses it.
+    """
+    found: dict[str, str] = {}
+    for version in catalog.versions:
+        for question in version.questions:
+            if question.oracle is not None:
+                found.setdefault(question.id, question.oracle.name)
+    return [f"{qid!r} ({name})" for qid, name in found.items()]
+
+
+def uncounted_reason(catalog: Catalog) -> str | None:
+    """Why the tally in SQL refuses this survey (None: it counts every question)."""
+    questions = uncounted(catalog)
+    if not questions:
+        return None
+    return (f"question{'s' if len(questions) > 1 else ''} {', '.join(questions)} of survey "
+            f"{catalog.survey!r} use{'' if len(questions) > 1 else 's'} a frequency oracle, whose "
+            "reports support several answers each: the tally in SQL counts reports by value and "
+            "does not decode them")
+
+
 class RowChecks:
-    """The SQL of every output column for one catalog (and ``--by``), over one source."""
+    """The SQL of every output column for one catalog (and ``--by``), over one source.
+
+    A survey with a frequency oracle is refused (``UsageError``, ``uncounted_reason``).
+    """
 
     def __init__(self, catalog: Catalog, by: str | Sequence[str] | None, dialect: Dialect,
                  source: Source,
                  impossible: Mapping[tuple[int, str], Sequence[float]] | None = None) -> None:
+        reason = uncounted_reason(catalog)
+        if reason is not None:
+            raise UsageError(reason)
         self.catalog = catalog
         self.by = parse_by(by)
         self.d = dialect

@@ -25,7 +25,7 @@ from collections.abc import Coroutine, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ...errors import RRSiteError
+from ...errors import RRSiteError, UsageError
 from ..catalog import GROUP_SUFFIX, Catalog, build_catalog
 from ..counts import Filling
 from ..readers import FileInfo
@@ -33,7 +33,7 @@ from ..rejections import Example, Rejections
 from ..subgroups import parse_by
 from ..tally import Tally
 from .aggregate import COLUMNS, Aggregate, Query
-from .checks import REASON_OF, RowChecks, Source, text_field
+from .checks import REASON_OF, RowChecks, Source, text_field, uncounted_reason
 from .dialects import POSTGRES
 from .files import json_field
 from .shown import Shown
@@ -175,6 +175,10 @@ def tally_database(dsn: str, survey: str, by: str | Sequence[str] | None = None,
             raise RRSiteError(f"{label}: no survey {survey!r} in this database (surveys: "
                               f"{', '.join(known) or 'none'})")
         catalog = build_catalog([], [*stored, *(manifests or [])])
+        reason = uncounted_reason(catalog)
+        if reason is not None:
+            raise UsageError(f"--db: {reason}; export the survey (rrsite export --db URL "
+                             "--survey ID -o FILE.csv) and analyze the file")
         for question in parse_by(by):
             if not catalog.questions_named(question):
                 raise RRSiteError(f"--by {question!r}: no such question in survey {survey!r}")

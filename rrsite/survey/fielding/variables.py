@@ -244,6 +244,10 @@ def _validated(validation: schema.Fields, questions: list[Question],
                 problems.error(line, f"validation: '{qid}' is not a randomized yes-no or choice "
                                "question: the direct arm compares a randomized question with "
                                "the same question asked directly")
+            elif question.oracle is not None:
+                problems.error(line, f"validation: '{qid}' uses a frequency oracle "
+                               f"({question.oracle.name}); the direct arm is compared with a "
+                               "design of a matrix or a number design")
             elif question.show_if is not None:
                 problems.error(line, f"validation: '{qid}' has show_if; the arm decides whether "
                                "a question under validation is shown, so it cannot have a "
@@ -252,7 +256,7 @@ def _validated(validation: schema.Fields, questions: list[Question],
                 chosen.append(question)
         return chosen
     chosen = [q for q in questions if q.sensitive and q.type in schema.RANDOMIZABLE_TYPES
-              and q.show_if is None]
+              and q.show_if is None and q.oracle is None]
     if not chosen:
         problems.error(validation.line, "validation: the survey has no randomized yes-no or "
                        "choice question without show_if to compare with direct questioning")

@@ -24,7 +24,7 @@ import secrets
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..errors import RRSiteError, UsageError
+from ...errors import RRSiteError, UsageError
 
 #: Random bytes per cell id: 48 bits, 8 characters of base64url.
 CELL_BYTES = 6

@@ -1,0 +1,68 @@
+"""Frequency oracles and panels: many answers, "tick all that apply", the same question each wave.
+
+``oracles`` holds the designs (unary encoding, local hashing, subset selection, Hadamard
+response), ``hashing`` local hashing's hash family and the Hadamard code, ``choose`` the
+``randomize: auto`` choice, ``waves`` the permanent report of a panel and its ledger, and
+``respond`` what the respondent's page calls. Pure standard library, like all of rrsite.core.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from ..errors import DesignError
+from .choose import CANDIDATES, Choice, auto, compare
+from .hashing import bucket, hadamard_plus, hadamard_size, is_prime, seed_count
+from .oracles import (
+    FrequencyOracle,
+    HadamardResponse,
+    LocalHashing,
+    SubsetSelection,
+    UnaryEncoding,
+    best_prime_buckets,
+)
+from .waves import Memoized, WaveOracle
+
+#: Frequency-oracle designs a survey file may name, and the parameters each takes.
+FREQUENCY_DESIGNS: dict[str, tuple[str, ...]] = {
+    "oue": ("k", "epsilon", "max_ticks"),
+    "sue": ("k", "epsilon", "max_ticks"),
+    "olh": ("k", "epsilon", "g"),
+    "subset": ("k", "epsilon", "d"),
+    "hadamard": ("k", "epsilon"),
+}
+
+
+def oracle_from_spec(spec: Mapping[str, Any]) -> FrequencyOracle:
+    """Build a frequency oracle from ``{"name": ..., "k": ..., "epsilon": ..., ...}``."""
+    if not isinstance(spec, Mapping):
+        raise TypeError(f"a design spec must be a mapping, got {spec!r}")
+    name = spec.get("name")
+    if name not in FREQUENCY_DESIGNS:
+        raise DesignError(f"unknown frequency design {name!r}; known: "
+                          f"{', '.join(FREQUENCY_DESIGNS)}")
+    params = {key: value for key, value in spec.items() if key != "name"}
+    unknown = sorted(set(params) - set(FREQUENCY_DESIGNS[name]))
+    if unknown:
+        raise DesignError(f"design {name} takes {', '.join(FREQUENCY_DESIGNS[name])}; unknown "
+                          f"parameter {unknown[0]!r}")
+    for needed in ("k", "epsilon"):
+        if needed not in params:
+            raise DesignError(f"design {name} needs {needed}")
+    if name in ("oue", "sue"):
+        return UnaryEncoding(params["k"], params["epsilon"], name == "oue",
+                             params.get("max_ticks"))
+    if name == "olh":
+        return LocalHashing(params["k"], params["epsilon"], params.get("g"))
+    if name == "subset":
+        return SubsetSelection(params["k"], params["epsilon"], params.get("d"))
+    return HadamardResponse(params["k"], params["epsilon"])
+
+
+__all__ = [
+    "CANDIDATES", "FREQUENCY_DESIGNS", "Choice", "FrequencyOracle", "HadamardResponse",
+    "LocalHashing", "Memoized", "SubsetSelection", "UnaryEncoding", "WaveOracle", "auto",
+    "best_prime_buckets", "bucket", "compare", "hadamard_plus", "hadamard_size", "is_prime",
+    "oracle_from_spec", "seed_count",
+]
