@@ -98,25 +98,26 @@ class Labels:
         """A value's label (the value itself when it has none)."""
         return self.values.get(qid, {}).get(value, value)
 
-    def cell(self, subgroups: Subgroups | None, name: str) -> str:
-        """A subgroup's name with each by-question's answer as its label."""
+    def _cell_labels(self, subgroups: Subgroups | None,
+                     name: str) -> list[tuple[str, str]] | None:
+        """(by-question, its answer's label) of a subgroup, or None when name is not one."""
         if subgroups is None or not subgroups.questions:
-            return name
+            return None
         try:
             cell = subgroups.cell_of(name)
         except ValueError:
-            return name
-        return SEPARATOR.join(self.value(q, a) for q, a in cell.items())
+            return None
+        return [(q, self.value(q, a)) for q, a in cell.items()]
+
+    def cell(self, subgroups: Subgroups | None, name: str) -> str:
+        """A subgroup's name with each by-question's answer as its label."""
+        labels = self._cell_labels(subgroups, name)
+        return name if labels is None else SEPARATOR.join(label for _, label in labels)
 
     def where(self, subgroups: Subgroups | None, name: str) -> str:
         """``year = First, sex = Women``: a subgroup in words (its labels)."""
-        if subgroups is None or not subgroups.questions:
-            return name
-        try:
-            cell = subgroups.cell_of(name)
-        except ValueError:
-            return name
-        return ", ".join(f"{q} = {self.value(q, a)}" for q, a in cell.items())
+        labels = self._cell_labels(subgroups, name)
+        return name if labels is None else ", ".join(f"{q} = {label}" for q, label in labels)
 
 
 def labels_of(catalog: Catalog) -> Labels:

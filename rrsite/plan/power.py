@@ -32,6 +32,8 @@ from typing import TextIO
 
 import numpy as np
 
+from .search import smallest_n
+
 #: |log odds| beyond which the fit reports separation: rrsite.estimate.regression.logistic's
 #: SEPARATION_BOUND (that module loads scipy, which `rrsite power` does not need).
 SEPARATION_BOUND = 25.0
@@ -157,15 +159,6 @@ def required_n(s: Scenario, power: float, alpha: float, simulations: int, seed: 
                bar: Bar | None = None, steps: int = 7) -> tuple[int, int, float]:
     """(asymptotic N, simulated N, simulated power at it): bisection over [N0 / 2, 2 N0]."""
     n0 = asymptotic_n(s, power, alpha)
-    low, high = max(n0 // 2, 10), 2 * n0
-    at_high = simulated_power(s, high, simulations, alpha, seed, bar)
-    for _ in range(steps):
-        if high - low <= max(2, high // 100):
-            break
-        middle = (low + high) // 2
-        value = simulated_power(s, middle, simulations, alpha, seed, bar)
-        if value >= power:
-            high, at_high = middle, value
-        else:
-            low = middle
-    return n0, high, at_high
+    n, at_n = smallest_n(lambda size: simulated_power(s, size, simulations, alpha, seed, bar),
+                         max(n0 // 2, 10), 2 * n0, power, steps)
+    return n0, n, at_n

@@ -23,6 +23,7 @@ from scipy import special, stats
 from ..estimate.joint import JointPart
 from ..estimate.regression.logistic import RegressionError
 from ..estimate.regression.predictors import fit_predictors, latent_classes
+from .search import smallest_n
 
 
 @dataclass
@@ -109,15 +110,6 @@ def required_n(s: PredictorScenario, power: float, alpha: float, simulations: in
                bar: object | None = None, steps: int = 7) -> tuple[int, int, float]:
     """(asymptotic N, simulated N, simulated power at it): bisection over [N0 / 2, 2 N0]."""
     n0 = asymptotic_n(s, power, alpha)
-    low, high = max(n0 // 2, 20), max(2 * n0, 40)
-    at_high = simulated_power(s, high, simulations, alpha, seed, bar)
-    for _ in range(steps):
-        if high - low <= max(2, high // 100):
-            break
-        middle = (low + high) // 2
-        value = simulated_power(s, middle, simulations, alpha, seed, bar)
-        if value >= power:
-            high, at_high = middle, value
-        else:
-            low = middle
-    return n0, high, at_high
+    n, at_n = smallest_n(lambda size: simulated_power(s, size, simulations, alpha, seed, bar),
+                         max(n0 // 2, 20), max(2 * n0, 40), power, steps)
+    return n0, n, at_n

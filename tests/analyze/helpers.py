@@ -84,6 +84,57 @@ def write_csv(path: Path, rows: list[dict[str, str]], header: list[str] = HEADER
     return path
 
 
+def read_table(path: Path) -> tuple[list[str], list[list[str]]]:
+    """A CSV file as its header and its rows (lists of strings)."""
+    with open(path, newline="", encoding="utf-8") as handle:
+        reader = csv.reader(handle)
+        header = next(reader)
+        return header, list(reader)
+
+
+def write_table(path: Path, header: list[str], rows: Any) -> Path:
+    """Write a header and rows (sequences of cells) as CSV with \\n line ends."""
+    with open(path, "w", newline="", encoding="utf-8") as handle:
+        writer = csv.writer(handle, lineterminator="\n")
+        writer.writerow(header)
+        writer.writerows(rows)
+    return path
+
+
+def good_jsonl() -> dict[str, Any]:
+    """One valid JSONL submission (respondent 1 says yes to violated)."""
+    return {"survey": SURVEY, "version": VERSION, "respondent": token(1),
+            "submitted_at": "2026-11-22T13:05Z", "answers": {"violated": "yes"}}
+
+
+def bad_jsonl_lines(good: dict[str, Any]) -> list[str]:
+    """Ten JSONL lines that fail in order: cut off (not JSON), a list, no version, answers a
+    list, an unknown question, a number as text, a boolean age, a number for yes-no, a numeric
+    respondent (respondents 2 to 7)."""
+    return [
+        '{"survey": "honor-code-2026", "version": ',  # cut off
+        json.dumps([1, 2, 3]),
+        json.dumps({k: v for k, v in good.items() if k != "version"} | {"respondent": token(2)}),
+        json.dumps(good | {"respondent": token(3), "answers": ["yes"]}),
+        json.dumps(good | {"respondent": token(4), "answers": {"violated": "yes", "cheat": "no"}}),
+        json.dumps(good | {"respondent": token(5), "answers": {"age": "20"}}),
+        json.dumps(good | {"respondent": token(6), "answers": {"age": True}}),
+        json.dumps(good | {"respondent": token(7), "answers": {"violated": 1}}),
+        json.dumps(good | {"respondent": 12345}),
+    ]
+
+
+def bad_jsonl_clubs(good: dict[str, Any]) -> list[str]:
+    """Multi-choice answers: a repeated option and an unknown one are refused; a list with a
+    number age and a null yes-no is accepted (respondents 8 to 10)."""
+    return [
+        json.dumps(good | {"respondent": token(8), "answers": {"clubs": ["chess", "chess"]}}),
+        json.dumps(good | {"respondent": token(9), "answers": {"clubs": ["chess", "golf"]}}),
+        json.dumps(good | {"respondent": token(10), "answers": {"clubs": ["rowing"],
+                                                                 "age": 30, "violated": None}}),
+    ]
+
+
 def write_jsonl(path: Path, rows: list[dict[str, Any]]) -> Path:
     with open(path, "w", encoding="utf-8") as handle:
         for r in rows:

@@ -18,7 +18,17 @@ import pytest
 from rrsite.analyze import analyze
 from rrsite.cli import main
 
-from .helpers import SURVEY, VERSION, VERSION_2, manifest, token, write_csv
+from .helpers import (
+    SURVEY,
+    VERSION,
+    VERSION_2,
+    bad_jsonl_clubs,
+    bad_jsonl_lines,
+    good_jsonl,
+    manifest,
+    token,
+    write_csv,
+)
 from .helpers import write_manifest as write_manifest_file
 from .test_validation import V2_QUESTIONS, bad_rows, good_rows
 
@@ -130,28 +140,16 @@ def jsonl_records(rows):
 
 
 def test_jsonl_every_reason_and_its_own(tmp_path, manifests):
-    good = {"survey": SURVEY, "version": VERSION, "respondent": token(1),
-            "submitted_at": "2026-11-22T13:05Z", "answers": {"violated": "yes"}}
+    good = good_jsonl()
     lines = [json.dumps(r) for r in jsonl_records(every_bad_row())] + [
         "",
         "   ",
-        '{"survey": "honor-code-2026", "version": ',
-        json.dumps([1, 2, 3]),
-        json.dumps({k: v for k, v in good.items() if k != "version"} | {"respondent": token(2)}),
-        json.dumps(good | {"respondent": token(3), "answers": ["yes"]}),
-        json.dumps(good | {"respondent": token(4), "answers": {"violated": "yes", "cheat": "no"}}),
-        json.dumps(good | {"respondent": token(5), "answers": {"age": "20"}}),
-        json.dumps(good | {"respondent": token(6), "answers": {"age": True}}),
-        json.dumps(good | {"respondent": token(7), "answers": {"violated": 1}}),
-        json.dumps(good | {"respondent": 12345}),
+        *bad_jsonl_lines(good),
         json.dumps(good | {"respondent": token(11), "survey": 7}),
         json.dumps(good | {"respondent": token(12), "version": None}),
         json.dumps(good | {"respondent": token(13), "groups": None}),
         json.dumps(good | {"respondent": token(14), "groups": {"violated": 1}}),
-        json.dumps(good | {"respondent": token(8), "answers": {"clubs": ["chess", "chess"]}}),
-        json.dumps(good | {"respondent": token(9), "answers": {"clubs": ["chess", "golf"]}}),
-        json.dumps(good | {"respondent": token(10), "answers": {"clubs": ["rowing"],
-                                                                 "age": 30, "violated": None}}),
+        *bad_jsonl_clubs(good),
         json.dumps(good | {"respondent": token(15), "answers": {"clubs": '["rowing"]',
                                                                  "age": 30.0, "comment": 5}}),
         json.dumps(good | {"respondent": token(16), "answers": {"age": 1e300 * 10}})

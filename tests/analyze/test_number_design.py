@@ -9,7 +9,6 @@ mean with R survey's stratified, clustered linearization variance is written out
 
 from __future__ import annotations
 
-import csv
 import json
 import math
 from pathlib import Path
@@ -22,23 +21,11 @@ from rrsite.analyze import analyze
 from rrsite.analyze.sample_design import SampleOptions
 from rrsite.cli import main
 
+from .helpers import read_table, write_table
+
 ROOT = Path(__file__).resolve().parents[2]
 SURVEY = ROOT / "surveys" / "hidden-numbers.md"
 N = 1500
-
-
-def _read(path):
-    with open(path, newline="", encoding="utf-8") as handle:
-        reader = csv.reader(handle)
-        header = next(reader)
-        return header, list(reader)
-
-
-def _write(path, header, rows):
-    with open(path, "w", newline="", encoding="utf-8") as handle:
-        writer = csv.writer(handle, lineterminator="\n")
-        writer.writerow(header)
-        writer.writerows(rows)
 
 
 @pytest.fixture(scope="module")
@@ -47,12 +34,12 @@ def sample(tmp_path_factory):
     root = tmp_path_factory.mktemp("numdesign")
     assert main(["simulate", str(SURVEY), "--respondents", str(N), "--seed", "11",
                  "-o", str(root / "plain.csv")]) == 0
-    header, rows = _read(root / "plain.csv")
+    header, rows = read_table(root / "plain.csv")
     rng = np.random.default_rng(7)
     stratum = rng.integers(0, 3, N)
     cluster = rng.integers(0, 6, N)
     weight = np.round((1 + stratum) * rng.uniform(2, 8, N), 3)
-    _write(root / "design.csv", [*header, "stratum", "psu", "w", "psus"],
+    write_table(root / "design.csv", [*header, "stratum", "psu", "w", "psus"],
            [[*r, f"h{s}", f"c{c}", f"{w}", "24"]
             for r, s, c, w in zip(rows, stratum, cluster, weight, strict=True)])
     records = [dict(zip(header, r, strict=True)) for r in rows]
@@ -197,8 +184,8 @@ def test_designs_without_per_respondent_debiasing_say_why(tmp_path, capsys):
     survey.write_text(DESIGNS, encoding="utf-8")
     assert main(["simulate", str(survey), "--respondents", "400", "--seed", "2",
                  "-o", str(tmp_path / "plain.csv")]) == 0
-    header, rows = _read(tmp_path / "plain.csv")
-    _write(tmp_path / "d.csv", [*header, "stratum", "psu", "w", "psus"],
+    header, rows = read_table(tmp_path / "plain.csv")
+    write_table(tmp_path / "d.csv", [*header, "stratum", "psu", "w", "psus"],
            [[*r, f"h{i % 2}", f"c{i % 5}", "3", "10"] for i, r in enumerate(rows)])
     base = ["analyze", str(tmp_path / "d.csv"), "--survey", str(survey), "--weights", "w",
             "--strata", "stratum", "--cluster", "psu"]
@@ -232,7 +219,7 @@ def test_simulate_frame_end_to_end(tmp_path, capsys):
     assert main(["simulate", str(SURVEY), "--frame", str(tmp_path / "frame.csv"),
                  "--strata", "area", "--cluster", "school", "--sample-clusters", "4",
                  "--seed", "3", "-o", str(out)]) == 0
-    header, rows = _read(out)
+    header, rows = read_table(out)
     records = [dict(zip(header, r, strict=True)) for r in rows]
     base = ["analyze", str(out), "--survey", str(SURVEY), "--weights", "weight",
             "--strata", "area", "--cluster", "school"]

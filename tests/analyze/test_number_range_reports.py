@@ -19,37 +19,13 @@ import pytest
 
 from rrsite.cli import main
 from rrsite.core import number_design_from_spec
+from tests.surveytext import days_question, question, survey_text
 
-SURVEY = """\
----
-id: days
-title: Days
-privacy:
-  budget: 3
----
-## Your field?
-
-```question
-id: major
-type: choice
-options:
-  - {value: sci, label: Science}
-  - {value: arts, label: Arts}
-  - {value: law, label: Law}
-```
-
-## On how many of the last 30 days?
-
-```question
-id: days
-type: number
-min: 0
-max: 30
-integer: true
-randomize: duchi
-epsilon: 1
-```
-"""
+SURVEY = survey_text(
+    "days",
+    question("major", "choice", options="\n  - {value: sci, label: Science}\n"
+             "  - {value: arts, label: Arts}\n  - {value: law, label: Law}"),
+    days_question(randomize="duchi", epsilon=1), title="Days", budget=3, language=None)
 DESIGN = number_design_from_spec({"name": "duchi", "epsilon": 1, "min": 0, "max": 30,
                                   "integer": True})
 LOW, HIGH = DESIGN.values()

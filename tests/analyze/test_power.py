@@ -11,6 +11,8 @@ from scipy import stats
 from rrsite.cli import main
 from rrsite.plan.power import Scenario, asymptotic_n, required_n, simulated_power, slope_variance
 
+from .stats import numerical_hessian
+
 
 def test_identity_design_variance_is_the_two_group_logit_closed_form() -> None:
     s = Scenario(1.0, 1.0, prevalence=0.2, exposed=0.3, odds_ratio=2.0)
@@ -32,14 +34,8 @@ def test_randomized_variance_matches_numerical_information() -> None:
             total += wx * (lam_true * math.log(lam) + (1 - lam_true) * math.log(1 - lam))
         return total
 
-    at, h = s.beta, 1e-4
-    hessian = np.zeros((2, 2))
-    for i in range(2):
-        for j in range(2):
-            ei, ej = np.eye(2)[i] * h, np.eye(2)[j] * h
-            hessian[i, j] = (expected_loglik(at + ei + ej, at) - expected_loglik(at + ei - ej, at)
-                             - expected_loglik(at - ei + ej, at)
-                             + expected_loglik(at - ei - ej, at)) / (4 * h * h)
+    at = s.beta
+    hessian = numerical_hessian(lambda beta: expected_loglik(beta, at), at)
     assert slope_variance(s) == pytest.approx(np.linalg.inv(-hessian)[1, 1], rel=1e-5)
 
 

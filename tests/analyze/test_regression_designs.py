@@ -13,58 +13,16 @@ from scipy.special import expit
 from rrsite.analyze.regression import regress
 from rrsite.cli import main
 from rrsite.estimate.regression.logistic import RegressionError
+from tests.surveytext import KUK3, YEAR_REQUIRED, question, survey_text
 
 from .stats import numerical_hessian
 
-SURVEY = """\
----
-id: reg-designs
-title: Regression on RRreg's designs
-language: en
-privacy:
-  budget: 20
----
-## Q
-
-```question
-id: cross
-type: yes-no
-randomize: crosswise
-p: 0.2
-innocuous: Born in spring?
-```
-
-## Q
-
-```question
-id: tri
-type: yes-no
-randomize: triangular
-p: 0.3
-innocuous: Born in spring?
-accept_no_epsilon: true
-```
-
-## Q
-
-```question
-id: kuk3
-type: yes-no
-randomize: kuk
-red_yes: 0.7
-red_no: 0.3
-cards: 3
-```
-
-## Q
-
-```question
-id: year
-type: choice
-options: [First, Second]
-required: true
-```
-"""
+SURVEY = survey_text(
+    "reg-designs",
+    question("cross", "yes-no", randomize="crosswise", p=0.2, innocuous="Born in spring?"),
+    question("tri", "yes-no", randomize="triangular", p=0.3, innocuous="Born in spring?",
+             accept_no_epsilon="true"),
+    KUK3, YEAR_REQUIRED, title="Regression on RRreg's designs")
 TRUTH = {"(Intercept)": -1.0, "year[Second]": 1.2}
 #: P(report 1 | truth): (P(1 | no), P(1 | yes)) for crosswise "same" and triangular "triangle".
 REPORT_1 = {"cross": ("same", 0.8, 0.2), "tri": ("triangle", 0.3, 1.0)}

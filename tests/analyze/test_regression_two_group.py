@@ -20,76 +20,19 @@ from scipy.special import expit
 from rrsite.analyze.regression import regress
 from rrsite.cli import main
 from rrsite.estimate.regression.logistic import RegressionError
+from tests.surveytext import SLD_QUARTERS, YEAR_REQUIRED, question, survey_text
 
 from .stats import numerical_hessian
 
-SURVEY = """\
----
-id: reg-two-group
-title: Regression on two-group designs
-language: en
-privacy:
-  budget: 10
----
-## Q
-
-```question
-id: sld
-type: yes-no
-randomize: sld
-p: [0.25, 0.75]
-accept_no_epsilon: true
-```
-
-## Q
-
-```question
-id: uqt
-type: yes-no
-randomize: unrelated-unknown
-p: [0.75, 0.3]
-innocuous: Were you born in spring?
-```
-
-## Q
-
-```question
-id: cdm
-type: yes-no
-randomize: cdm
-p: [0.25, 0.6]
-accept_no_epsilon: true
-```
-
-## Q
-
-```question
-id: cdmsym
-type: yes-no
-randomize: cdm-sym
-"yes": [0.15, 0.3]
-"no": [0.2, 0.1]
-```
-
-## Q
-
-```question
-id: year
-type: choice
-options: [First, Second]
-required: true
-```
-
-## Q
-
-```question
-id: hours
-type: number
-min: 0
-max: 60
-required: true
-```
-"""
+SURVEY = survey_text(
+    "reg-two-group", SLD_QUARTERS,
+    question("uqt", "yes-no", randomize="unrelated-unknown", p="[0.75, 0.3]",
+             innocuous="Were you born in spring?"),
+    question("cdm", "yes-no", randomize="cdm", p="[0.25, 0.6]", accept_no_epsilon="true"),
+    question("cdmsym", "yes-no", randomize="cdm-sym", **{'"yes"': "[0.15, 0.3]",
+                                                          '"no"': "[0.2, 0.1]"}),
+    YEAR_REQUIRED, question("hours", "number", min=0, max=60, required="true"),
+    title="Regression on two-group designs", budget=10)
 BETA = np.array([-0.6, 0.9, 0.03])          # intercept, year[Second], hours
 T, Q, GAMMA = 0.8, 0.35, 0.15               # SLD's t, the innocuous rate, the cheaters' share
 NUISANCE = {"sld": ("t", T), "uqt": ("piUQ", Q), "cdm": ("gamma", GAMMA),

@@ -18,6 +18,7 @@ from rrsite.cli import main
 from rrsite.exports.catalog import manifest_from_survey_file
 from rrsite.exports.readers import ExportError
 from rrsite.report.analysis import render
+from tests.surveytext import KUK3, MOTHER, SLD_QUARTERS, question, survey_text
 
 N = 40_000
 HEAD = """\
@@ -30,113 +31,24 @@ privacy:
 ---
 """
 #: Designs the simulator covers with compliant respondents (no cheaters, t = 1).
-SIMULATED = HEAD + """
-## Q
-
-```question
-id: cross
-type: yes-no
-randomize: crosswise
-p: 1/4
-innocuous: My mother was born in January to March.
-```
-
-## Q
-
-```question
-id: tri
-type: yes-no
-randomize: triangular
-p: 0.3
-innocuous: My mother was born in January to March.
-accept_no_epsilon: true
-```
-
-## Q
-
-```question
-id: mang
-type: yes-no
-randomize: mangat
-p: 0.6
-accept_no_epsilon: true
-```
-
-## Q
-
-```question
-id: kuk1
-type: yes-no
-randomize: kuk
-red_yes: 0.7
-red_no: 0.2
-```
-
-## Q
-
-```question
-id: kuk3
-type: yes-no
-randomize: kuk
-red_yes: 0.7
-red_no: 0.3
-cards: 3
-```
-
-## Q
-
-```question
-id: uqt
-type: yes-no
-randomize: unrelated-unknown
-p: [0.3, 0.8]
-innocuous: Were you born in spring?
-innocuous_rate: 0.4
-probability: 0.4
-```
-
-## Q
-
-```question
-id: club
-type: choice
-options: [red, blue]
-required: true
-```
-"""
+SIMULATED = survey_text(
+    "rrreg-designs",
+    question("cross", "yes-no", randomize="crosswise", p="1/4", innocuous=MOTHER),
+    question("tri", "yes-no", randomize="triangular", p=0.3, innocuous=MOTHER,
+             accept_no_epsilon="true"),
+    question("mang", "yes-no", randomize="mangat", p=0.6, accept_no_epsilon="true"),
+    question("kuk1", "yes-no", randomize="kuk", red_yes=0.7, red_no=0.2), KUK3,
+    question("uqt", "yes-no", randomize="unrelated-unknown", p="[0.3, 0.8]",
+             innocuous="Were you born in spring?", innocuous_rate=0.4, probability=0.4),
+    question("club", "choice", options="[red, blue]", required="true"),
+    title="RRreg's designs")
 TRUTH = {"cross": 0.2, "tri": 0.15, "mang": 0.3, "kuk1": 0.25, "kuk3": 0.35, "uqt": 0.3}
 #: Designs with non-compliance parameters: rows written here with cheaters / dishonest carriers.
-NONCOMPLIANT = HEAD + """
-## Q
-
-```question
-id: cdm
-type: yes-no
-randomize: cdm
-p: [0.2, 0.6]
-accept_no_epsilon: true
-```
-
-## Q
-
-```question
-id: sym
-type: yes-no
-randomize: cdm-sym
-yes: [0.2, 0.35]
-no: [0.1, 0.3]
-```
-
-## Q
-
-```question
-id: sld
-type: yes-no
-randomize: sld
-p: [0.25, 0.75]
-accept_no_epsilon: true
-```
-"""
+NONCOMPLIANT = survey_text(
+    "rrreg-designs",
+    question("cdm", "yes-no", randomize="cdm", p="[0.2, 0.6]", accept_no_epsilon="true"),
+    question("sym", "yes-no", randomize="cdm-sym", yes="[0.2, 0.35]", no="[0.1, 0.3]"),
+    SLD_QUARTERS, title="RRreg's designs")
 
 
 def se_bound(result, qid, truth, k=4.0):

@@ -18,16 +18,10 @@ from rrsite.analyze import analyze
 from rrsite.analyze.sample_design import SampleOptions
 from rrsite.cli import main
 
+from .helpers import read_table, write_table
 from .test_rrreg_designs import SIMULATED, TRUTH
 
 N = 3000
-
-
-def _write(path, header, rows):
-    with open(path, "w", newline="", encoding="utf-8") as handle:
-        writer = csv.writer(handle, lineterminator="\n")
-        writer.writerow(header)
-        writer.writerows(rows)
 
 
 @pytest.fixture(scope="module")
@@ -39,20 +33,17 @@ def sample(tmp_path_factory):
     truths = [arg for q, r in TRUTH.items() for arg in ("--truth", f"{q}={r}")]
     assert main(["simulate", str(survey), "--respondents", str(N), *truths, "--seed", "5",
                  "-o", str(root / "plain.csv")]) == 0
-    with open(root / "plain.csv", newline="", encoding="utf-8") as handle:
-        reader = csv.reader(handle)
-        header = next(reader)
-        rows = list(reader)
+    header, rows = read_table(root / "plain.csv")
     rng = np.random.default_rng(3)
     stratum = rng.integers(0, 3, N)
     cluster = rng.integers(0, 8, N)
     weight = np.round((1 + stratum) * rng.uniform(5, 15, N), 3)
     design_rows = [[*r, f"h{s}", f"c{c}", f"{w}", "40"]
                    for r, s, c, w in zip(rows, stratum, cluster, weight, strict=True)]
-    _write(root / "design.csv", [*header, "stratum", "psu", "w", "psus"], design_rows)
+    write_table(root / "design.csv", [*header, "stratum", "psu", "w", "psus"], design_rows)
     # the same cells in a separate file, joined by token; the export in a new order
     token = header.index("respondent")
-    _write(root / "cells.csv", ["respondent", "stratum", "psu", "w", "psus"],
+    write_table(root / "cells.csv", ["respondent", "stratum", "psu", "w", "psus"],
            [[r[token], f"h{s}", f"c{c}", f"{w}", "40"]
             for r, s, c, w in zip(rows, stratum, cluster, weight, strict=True)][::-1])
     records = [dict(zip(header, r, strict=True)) for r in rows]
@@ -117,7 +108,7 @@ def test_two_group_design_uses_weighted_group_rates(sample):
 def test_unit_weights_reduce_to_the_simple_random_sample(sample):
     survey, root, records, *_ = sample
     rows = [[*r.values(), "1"] for r in records]
-    _write(root / "unit.csv", [*records[0].keys(), "one"], rows)
+    write_table(root / "unit.csv", [*records[0].keys(), "one"], rows)
     result = analyze([root / "unit.csv"], survey=survey, progress=False,
                      sample=SampleOptions(weights="one"))
     question = result.question("mang")
@@ -192,7 +183,7 @@ def test_jackknife_and_rrtcs_by_name(sample, capsys):
 def _bad(tmp_path, sample, column_values, capsys, extra=()):
     survey, root, records, *_ = sample
     rows = [[*r.values(), *column_values(i)] for i, r in enumerate(records[:40])]
-    _write(tmp_path / "bad.csv", [*records[0].keys(), "w", "stratum", "psu", "pi"], rows)
+    write_table(tmp_path / "bad.csv", [*records[0].keys(), "w", "stratum", "psu", "pi"], rows)
     code = main(["analyze", str(tmp_path / "bad.csv"), "--survey", str(survey), *extra])
     return code, capsys.readouterr().err
 

@@ -7,58 +7,17 @@ import pytest
 from scipy import stats
 
 from rrsite.cli import main
+from tests.surveytext import MOTHER, question, survey_text
 
 N = 200_000
-SURVEY = """\
----
-id: designs-sim
-title: Simulated designs
-language: en
-privacy:
-  budget: 20
----
-## Cheated?
-
-```question
-id: cheated
-type: yes-no
-randomize: sld
-p: [0.3, 0.75]
-probability: 0.4
-accept_no_epsilon: true
-```
-
-## Evaded tax?
-
-```question
-id: tax
-type: yes-no
-randomize: crosswise
-p: 1/4
-innocuous: My mother was born in January to March.
-```
-
-## Drugs?
-
-```question
-id: drugs
-type: yes-no
-randomize: kuk
-red_yes: 0.6
-red_no: 0.2
-cards: 2
-```
-
-## Shoplifted?
-
-```question
-id: shop
-type: yes-no
-randomize: cdm-sym
-yes: [0.2, 0.3]
-no: [0.1, 0.25]
-```
-"""
+SURVEY = survey_text(
+    "designs-sim",
+    question("cheated", "yes-no", randomize="sld", p="[0.3, 0.75]", probability=0.4,
+             accept_no_epsilon="true"),
+    question("tax", "yes-no", randomize="crosswise", p="1/4", innocuous=MOTHER),
+    question("drugs", "yes-no", randomize="kuk", red_yes=0.6, red_no=0.2, cards=2),
+    question("shop", "yes-no", randomize="cdm-sym", yes="[0.2, 0.3]", no="[0.1, 0.25]"),
+    title="Simulated designs")
 TRUTH = {"cheated": 0.3, "tax": 0.2, "drugs": 0.1, "shop": 0.4}
 
 

@@ -15,45 +15,12 @@ from scipy import integrate, stats
 
 from rrsite.analyze import analyze
 from rrsite.cli import main
+from tests.surveytext import days_question, question, survey_text
 
-SURVEY = """---
-id: numbers-truth
-title: Numbers with a truth
-privacy:
-  budget: 4
----
-## What did you earn last month?
-
-```question
-id: earned
-type: number
-min: 0
-max: 20000
-```
-
-## On how many of the last 30 days did you drink?
-
-```question
-id: drank
-type: number
-min: 0
-max: 30
-integer: true
-```
-
-## On how many of the last 30 days did you use cannabis?
-
-```question
-id: days
-type: number
-min: 0
-max: 30
-integer: true
-randomize: mixture
-p: 1/2
-mask: {uniform: {min: 0, max: 30}}
-```
-"""
+SURVEY = survey_text(
+    "numbers-truth", question("earned", "number", min=0, max=20000), days_question("drank"),
+    days_question(randomize="mixture", p="1/2", mask="{uniform: {min: 0, max: 30}}"),
+    title="Numbers with a truth", budget=4, language=None)
 
 
 @pytest.fixture

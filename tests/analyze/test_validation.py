@@ -13,9 +13,11 @@ from rrsite.cli import main
 from .helpers import (
     FAIR,
     HEADER,
-    SURVEY,
     VERSION,
     VERSION_2,
+    bad_jsonl_clubs,
+    bad_jsonl_lines,
+    good_jsonl,
     manifest,
     question,
     row,
@@ -132,25 +134,8 @@ def test_every_reason_jsonl(tmp_path, manifests):
 
 
 def test_jsonl_specific_reasons(tmp_path, manifests):
-    good = {"survey": SURVEY, "version": VERSION, "respondent": token(1),
-            "submitted_at": "2026-11-22T13:05Z", "answers": {"violated": "yes"}}
-    lines = [
-        json.dumps(good),
-        '{"survey": "honor-code-2026", "version": ',  # cut off
-        json.dumps([1, 2, 3]),
-        json.dumps({k: v for k, v in good.items() if k != "version"} | {"respondent": token(2)}),
-        json.dumps(good | {"respondent": token(3), "answers": ["yes"]}),
-        json.dumps(good | {"respondent": token(4), "answers": {"violated": "yes", "cheat": "no"}}),
-        json.dumps(good | {"respondent": token(5), "answers": {"age": "20"}}),
-        json.dumps(good | {"respondent": token(6), "answers": {"age": True}}),
-        json.dumps(good | {"respondent": token(7), "answers": {"violated": 1}}),
-        json.dumps(good | {"respondent": 12345}),
-        "",
-        json.dumps(good | {"respondent": token(8), "answers": {"clubs": ["chess", "chess"]}}),
-        json.dumps(good | {"respondent": token(9), "answers": {"clubs": ["chess", "golf"]}}),
-        json.dumps(good | {"respondent": token(10), "answers": {"clubs": ["rowing"],
-                                                                 "age": 30, "violated": None}}),
-    ]
+    good = good_jsonl()
+    lines = [json.dumps(good), *bad_jsonl_lines(good), "", *bad_jsonl_clubs(good)]
     export = tmp_path / "export.jsonl"
     export.write_text("\n".join(lines) + "\n")
     result = analyze([export], manifests=manifests)

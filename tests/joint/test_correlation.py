@@ -15,6 +15,7 @@ import pytest
 
 from rrsite.cli import main
 from rrsite.estimate.correlation import CorVariable, mixture_moments, rrcor
+from tests.surveytext import CHEAT_FORCED, FACULTY, HOURS, SLD, question, survey_text
 
 
 def warner(rng, truth, p):
@@ -65,6 +66,7 @@ def test_equals_rrregs_formulation():
         np.corrcoef(e1, e2)[0, 1] * math.sqrt((1 + q1) * (1 + q2)), abs=1e-10)
 
 
+@pytest.mark.slow
 def test_consistent_for_the_latent_correlation():
     rng = np.random.default_rng(3)
     x1, x2, y = latent(rng, 200_000)
@@ -102,50 +104,7 @@ def test_mixture_variance_is_not_the_binary_one():
     assert abs(variance - mean * (1 - mean)) > 50         # RRcor's pi (1 - pi) is far off
 
 
-SURVEY = """\
----
-id: cor-test
-title: Cor
-language: en
-privacy:
-  budget: 20
----
-
-## Q
-
-```question
-id: cheat
-type: yes-no
-randomize: forced-response
-```
-
-## Q
-
-```question
-id: hours
-type: number
-min: 0
-max: 100
-```
-
-## Q
-
-```question
-id: faculty
-type: choice
-options: [arts, science]
-```
-
-## Q
-
-```question
-id: sld
-type: yes-no
-randomize: sld
-p: [0.3, 0.7]
-accept_no_epsilon: true
-```
-"""
+SURVEY = survey_text("cor-test", CHEAT_FORCED, HOURS, FACULTY, SLD, title="Cor")
 
 
 @pytest.fixture(scope="module")
@@ -264,6 +223,7 @@ def test_number_designs_recover_the_correlation(spec):
     assert fit.se[0, 2] < 0.05
 
 
+@pytest.mark.slow
 def test_mixture_unknown_bootstrap_se_matches_the_spread():
     """200 surveys of 1,000: the stratified bootstrap's SE against the Monte-Carlo SD."""
     from rrsite.core.numbers import MixtureUnknown
@@ -286,49 +246,12 @@ def test_mixture_unknown_bootstrap_se_matches_the_spread():
     assert float(np.mean(estimates)) == pytest.approx(0.5, abs=3 * spread / math.sqrt(200) + 0.01)
 
 
-NUMBER_SURVEY = """\
----
-id: cornum
-title: Correlations of numbers
-language: en
-privacy:
-  budget: 20
----
-
-## Q
-
-```question
-id: income
-type: number
-min: 0
-max: 1000
-randomize: mixture
-p: 0.7
-mask:
-  uniform: {min: 0, max: 1000}
-accept_no_epsilon: true
-```
-
-## Q
-
-```question
-id: spend
-type: number
-min: 0
-max: 100
-randomize: duchi
-epsilon: 1
-```
-
-## Q
-
-```question
-id: hours
-type: number
-min: 0
-max: 100
-```
-"""
+NUMBER_SURVEY = survey_text(
+    "cornum",
+    question("income", "number", min=0, max=1000, randomize="mixture", p=0.7,
+             mask="\n  uniform: {min: 0, max: 1000}", accept_no_epsilon="true"),
+    question("spend", "number", min=0, max=100, randomize="duchi", epsilon=1),
+    HOURS, title="Correlations of numbers")
 
 
 def test_cli_randomized_numbers_and_duchi_refused(tmp_path, capsys):
@@ -347,6 +270,7 @@ def test_cli_randomized_numbers_and_duchi_refused(tmp_path, capsys):
     assert "duchi" in capsys.readouterr().err
 
 
+@pytest.mark.slow
 def test_fieller_interval_is_the_set_of_accepted_correlations():
     """The quadratic's roots against a brute-force scan: rho in the interval exactly when
     (C - rho S)^2 <= z^2 Var(C - rho S), the variance taken directly over the replicates."""
@@ -369,6 +293,7 @@ def test_fieller_interval_is_the_set_of_accepted_correlations():
         assert low[0, 0] == high[0, 0] == 1.0
 
 
+@pytest.mark.slow
 def test_fieller_covers_a_noisy_number_correlation():
     """300 surveys of 1,000: a number under a noisy mixture (reliability about 0.15) and a
     direct variable, true correlation 0.5; the interval covers about 95%."""

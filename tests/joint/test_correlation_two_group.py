@@ -24,6 +24,7 @@ from rrsite.estimate.correlation import (
     rrcor_groups,
     two_group_moments,
 )
+from tests.surveytext import CDM, CHEAT_FORCED, SLD, survey_text
 
 P_SLD, T = (0.3, 0.7), 0.8
 P_UQT, Q = (0.7, 0.3), 0.35
@@ -118,6 +119,7 @@ def test_recovers_the_true_answers_correlation():
     assert fit.nuisance["u"]["estimate"] == pytest.approx(Q, abs=0.02)
 
 
+@pytest.mark.slow
 def test_bootstrap_se_is_the_spread_over_samples():
     """The mean bootstrap SE of r(s, u) against its SD over 150 samples of 1,500 (measured: 0.140
     against 0.147)."""
@@ -133,43 +135,7 @@ def test_bootstrap_se_is_the_spread_over_samples():
     assert np.mean(ses) == pytest.approx(spread, rel=0.2)
 
 
-SURVEY = """\
----
-id: cor-two-group
-title: Cor
-language: en
-privacy:
-  budget: 20
----
-
-## Q
-
-```question
-id: cheat
-type: yes-no
-randomize: forced-response
-```
-
-## Q
-
-```question
-id: sld
-type: yes-no
-randomize: sld
-p: [0.3, 0.7]
-accept_no_epsilon: true
-```
-
-## Q
-
-```question
-id: cdm
-type: yes-no
-randomize: cdm
-p: [0.3, 0.7]
-accept_no_epsilon: true
-```
-"""
+SURVEY = survey_text("cor-two-group", CHEAT_FORCED, SLD, CDM, title="Cor")
 
 
 @pytest.fixture(scope="module")

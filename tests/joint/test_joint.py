@@ -19,6 +19,7 @@ from scipy import optimize, stats
 from rrsite.analyze.joint import joint
 from rrsite.cli import main
 from rrsite.estimate.joint import JointPart, fit_joint, loglik, mle, profile_loglik
+from tests.surveytext import CHEAT_FORCED, DRUGS_WARNER, FACULTY, NOTE, UQT, survey_text
 
 WARNER = np.array([[0.75, 0.25], [0.25, 0.75]])
 FORCED = np.array([[0.8, 0.2], [0.3, 0.7]])
@@ -147,19 +148,24 @@ def test_profile_interval_ends_against_scipy():
         assert fit.ci_low[cell] < fit.estimate[cell] < fit.ci_high[cell]
 
 
+@pytest.mark.slow
 def test_profile_coverage_by_simulation():
-    """500 surveys of N = 500 (counts drawn from the model): every cell's interval covers."""
+    """150 surveys of N = 500 (counts drawn from the model): every cell's interval covers.
+
+    The large study (1,000 surveys at N = 500 and 2,000, two versions): benchmarks/
+    coverage_joint.py --only joint.
+    """
     rng = np.random.default_rng(2024)
     pi = np.array([0.55, 0.1, 0.25, 0.1])
     matrix = np.kron(WARNER, FORCED)
-    reps, covered = 500, np.zeros(4)
+    reps, covered = 150, np.zeros(4)
     for _ in range(reps):
         truths = rng.multinomial(500, pi)
         counts = sum(rng.multinomial(truths[t], matrix[t]) for t in range(4))
         fit = fit_joint([JointPart((WARNER, FORCED), counts)], [["0", "1"], ["0", "1"]])
         covered += (fit.ci_low <= pi) & (pi <= fit.ci_high)
-    # at 95% and 500 surveys the coverage's sd is 1%: 92% is three sds below
-    assert np.all(covered / reps >= 0.92), covered / reps
+    # at 95% and 150 surveys the coverage's sd is 1.8%: 89% is three sds below
+    assert np.all(covered / reps >= 0.89), covered / reps
 
 
 def test_not_identified_is_refused():
@@ -169,58 +175,7 @@ def test_not_identified_is_refused():
                   [["0", "1"], ["0", "1"]])
 
 
-SURVEY = """\
----
-id: joint-test
-title: Joint
-language: en
-privacy:
-  budget: 20
----
-
-## Q
-
-```question
-id: cheat
-type: yes-no
-randomize: forced-response
-```
-
-## Q
-
-```question
-id: drugs
-type: yes-no
-randomize: warner
-p: 0.8
-mirrored: I have never used drugs.
-```
-
-## Q
-
-```question
-id: faculty
-type: choice
-options: [arts, science]
-```
-
-## Q
-
-```question
-id: uqt
-type: yes-no
-randomize: unrelated-unknown
-p: [0.7, 0.3]
-innocuous: Born in spring?
-```
-
-## Q
-
-```question
-id: note
-type: text
-```
-"""
+SURVEY = survey_text("joint-test", CHEAT_FORCED, DRUGS_WARNER, FACULTY, UQT, NOTE, title="Joint")
 
 
 @pytest.fixture(scope="module")

@@ -22,6 +22,10 @@ from scipy import optimize, stats
 
 from rrsite.cli import main
 from rrsite.estimate.joint_groups import GroupedPart, fit_joint_groups
+from tests.analyze.stats import numerical_hessian
+from tests.surveytext import CDM as CDM_BLOCK
+from tests.surveytext import DRUGS_WARNER, question, survey_text
+from tests.surveytext import SLD as SLD_BLOCK
 
 
 def uqt(p, q):
@@ -162,13 +166,7 @@ def test_uqt_with_warner_is_the_generic_maximum(uqt_warner):
     def ll(x):
         return brute_loglik(np.append(x[:3], 1 - x[:3].sum()), [x[3]], tally, makers)
 
-    h = 1e-4
-    hess = np.zeros((4, 4))
-    for i in range(4):
-        for j in range(4):
-            e_i, e_j = np.eye(4)[i] * h, np.eye(4)[j] * h
-            hess[i, j] = (ll(x0 + e_i + e_j) - ll(x0 + e_i - e_j) - ll(x0 - e_i + e_j)
-                          + ll(x0 - e_i - e_j)) / (4 * h * h)
+    hess = numerical_hessian(ll, x0)
     se = math.sqrt(np.linalg.inv(-hess)[3, 3])
     assert fit.nuisance[0].se == pytest.approx(se, rel=2e-3)
 
@@ -203,6 +201,7 @@ def scipy_max_tau_fixed(tally, makers, tau):
     return found.x, tau, -found.fun * n
 
 
+@pytest.mark.slow
 def test_two_taus_sld_and_cdm_are_the_generic_maximum():
     rng = np.random.default_rng(5)
     makers = [SLD, CDM]
@@ -218,6 +217,7 @@ def test_two_taus_sld_and_cdm_are_the_generic_maximum():
     assert mine >= best - 1e-8
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("makers, taus, names", [
     ([UQT, lambda g, taus: cdmsym((0.2, 0.3)[g - 1], (0.1, 0.25)[g - 1], taus[1])],
      [0.3, 0.1], [("uqt", "piUQ", ""), ("cdmsym", "gamma", "")]),
@@ -245,63 +245,11 @@ def test_recovery_from_exact_report_probabilities(makers, taus, names):
         assert t.ci_low < truth < t.ci_high or abs(t.estimate - truth) < 4 * t.se
 
 
-SURVEY = """\
----
-id: two-group-joint
-title: Two groups
-language: en
-privacy:
-  budget: 20
----
-
-## Q
-
-```question
-id: drugs
-type: yes-no
-randomize: warner
-p: 0.8
-mirrored: I have never used drugs.
-```
-
-## Q
-
-```question
-id: uqt
-type: yes-no
-randomize: unrelated-unknown
-p: [0.7, 0.3]
-innocuous: Born in spring?
-innocuous_rate: 0.3
-```
-
-## Q
-
-```question
-id: sld
-type: yes-no
-randomize: sld
-p: [0.3, 0.7]
-accept_no_epsilon: true
-```
-
-## Q
-
-```question
-id: cdm
-type: yes-no
-randomize: cdm
-p: [0.3, 0.7]
-accept_no_epsilon: true
-```
-
-## Q
-
-```question
-id: smoker
-type: yes-no
-```
-"""
+SURVEY = survey_text(
+    "two-group-joint", DRUGS_WARNER,
+    question("uqt", "yes-no", randomize="unrelated-unknown", p="[0.7, 0.3]",
+             innocuous="Born in spring?", innocuous_rate=0.3),
+    SLD_BLOCK, CDM_BLOCK, question("smoker", "yes-no"), title="Two groups")
 
 
 @pytest.fixture(scope="module")
@@ -323,6 +271,7 @@ DESIGNS = {
 }
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("pair, k, simulated", [
     (("drugs", "uqt"), 1, [0.3]),        # simulate's innocuous rate
     (("sld", "cdm"), 2, [1.0, 0.0]),     # simulated respondents are honest and never cheat
@@ -356,6 +305,7 @@ def test_cli_equals_the_generic_maximum_of_the_rows(export, capsys, pair, k, sim
     assert data["n"] == len(rows)
 
 
+@pytest.mark.slow
 def test_cli_formats_name_the_nuisance(export, capsys):
     survey, out, _ = export
     assert main(["analyze", str(out), "--survey", str(survey), "--joint", "uqt,cdm"]) == 0

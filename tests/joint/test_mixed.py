@@ -21,6 +21,8 @@ from rrsite.cli import main
 from rrsite.estimate.regression import mixed
 from rrsite.estimate.regression.mixed import ClusterData, fit_mixed, loglik
 from rrsite.exports.catalog import build_catalog
+from tests.analyze.stats import numerical_hessian
+from tests.surveytext import CHEATED_FORCED, HOURS, question, survey_text
 
 
 def simulate(clusters, size, s, beta, seed, p_truth=0.5, sizes=None):
@@ -85,6 +87,7 @@ def test_adaptive_quadrature_matches_high_node_quadrature_and_quad(s0, size, tol
                                          abs=tolerance)
 
 
+@pytest.mark.slow
 def test_maximum_ses_and_profile_interval_against_scipy():
     X, y, a, b, cluster = simulate(30, 40, 0.9, [-0.4, 0.7], 2)
     fit = fit_mixed(X, y, a, b, cluster, ["(Intercept)", "x"])
@@ -99,17 +102,7 @@ def test_maximum_ses_and_profile_interval_against_scipy():
     np.testing.assert_allclose(fit.beta, best.x[:2], atol=1e-4)
     assert fit.sd.estimate == pytest.approx(abs(best.x[2]), abs=1e-4)
     theta = np.concatenate([fit.beta, [fit.sd.estimate]])
-    h = 1e-4
-    hessian = np.zeros((3, 3))
-    for i in range(3):
-        for j in range(3):
-            vals = []
-            for si, sj in ((1, 1), (1, -1), (-1, 1), (-1, -1)):
-                t = theta.copy()
-                t[i] += si * h
-                t[j] += sj * h
-                vals.append(minus(t))
-            hessian[i, j] = (vals[0] - vals[1] - vals[2] + vals[3]) / (4 * h * h)
+    hessian = numerical_hessian(minus, theta)
     np.testing.assert_allclose(fit.se, np.sqrt(np.diag(np.linalg.inv(hessian)))[:2], rtol=2e-3)
     critical = stats.chi2.ppf(0.95, 1)
     for end in (fit.sd.ci_low, fit.sd.ci_high):
@@ -118,6 +111,7 @@ def test_maximum_ses_and_profile_interval_against_scipy():
         assert 2 * (fit.loglik + held.fun) == pytest.approx(critical, abs=2e-3)
 
 
+@pytest.mark.slow
 def test_recovery_by_simulation():
     X, y, a, b, cluster = simulate(80, 50, 0.8, [-0.5, 0.6], 3, p_truth=0.7)
     fit = fit_mixed(X, y, a, b, cluster, ["(Intercept)", "x"])
@@ -151,53 +145,10 @@ def test_non_convergence_is_reported(monkeypatch):
     assert any("NOT CONVERGED" in m and "gradient" in m for m in fit.messages)
 
 
-SURVEY = """---
-id: mixtest
-title: Random intercept
-privacy:
-  budget: 3
-submit:
-  to: collector
----
-## Q1
-
-```question
-id: cheated
-type: yes-no
-randomize: forced-response
-truth: 1/2
-yes: 1/4
-no: 1/4
-```
-
-## Q2
-
-```question
-id: school
-type: choice
-options: [A, B, C, D, E, F]
-```
-
-## Q3
-
-```question
-id: hours
-type: number
-min: 0
-max: 100
-```
-
-## Q4
-
-```question
-id: other
-type: yes-no
-randomize: forced-response
-truth: 1/2
-yes: 1/4
-no: 1/4
-```
-"""
+SURVEY = survey_text(
+    "mixtest", CHEATED_FORCED, question("school", "choice", options="[A, B, C, D, E, F]"), HOURS,
+    question("other", "yes-no", randomize="forced-response", truth="1/2", yes="1/4", no="1/4"),
+    title="Random intercept", budget=3, language=None, collector=True)
 
 
 def _export(tmp: Path, sizes: list[int], seed: int) -> tuple[Path, Path]:
@@ -237,6 +188,9 @@ def test_cli_json_and_formats(tmp_path, capsys):
     ri = model["random_intercept"]
     assert ri["ci_low"] <= ri["sd"] <= ri["ci_high"]
     assert ri["variance"] == pytest.approx(ri["sd"] ** 2)
+    # every other format prints the model (a smaller export: the fit is not what is checked)
+    (tmp_path / "small").mkdir()
+    survey, export = _export(tmp_path / "small", [60] * 6, 7)
     for fmt in ("table", "markdown", "html"):
         assert main(["analyze", str(export), "--survey", str(survey), "--format", fmt,
                      "--model", "cheated ~ hours + (1 | school)"]) == 0

@@ -16,27 +16,11 @@ from rrsite.analyze import analyze
 from rrsite.cli import main
 from rrsite.core.designs import DesignError, UnrelatedUnknown
 from rrsite.core.privacy import smallest_epsilon
+from tests.surveytext import question, survey_text
 
-SURVEY = """\
----
-id: moors
-title: Moors
-language: en
-privacy:
-  budget: 20
----
-
-## Q
-
-```question
-id: uqt
-type: yes-no
-randomize: unrelated-unknown
-p: [0.6, 0]
-innocuous: Were you born in spring?
-innocuous_rate: 0.3
-```
-"""
+SURVEY = survey_text("moors", question("uqt", "yes-no", randomize="unrelated-unknown", p="[0.6, 0]",
+                                 innocuous="Were you born in spring?", innocuous_rate=0.3),
+                title="Moors")
 
 
 def test_p_zero_in_one_group_is_accepted_and_private_as_the_other_group():

@@ -23,6 +23,7 @@ from scipy import optimize, special
 from rrsite.cli import main
 from rrsite.estimate.joint_groups import GroupedPart
 from rrsite.estimate.regression.predictors_groups import GroupedRows, fit_predictors_groups
+from tests.analyze.stats import numerical_hessian
 
 DOPING = Path(__file__).resolve().parents[2] / "surveys" / "doping.md"
 
@@ -164,6 +165,7 @@ def params_of(fit, kind, q):
     return np.concatenate(parts)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("predictors, kind, taus", [
     (["uqt", "warner"], "linear", [0.35]),
     (["sld"], "logistic", [0.8]),
@@ -181,16 +183,7 @@ def test_rrsite_is_the_generic_maximum(predictors, kind, taus):
     assert fit.loglik >= value - 1e-8
     assert np.allclose(mine, best, atol=1e-5)
     # SEs: the inverse of minus the brute likelihood's Hessian (finite differences)
-    h = 1e-4
-    size = len(mine)
-    hess = np.zeros((size, size))
-    for i in range(size):
-        for j in range(size):
-            e_i, e_j = np.eye(size)[i] * h, np.eye(size)[j] * h
-            hess[i, j] = (brute_loglik(mine + e_i + e_j, data, predictors, kind)
-                          - brute_loglik(mine + e_i - e_j, data, predictors, kind)
-                          - brute_loglik(mine - e_i + e_j, data, predictors, kind)
-                          + brute_loglik(mine - e_i - e_j, data, predictors, kind)) / (4 * h * h)
+    hess = numerical_hessian(lambda x: brute_loglik(x, data, predictors, kind), mine)
     covariance = np.linalg.inv(-hess)
     p = len(fit.beta)
     assert np.allclose(fit.se, np.sqrt(np.diag(covariance)[:p]), rtol=2e-3)
@@ -200,6 +193,7 @@ def test_rrsite_is_the_generic_maximum(predictors, kind, taus):
     assert np.all(np.sqrt(np.diag(held)[:p]) <= fit.se * (1 + 1e-6))
 
 
+@pytest.mark.slow
 def test_recovery_with_two_two_group_predictors():
     rng = np.random.default_rng(8)
     truth = [1.0, 1.5, -1.0, 0.5]

@@ -14,65 +14,14 @@ import re
 import pytest
 
 from rrsite.cli import main
+from tests.surveytext import NOTE, question, survey_text
 
-SURVEY = """\
----
-id: simcor
-title: simulate --cor
-language: en
-privacy:
-  budget: 20
----
-
-## Q
-
-```question
-id: cheat
-type: yes-no
-randomize: warner
-p: 0.8
-```
-
-## Q
-
-```question
-id: income
-type: number
-min: 0
-max: 1000
-randomize: additive
-scramble:
-  normal: {mean: 0, sd: 100}
-accept_no_epsilon: true
-```
-
-## Q
-
-```question
-id: hours
-type: number
-min: 0
-max: 100
-required: true
-```
-
-## Q
-
-```question
-id: age
-type: number
-min: 18
-max: 90
-required: true
-```
-
-## Q
-
-```question
-id: note
-type: text
-```
-"""
+SURVEY = survey_text(
+    "simcor", question("cheat", "yes-no", randomize="warner", p=0.8),
+    question("income", "number", min=0, max=1000, randomize="additive",
+             scramble="\n  normal: {mean: 0, sd: 100}", accept_no_epsilon="true"),
+    question("hours", "number", min=0, max=100, required="true"),
+    question("age", "number", min=18, max=90, required="true"), NOTE, title="simulate --cor")
 
 
 @pytest.fixture(scope="module")

@@ -62,6 +62,7 @@ def test_keep_list_is_a_trace_of_this_pyodide():
     assert len(keep) < len(full) / 3
 
 
+@pytest.mark.slow
 def test_minify_strips_docstrings_and_comments_and_keeps_the_code(tmp_path):
     source = (b'"""Module doc."""\n# a comment\ndef f(x):\n    """Doc."""\n'
               b'    return x + 1  # why\n\nclass C:\n    """Only a docstring."""\n')
@@ -80,6 +81,7 @@ def test_minify_strips_docstrings_and_comments_and_keeps_the_code(tmp_path):
     assert minify_stdlib(data, PYODIDE, tmp_path / "cache", budget=0) == cached[0].read_bytes()
 
 
+@pytest.mark.slow
 def test_minify_ships_modules_compiled_within_the_budget(tmp_path):
     sources = {f"m{i}.py": f"def f{i}(x):\n    return x + {i}\n".encode() * 40 for i in range(6)}
     data = make_zip({**sources, "pkg/": b"", "data.txt": b"keep me\n"})
@@ -95,12 +97,14 @@ def test_minify_ships_modules_compiled_within_the_budget(tmp_path):
     assert 0 < len([name for name in some.namelist() if name.endswith(".pyc")]) < len(sources)
 
 
+@pytest.mark.slow
 def test_minify_reports_a_module_that_does_not_parse(tmp_path):
     data = make_zip({"bad.py": b"def (:\n"})
     with pytest.raises(StdlibError, match="stdlib_minify.mjs failed"):
         minify_stdlib(data, PYODIDE, None)
 
 
+@pytest.mark.slow
 def test_build_ships_the_trimmed_library_and_it_is_smaller(tmp_path):
     result = build([SURVEYS / "honor-code.md"], tmp_path / "dist", TEMPLATES, None,
                    compress=False, cache=tmp_path / "cache")

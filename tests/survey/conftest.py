@@ -11,6 +11,7 @@ import pytest
 
 from rrsite.errors import RRSiteError
 from rrsite.survey import Survey, SurveyError, SurveyErrors, load_survey
+from tests.surveytext import line_of
 
 VALID = """\
 ---
@@ -45,17 +46,6 @@ options: [First, Second, Third]
 
 Outro prose.
 """
-
-
-def line_of(text: str, needle: str, occurrence: int = 1) -> int:
-    """1-based line number of the n-th line containing ``needle``."""
-    found = 0
-    for number, line in enumerate(text.splitlines(), start=1):
-        if needle in line:
-            found += 1
-            if found == occurrence:
-                return number
-    raise AssertionError(f"{needle!r} not in the text")
 
 
 @pytest.fixture

@@ -13,13 +13,7 @@ from pathlib import Path
 import pytest
 
 from rrsite.survey import SurveyErrors, load_survey, parse_survey
-
-
-def line_of(text: str, needle: str) -> int:
-    """The 1-based line of the first line of ``text`` that contains ``needle``."""
-    return next(number for number, line in enumerate(text.splitlines(), start=1)
-                if needle in line)
-
+from tests.surveytext import line_of
 
 SURVEY = """\
 ---

@@ -198,11 +198,12 @@ def covariate_spec(catalog: Catalog, qid: str) -> QuestionSpec:
     return question
 
 
-def fit_model(catalog: Catalog, rows: Rows, formula: Formula, confidence: float,
-              bias_reduced: bool = False, sample: SampleDesign | None = None) -> ModelResult:
-    """Code the covariates, fit, and compute the predicted prevalence by each factor's levels.
+def model_inputs(catalog: Catalog, rows: Rows,
+                 formula: Formula) -> tuple[dict[str, Covariate], dict[int, OutcomeDesign]]:
+    """The formula's covariates, coded, and the outcome's design in each version with rows.
 
-    ``sample``: the design of the accepted rows (in order): a weighted fit with sandwich SEs.
+    Raises RegressionError when no row was accepted, FormulaError when a covariate is not a
+    directly asked question of a codable type or when no accepted row has the outcome.
     """
     qid = formula.outcome
     if len(rows.version) == 0:
@@ -219,6 +220,36 @@ def fit_model(catalog: Catalog, rows: Rows, formula: Formula, confidence: float,
             by_version[m] = outcome_design(catalog, qid, m)
     if not by_version:
         raise FormulaError(f"no accepted row has the outcome {qid!r}")
+    return covariates, by_version
+
+
+def positive_reports(outcome: list[Any], used: np.ndarray, version: np.ndarray,
+                     by_version: dict[int, OutcomeDesign]) -> tuple[list[Any], np.ndarray]:
+    """The used rows' outcome answers, and y: 1 where the answer is its version's "yes" report."""
+    kept = [v for v, k in zip(outcome, used, strict=True) if k]
+    y = np.array([v == by_version[m].positive for v, m in zip(kept, version.tolist(),
+                                                               strict=True)], dtype=float)
+    return kept, y
+
+
+def outcome_privacy(catalog: Catalog, qid: str) -> str:
+    """The outcome's privacy in each version that asks it, in words."""
+    return "; ".join(
+        f"version {v.version}: {q.privacy.describe()}"
+        for v in catalog.versions
+        for q in [v.question(qid)]
+        if q is not None and q.privacy is not None
+    ) or "not randomized (asked directly)"
+
+
+def fit_model(catalog: Catalog, rows: Rows, formula: Formula, confidence: float,
+              bias_reduced: bool = False, sample: SampleDesign | None = None) -> ModelResult:
+    """Code the covariates, fit, and compute the predicted prevalence by each factor's levels.
+
+    ``sample``: the design of the accepted rows (in order): a weighted fit with sandwich SEs.
+    """
+    qid = formula.outcome
+    covariates, by_version = model_inputs(catalog, rows, formula)
     designs = [d.description for d in by_version.values()]
     kinds = sorted({d.nuisance for d in by_version.values() if d.nuisance})
     if len(kinds) > 1:
@@ -230,9 +261,7 @@ def fit_model(catalog: Catalog, rows: Rows, formula: Formula, confidence: float,
     used = matrix.used
     version = rows.version[used]
     group = rows.groups.get(qid, np.zeros(len(rows.version), dtype=np.int8))[used]
-    kept = [v for v, k in zip(outcome, used, strict=True) if k]
-    y = np.array([v == by_version[m].positive for v, m in zip(kept, version.tolist(),
-                                                               strict=True)], dtype=float)
+    kept, y = positive_reports(outcome, used, version, by_version)
     coef = np.zeros((4, len(y)))
     for m, design in by_version.items():
         for g, rates in design.rates.items():
@@ -265,12 +294,7 @@ def fit_model(catalog: Catalog, rows: Rows, formula: Formula, confidence: float,
         p00, p11 = 1.0 - coef[0], coef[0] + coef[2]
         result = fit(matrix.X, y, p00, p11, matrix.names, matrix.term_columns, confidence,
                      bias_reduction=bias_reduced)
-    privacy = "; ".join(
-        f"version {v.version}: {q.privacy.describe()}"
-        for v in catalog.versions
-        for q in [v.question(qid)]
-        if q is not None and q.privacy is not None
-    ) or "not randomized (asked directly)"
+    privacy = outcome_privacy(catalog, qid)
     model = ModelResult(formula, result, matrix, int(np.count_nonzero(outcome_missing)),
                         designs, privacy, len(outcome))
     if sample is not None:

@@ -19,7 +19,6 @@ randomized predictor is left out and counted.
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -34,6 +33,7 @@ from ...estimate.regression.formula import (
     FormulaError,
     Term,
     design_matrix,
+    number_or_nan,
 )
 from ...estimate.regression.logistic import NUISANCE_MEANING, RegressionError
 from ...estimate.regression.predictors import PredictorFit, fit_predictors, latent_classes
@@ -177,7 +177,7 @@ def fit_predictor_model(catalog: Catalog, rows: Rows, formula: Formula, confiden
     n = len(rows.version)
     outcome = rows.answers[formula.outcome]
     if kind == "linear":
-        y_all = np.array([_number(v) for v in outcome], dtype=np.float64)
+        y_all = np.array([number_or_nan(v) for v in outcome], dtype=np.float64)
         outcome_missing = np.isnan(y_all)
     else:
         outcome_missing = np.array([v is None or v == "" for v in outcome], dtype=bool)
@@ -257,12 +257,3 @@ def fit_predictor_model(catalog: Catalog, rows: Rows, formula: Formula, confiden
         raise RegressionError(f"{where}: {error}") from error
     privacy = combination_privacy(catalog, randomized, sorted(set(rows.version[used].tolist())))
     return PredictorModel(formula, result, matrix, randomized, left_out, designs, privacy, n)
-
-
-def _number(value: object) -> float:
-    if value is None or value == "":
-        return math.nan
-    try:
-        return float(value)  # type: ignore[arg-type]
-    except (TypeError, ValueError):
-        return math.nan

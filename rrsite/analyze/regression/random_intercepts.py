@@ -21,7 +21,6 @@ from typing import Any
 import numpy as np
 
 from ...estimate.regression.formula import (
-    Covariate,
     DesignMatrix,
     Formula,
     FormulaError,
@@ -32,7 +31,7 @@ from ...estimate.regression.mixed import MixedFit, fit_mixed
 from ...exports.catalog import Catalog
 from ...exports.rejections import Rejections
 from ...exports.rows import Rows
-from .logistic import OutcomeDesign, covariate_spec, outcome_design
+from .logistic import model_inputs, outcome_privacy, positive_reports
 
 CLUSTER_TYPES = ("yes-no", "choice", "number", "text")
 
@@ -109,18 +108,8 @@ def fit_mixed_model(catalog: Catalog, rows: Rows, formula: Formula, confidence: 
         if any(q.sensitive for _, q in catalog.questions_named(name)):
             raise FormulaError(f"{where}: {name!r} is randomized; a random-intercept model takes "
                                "directly asked covariates only")
-    if len(rows.version) == 0:
-        raise RegressionError(f"no row was accepted ({rows.rejections.total:,} rejected):\n"
-                              + rows.rejections.summary())
     qid = formula.outcome
-    covariates = {name: Covariate(spec.type, spec.values, rows.answers[name])
-                  for name in formula.questions for spec in [covariate_spec(catalog, name)]}
-    by_version: dict[int, OutcomeDesign] = {}
-    for m in sorted(set(np.unique(rows.version).tolist())):
-        if catalog.versions[m].question(qid) is not None:
-            by_version[m] = outcome_design(catalog, qid, m)
-    if not by_version:
-        raise FormulaError(f"no accepted row has the outcome {qid!r}")
+    covariates, by_version = model_inputs(catalog, rows, formula)
     if any(d.nuisance for d in by_version.values()):
         raise RegressionError(f"{where}: {qid!r} uses a two-group design whose second parameter "
                               "is estimated from the data; the random-intercept model takes "
@@ -133,9 +122,7 @@ def fit_mixed_model(catalog: Catalog, rows: Rows, formula: Formula, confidence: 
                 group: int(np.count_nonzero(group_missing & ~outcome_missing)), **matrix.missing}
     used = matrix.used
     version = rows.version[used]
-    kept = [v for v, k in zip(outcome, used, strict=True) if k]
-    y = np.array([v == by_version[m].positive for v, m in zip(kept, version.tolist(),
-                                                               strict=True)], dtype=float)
+    kept, y = positive_reports(outcome, used, version, by_version)
     a = np.zeros(len(y))
     b = np.zeros(len(y))
     for m, design in by_version.items():
@@ -152,11 +139,6 @@ def fit_mixed_model(catalog: Catalog, rows: Rows, formula: Formula, confidence: 
     index = {level: j for j, level in enumerate(levels)}
     cluster = np.array([index[v] for v in labels], dtype=np.int64)
     result = fit_mixed(matrix.X, y, a, b, cluster, matrix.names, confidence)
-    privacy = "; ".join(
-        f"version {v.version}: {q.privacy.describe()}"
-        for v in catalog.versions
-        for q in [v.question(qid)]
-        if q is not None and q.privacy is not None
-    ) or "not randomized (asked directly)"
+    privacy = outcome_privacy(catalog, qid)
     return MixedModel(formula, group, result, matrix, left_out,
                       [d.description for d in by_version.values()], privacy, len(outcome))

@@ -224,7 +224,8 @@ def _as_list(value: object) -> list[str] | None:
     return None
 
 
-def _number(value: object) -> float:
+def number_or_nan(value: object) -> float:
+    """An answer as a float; NaN when it is empty or not a number."""
     if value is None or value == "":
         return math.nan
     try:
@@ -251,7 +252,7 @@ def design_matrix(formula: Formula, covariates: Mapping[str, Covariate],
                                f"(covariates available: {known})")
         cov = covariates[name]
         if cov.type == "number":
-            miss = np.isnan(np.array([_number(v) for v in cov.data], dtype=np.float64))
+            miss = np.isnan(np.array([number_or_nan(v) for v in cov.data], dtype=np.float64))
         elif cov.type == "multi-choice":
             miss = np.array([_as_list(v) is None for v in cov.data], dtype=bool)
         elif cov.type in ("yes-no", "choice"):
@@ -277,7 +278,7 @@ def design_matrix(formula: Formula, covariates: Mapping[str, Covariate],
                 if factor.ref is not None or factor.explicit:
                     raise FormulaError(f"formula {formula.text!r}: C({factor.name}) needs a "
                                        "choice or yes-no question; it is a number")
-                x = np.array([_number(v) for v in data], dtype=np.float64)
+                x = np.array([number_or_nan(v) for v in data], dtype=np.float64)
                 if factor.scale:
                     mean = float(x.mean()) if rows else 0.0
                     sd = float(x.std(ddof=1)) if rows > 1 else 0.0

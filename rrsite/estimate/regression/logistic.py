@@ -20,7 +20,7 @@ Pure functions over numpy arrays; the formula and covariate layer is in ``formul
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -170,6 +170,23 @@ def make_coefficients(names: Sequence[str], beta: np.ndarray, se: np.ndarray,
             float(b - z_crit * s), float(b + z_crit * s),
         ))
     return out
+
+
+def hessian_of_gradient(gradient: Callable[[np.ndarray], np.ndarray],
+                        theta: np.ndarray) -> np.ndarray:
+    """The Hessian of a function from central differences of its analytic gradient.
+
+    The step is 1e-5 relative to each coordinate (at least 1e-5); the result is symmetrised.
+    """
+    k = len(theta)
+    out = np.zeros((k, k))
+    for j in range(k):
+        h = 1e-5 * max(1.0, abs(float(theta[j])))
+        up, down = theta.copy(), theta.copy()
+        up[j] += h
+        down[j] -= h
+        out[:, j] = (gradient(up) - gradient(down)) / (2 * h)
+    return (out + out.T) / 2
 
 
 def logsumexp(values: np.ndarray, axis: int) -> np.ndarray:

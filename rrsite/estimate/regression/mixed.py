@@ -36,7 +36,13 @@ from typing import Any
 import numpy as np
 from scipy import optimize, special, stats
 
-from .logistic import RegressionError, logsumexp, make_coefficients, maximise
+from .logistic import (
+    RegressionError,
+    hessian_of_gradient,
+    logsumexp,
+    make_coefficients,
+    maximise,
+)
 
 #: Gauss-Hermite nodes of the adaptive quadrature. The bounded likelihood of a randomized answer
 #: makes the integrand flat-topped when s is large, and the rule converges slowly there (at s = 2.5
@@ -218,15 +224,8 @@ class MixedFit:
 
 
 def _hessian(f: Any, theta: np.ndarray) -> np.ndarray:
-    k = len(theta)
-    out = np.zeros((k, k))
-    for j in range(k):
-        h = 1e-5 * max(1.0, abs(float(theta[j])))
-        up, down = theta.copy(), theta.copy()
-        up[j] += h
-        down[j] -= h
-        out[:, j] = -(f(up)[1] - f(down)[1]) / (2 * h)   # f returns minus the gradient
-    return (out + out.T) / 2   # the Hessian of the log-likelihood
+    """The Hessian of the log-likelihood; ``f`` returns (minus it, minus its gradient)."""
+    return hessian_of_gradient(lambda t: -f(t)[1], theta)
 
 
 def _fit_at(data: ClusterData, start: np.ndarray, nodes: int,

@@ -36,7 +36,13 @@ import numpy as np
 from scipy import optimize, special, stats
 
 from ..joint import JointPart, mle
-from .logistic import RegressionError, TermTest, logsumexp, make_coefficients
+from .logistic import (
+    RegressionError,
+    TermTest,
+    hessian_of_gradient,
+    logsumexp,
+    make_coefficients,
+)
 
 KINDS = ("linear", "logistic")
 EM_ITERATIONS = 2000
@@ -178,15 +184,7 @@ class LatentModel:
 
     def hessian(self, theta: np.ndarray) -> np.ndarray:
         """Central differences of the analytic gradient, symmetrised."""
-        k = len(theta)
-        out = np.zeros((k, k))
-        for j in range(k):
-            h = 1e-5 * max(1.0, abs(float(theta[j])))
-            up, down = theta.copy(), theta.copy()
-            up[j] += h
-            down[j] -= h
-            out[:, j] = (self.gradient(up) - self.gradient(down)) / (2 * h)
-        return (out + out.T) / 2
+        return hessian_of_gradient(self.gradient, theta)
 
 
 def _em(model: LatentModel, theta: np.ndarray, iterations: int) -> tuple[np.ndarray, int]:

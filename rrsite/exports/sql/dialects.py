@@ -93,15 +93,13 @@ class Dialect:
 
     def json_object(self, pairs: list[tuple[str, str]]) -> str:
         """A JSON object's text from (key, text expression) pairs (NULL values as null)."""
+        alternating = ", ".join(f"{self.text(k)}, {v}" for k, v in pairs)  # key, value, ...
         if self.name == "duckdb":
-            inner = ", ".join(f"{self.text(k)}, {v}" for k, v in pairs)
-            return f"CAST(json_object({inner}) AS VARCHAR)"
+            return f"CAST(json_object({alternating}) AS VARCHAR)"
         if self.name == "postgres":
-            inner = ", ".join(f"{self.text(k)}, {v}" for k, v in pairs)
-            return f"CAST(json_build_object({inner}) AS text)"
+            return f"CAST(json_build_object({alternating}) AS text)"
         if self.name == "spark":
-            inner = ", ".join(f"{self.text(k)}, {v}" for k, v in pairs)
-            return f"to_json(map({inner}))"
+            return f"to_json(map({alternating}))"
         if self.name == "bigquery":
             inner = ", ".join(f"{v} AS {self.ident(k)}" for k, v in pairs)
             return f"TO_JSON_STRING(STRUCT({inner}))"
