@@ -44,6 +44,11 @@ from rrsite.estimate.frequency import Law, Part, em_shares, log_likelihood
 from rrsite.exports.oracles import decode_all, supports
 from rrsite.simulate.oracles import sample
 
+# The held-out libraries call random.randint with floats (a DeprecationWarning per call, thousands a
+# run): theirs, not rrsite's.
+pytestmark = pytest.mark.filterwarnings(
+    "ignore:non-integer arguments to randrange:DeprecationWarning")
+
 DESIGNS = [UnaryEncoding(12, 1.0), UnaryEncoding(7, 2.0, optimized=False),
            LocalHashing(30, 1.5), LocalHashing(9, 2.0, g=3), SubsetSelection(25, 1.0),
            HadamardResponse(40, 1.0), UnaryEncoding(6, 2.0, max_ticks=3)]
