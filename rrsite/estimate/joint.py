@@ -29,7 +29,9 @@ from functools import reduce
 from typing import Any
 
 import numpy as np
-from scipy import optimize, stats
+from scipy import optimize
+
+from .intervals import quantiles
 
 #: EM iterations before the Newton polish, and the polish's limits.
 EM_ITERATIONS = 50
@@ -319,7 +321,7 @@ def fit_joint(parts: Sequence[JointPart], values: Sequence[Sequence[str]],
     gap = optimality_gap(pi, parts)
     if gap > 1e-5:
         messages.append(f"the maximisation did not converge tightly (optimality gap {gap:.2g})")
-    critical = float(stats.chi2.ppf(confidence, 1))
+    critical = float(quantiles.chi2_ppf(confidence, 1))
     low, high = np.zeros(len(labels)), np.zeros(len(labels))
     for cell in range(len(labels)):
         low[cell], high[cell] = _profile_interval(data, cell, pi, ll_max, critical)

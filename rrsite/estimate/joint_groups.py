@@ -31,8 +31,9 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-from scipy import optimize, stats
+from scipy import optimize
 
+from .intervals import quantiles
 from .joint import (
     IMPOSSIBLE,
     TINY,
@@ -298,7 +299,7 @@ def fit_joint_groups(parts: Sequence[GroupedPart], values: Sequence[Sequence[str
     if gap > 1e-5 or tau_gap > 1e-5:
         messages.append(f"the maximisation did not converge tightly (optimality gap "
                         f"{max(gap, tau_gap):.2g})")
-    critical = float(stats.chi2.ppf(confidence, 1))
+    critical = float(quantiles.chi2_ppf(confidence, 1))
     hessian = _hessian(parts, tau)
     try:
         covariance = np.linalg.inv(-hessian)

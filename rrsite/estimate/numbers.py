@@ -52,7 +52,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
-from scipy import stats
 
 from ..core.numbers import (
     PIECEWISE_CELLS,
@@ -67,7 +66,7 @@ from ..core.numbers import (
     decimals,
 )
 from ..errors import RRSiteError
-from .intervals import clopper_pearson
+from .intervals import clopper_pearson, quantiles
 
 
 class NumberEstimateError(RRSiteError):
@@ -393,7 +392,7 @@ def range_score_interval(parts: Sequence[PartFit], mean: float, df: float, confi
         w0, w1, w2 = (v / slope ** 2 for v in part.design.variance_coefficients())
         a1 += part.n * ((1 + w2) * (minimum + maximum) + w1)
         a0 += part.n * (w0 - (1 + w2) * minimum * maximum)
-    t2 = float(stats.t.ppf(0.5 + confidence / 2, df)) ** 2
+    t2 = float(quantiles.t_ppf(0.5 + confidence / 2, df)) ** 2
     a, b, c = n * n + t2 * n, -2 * n * n * mean - t2 * a1, n * n * mean * mean - t2 * a0
     disc = b * b - 4 * a * c
     if disc < 0:
@@ -471,7 +470,7 @@ def combine(parts: Sequence[PartFit], confidence: float = 0.95,
             if score is not None:
                 low, high, widened = min(low, score[0]), max(high, score[1]), True
         method = _t_method(df, joined, widened)
-    q = float(stats.t.ppf(0.5 + confidence / 2, df))
+    q = float(quantiles.t_ppf(0.5 + confidence / 2, df))
     low, high, moved = within_range(low, high, clip_to_range(mean, minimum, maximum), q * se,
                                     minimum, maximum)
     estimate = NumberEstimate(n, mean, se, low, high, confidence, df, list(parts), noise,
@@ -575,7 +574,7 @@ def log_interval(mean: float, se: float, df: float, confidence: float, minimum: 
     d = mean - minimum
     if not (d > 0 and math.isfinite(d) and math.isfinite(se)):
         return None
-    q = float(stats.t.ppf(0.5 + confidence / 2, df))
+    q = float(quantiles.t_ppf(0.5 + confidence / 2, df))
     spread = q * se / d
     high = minimum + d * math.exp(min(spread, 700.0))
     return minimum + d * math.exp(-spread), high if maximum is None else min(high, maximum)
@@ -591,7 +590,7 @@ def skew_corrected_interval(mean: float, se: float, kappa3: float, df: float,
     [mean - se f^-1(q_hi), mean - se f^-1(q_lo)], f^-1(x) = ((1 + 3 a (x - b))^(1/3) - 1) / a.
     g = 0 gives the symmetric t interval.
     """
-    q = float(stats.t.ppf(0.5 + confidence / 2, df))
+    q = float(quantiles.t_ppf(0.5 + confidence / 2, df))
     if se <= 0 or not math.isfinite(se):
         return mean, mean
     g = kappa3 / se ** 3
@@ -649,7 +648,7 @@ def respondents_for_margin(design: NumberDesign, margin: float, sd: float | None
     if sd is None:
         assert design.minimum is not None and design.maximum is not None
         sd = (design.maximum - design.minimum) / 2
-    z = float(stats.norm.ppf(0.5 + confidence / 2))
+    z = float(quantiles.norm_ppf(0.5 + confidence / 2))
     return math.ceil((z / margin) ** 2 * (sd ** 2 + worst_variance(design)))
 
 

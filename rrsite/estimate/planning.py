@@ -21,8 +21,9 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
-from scipy import optimize, stats
+from scipy import optimize
 
+from .intervals import quantiles
 from .models import Design
 
 #: Planning values of the nuisance parameters: honest carriers (SLD t = 1), no cheaters
@@ -86,7 +87,7 @@ def respondents(variance: float, margin: float, confidence: float) -> int | None
     """N = z^2 variance / margin^2, rounded up (None when the variance is infinite)."""
     if math.isinf(variance):
         return None
-    z = float(stats.norm.ppf(0.5 + confidence / 2))
+    z = float(quantiles.norm_ppf(0.5 + confidence / 2))
     return max(1, math.ceil(z * z * variance / margin**2 - 1e-9))
 
 

@@ -12,15 +12,16 @@ import math
 from collections.abc import Sequence
 
 import numpy as np
-from scipy import optimize, stats
+from scipy import optimize
 
+from .intervals import quantiles
 from .likelihood import Part, constraint_rows, profile_max, segment_in, target_map
 from .models import TWO_GROUP_MODELS, Design
 
 
 def chi2_quantile(confidence: float) -> float:
     """The chi-square quantile with one degree of freedom."""
-    return float(stats.chi2.ppf(confidence, 1))
+    return float(quantiles.chi2_ppf(confidence, 1))
 
 
 # -- the boundary-calibrated critical value (two-group designs) -----------------------------
@@ -88,7 +89,7 @@ def _reference_normals() -> np.ndarray:
     from scipy.stats import qmc
 
     uniform = qmc.Sobol(2, scramble=True, seed=REFERENCE_SEED).random(REFERENCE_POINTS)
-    return np.asarray(stats.norm.ppf(uniform))
+    return np.asarray(quantiles.norm_ppf(uniform))
 
 
 @functools.cache

@@ -79,7 +79,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
-from scipy import stats
 
 from .debias import (
     Debiased,
@@ -90,6 +89,7 @@ from .debias import (
     prevalence_row,
     two_group_coefficients,
 )
+from .intervals import quantiles
 
 __all__ = [  # the de-biased values (rrsite.estimate.debias) are re-exported with the design
     "LONELY_METHODS", "VARIANCE_METHODS", "Debiased", "DesignEstimate", "LonelyPSUError",
@@ -468,8 +468,8 @@ def _interval(estimate: float, variance: float, df: float,
               confidence: float) -> tuple[float, float]:
     se = math.sqrt(max(variance, 0.0))
     level = 1 - (1 - confidence) / 2
-    quantile = float(stats.norm.ppf(level)) if not math.isfinite(df) else \
-        float(stats.t.ppf(level, df)) if df > 0 else math.nan
+    quantile = float(quantiles.norm_ppf(level)) if not math.isfinite(df) else \
+        float(quantiles.t_ppf(level, df)) if df > 0 else math.nan
     return estimate - quantile * se, estimate + quantile * se
 
 

@@ -35,8 +35,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
-from scipy import optimize, stats
+from scipy import optimize
 
+from .intervals import quantiles
 from .likelihood import (
     TINY,
     Part,
@@ -309,8 +310,8 @@ def observed_information(theta: np.ndarray, parts: Sequence[Part]) -> np.ndarray
 def clopper_pearson(count: int, n: int, confidence: float) -> tuple[float, float]:
     """The exact interval for a binomial rate."""
     alpha = 1 - confidence
-    low = 0.0 if count == 0 else float(stats.beta.ppf(alpha / 2, count, n - count + 1))
-    high = 1.0 if count == n else float(stats.beta.ppf(1 - alpha / 2, count + 1, n - count))
+    low = 0.0 if count == 0 else float(quantiles.beta_ppf(alpha / 2, count, n - count + 1))
+    high = 1.0 if count == n else float(quantiles.beta_ppf(1 - alpha / 2, count + 1, n - count))
     return low, high
 
 
@@ -451,7 +452,7 @@ def fit(parts: Sequence[Part], confidence: float = 0.95) -> UniFit:
             seen = counts > 0
             saturated += float(np.sum(counts[seen] * np.log(counts[seen] / part.n)))
         g2 = max(2 * (saturated - ll_max), 0.0)
-        p_value = float(stats.chi2.sf(g2, df))
+        p_value = float(quantiles.chi2_sf(g2, df))
         gof = {"G2": g2, "df": float(df), "p_value": p_value}
         if p_value < 0.05:
             messages.append(

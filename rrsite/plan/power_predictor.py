@@ -18,8 +18,9 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
-from scipy import special, stats
+from scipy import special
 
+from ..estimate.intervals import quantiles
 from ..estimate.joint import JointPart
 from ..estimate.regression.logistic import RegressionError
 from ..estimate.regression.predictors import fit_predictors, latent_classes
@@ -77,7 +78,7 @@ def slope_variance(s: PredictorScenario) -> float:
 
 def asymptotic_n(s: PredictorScenario, power: float, alpha: float) -> int:
     """(z_{1-alpha/2} + z_power)^2 Var1 / log(R)^2, rounded up."""
-    z = stats.norm.ppf(1 - alpha / 2) + stats.norm.ppf(power)
+    z = quantiles.norm_ppf(1 - alpha / 2) + quantiles.norm_ppf(power)
     return int(math.ceil(z * z * slope_variance(s) / math.log(s.odds_ratio) ** 2))
 
 
@@ -85,7 +86,7 @@ def simulated_power(s: PredictorScenario, n: int, simulations: int, alpha: float
                     seed: int, bar: object | None = None) -> float:
     """Share of simulated surveys of n whose Wald test of the predictor rejects at alpha."""
     rng = np.random.default_rng(seed)
-    critical = stats.norm.ppf(1 - alpha / 2)
+    critical = quantiles.norm_ppf(1 - alpha / 2)
     theta = s.theta
     rejected = 0
     for _ in range(simulations):

@@ -21,7 +21,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
-from scipy import stats
 
 from ..errors import UsageError
 
@@ -59,6 +58,8 @@ class NumberTruth:
     def distribution(self) -> Any:
         """The scipy distribution (before the zeros and the clipping)."""
         if self._frozen is None:
+            from scipy import stats  # only for --truth QID=family:...: a second to import
+
             a, *rest = self.params
             if self.family == "normal":
                 self._frozen = stats.norm(a, rest[0])

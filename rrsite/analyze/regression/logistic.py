@@ -20,6 +20,7 @@ from typing import Any
 
 import numpy as np
 
+from ...estimate.intervals import quantiles
 from ...estimate.regression.formula import (
     Covariate,
     DesignMatrix,
@@ -308,10 +309,8 @@ def predicted_prevalence(model: ModelResult) -> dict[str, list[dict[str, Any]]]:
 
     Intervals: Wald on the logit scale (delta method with the full covariance), mapped back.
     """
-    from scipy import stats
-
     f, matrix = model.fit, model.matrix
-    z = float(stats.norm.ppf(0.5 + f.confidence / 2))
+    z = float(quantiles.norm_ppf(0.5 + f.confidence / 2))
     means = matrix.X.mean(axis=0)
     out: dict[str, list[dict[str, Any]]] = {}
     for label, columns in matrix.term_columns:

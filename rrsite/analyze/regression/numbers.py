@@ -18,9 +18,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
-from scipy import stats
 
 from ...errors import RRSiteError
+from ...estimate.intervals import quantiles
 from ...estimate.numbers import debias
 from ...estimate.regression.formula import (
     Covariate,
@@ -55,11 +55,11 @@ class LinearFit:
     def coefficients(self) -> list[dict[str, Any]]:
         """Per column: name, estimate, se, t, p_value, ci_low, ci_high."""
         df = max(self.n - len(self.beta), 1)
-        q = float(stats.t.ppf(0.5 + self.confidence / 2, df))
+        q = float(quantiles.t_ppf(0.5 + self.confidence / 2, df))
         out = []
         for name, b, s in zip(self.names, self.beta.tolist(), self.se.tolist(), strict=True):
             t = b / s if s > 0 else math.nan
-            p = float(2 * stats.t.sf(abs(t), df)) if math.isfinite(t) else math.nan
+            p = float(2 * quantiles.t_sf(abs(t), df)) if math.isfinite(t) else math.nan
             out.append({"name": name, "estimate": b, "se": s, "t": t, "p_value": p,
                         "ci_low": b - q * s, "ci_high": b + q * s})
         return out

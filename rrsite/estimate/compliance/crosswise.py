@@ -36,7 +36,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
-from scipy import stats
+
+from ..intervals import quantiles
 
 #: The assumed shares of inattentive respondents of the sensitivity bounds (cmBound's range).
 INATTENTIVE_SHARES = tuple(round(0.05 * i, 2) for i in range(11))
@@ -97,7 +98,7 @@ def bias_corrected(table: np.ndarray, p: float, p_anchor: float,
     """
     counts = np.asarray(table, dtype=float)
     n = int(counts.sum())
-    z = float(stats.norm.ppf(0.5 + confidence / 2))
+    z = float(quantiles.norm_ppf(0.5 + confidence / 2))
     notes: list[str] = []
     if n < 2:
         nan = math.nan
@@ -138,7 +139,7 @@ def sensitivity(same_count: int, n: int, p: float, confidence: float = 0.95,
     if n < 2:
         return []
     same = same_count / n
-    z = float(stats.norm.ppf(0.5 + confidence / 2))
+    z = float(quantiles.norm_ppf(0.5 + confidence / 2))
     base = math.sqrt(same * (1 - same) / (n - 1)) / abs(2 * p - 1)
     out = []
     for share in shares:

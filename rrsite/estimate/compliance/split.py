@@ -31,7 +31,9 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
-from scipy import optimize, special, stats
+from scipy import optimize, special
+
+from ..intervals import quantiles
 
 #: z beyond which the p-value is taken as 0 (the bound is positive at any usual level).
 Z_MAX = 40.0
@@ -121,8 +123,8 @@ def difference(randomized: float, randomized_se: float, count: int, n: int,
     share = count / n
     d = randomized - share
     se = math.sqrt(randomized_se ** 2 + share * (1 - share) / n)
-    one_sided = float(stats.norm.ppf(confidence))
-    two_sided = float(stats.norm.ppf(0.5 + confidence / 2))
+    one_sided = float(quantiles.norm_ppf(confidence))
+    two_sided = float(quantiles.norm_ppf(0.5 + confidence / 2))
     ci = (arms.lower(two_sided), arms.upper(two_sided))
     return Difference(randomized, randomized_se, share, n, d, se, arms.lower(one_sided), ci,
                       _p_value(d, arms), confidence)
@@ -137,12 +139,12 @@ def _p_value(d: float, arms: Arms) -> float:
     """
     if d > 0 and arms.lower(0.0) > 0:
         if arms.lower(Z_MAX) > 0:
-            return float(stats.norm.sf(Z_MAX))
+            return float(quantiles.norm_sf(Z_MAX))
         z = optimize.brentq(arms.lower, 0.0, Z_MAX, xtol=1e-10)
-        return float(stats.norm.sf(z))
+        return float(quantiles.norm_sf(z))
     if d < 0 and arms.upper(0.0) < 0:
         if arms.upper(Z_MAX) < 0:
-            return float(stats.norm.cdf(Z_MAX))
+            return float(quantiles.norm_cdf(Z_MAX))
         z = optimize.brentq(arms.upper, 0.0, Z_MAX, xtol=1e-10)
-        return float(stats.norm.cdf(z))
+        return float(quantiles.norm_cdf(z))
     return 0.5

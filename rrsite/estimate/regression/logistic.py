@@ -25,10 +25,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
-from scipy import stats
 from scipy.optimize import brentq, minimize_scalar
 
 from ...errors import RRSiteError
+from ..intervals import quantiles
 
 #: A coefficient this large (|log odds ratio|, odds ratio e^25) means the data separate.
 SEPARATION_BOUND = 25.0
@@ -161,12 +161,12 @@ class BiasReduced:
 def make_coefficients(names: Sequence[str], beta: np.ndarray, se: np.ndarray,
                       confidence: float) -> list[Coefficient]:
     """Each coefficient with its Wald z, p-value, interval and odds ratio."""
-    z_crit = float(stats.norm.ppf(0.5 + confidence / 2))
+    z_crit = float(quantiles.norm_ppf(0.5 + confidence / 2))
     out = []
     for name, b, s in zip(names, beta, se, strict=True):
         z = float(b / s) if s > 0 else math.inf
         out.append(Coefficient(
-            name, float(b), float(s), z, float(2 * stats.norm.sf(abs(z))),
+            name, float(b), float(s), z, float(2 * quantiles.norm_sf(abs(z))),
             float(b - z_crit * s), float(b + z_crit * s),
         ))
     return out
@@ -693,7 +693,7 @@ def _tau_interval(
     that fit fails, the likelihood at the joint fit's beta (a lower bound of the profile) is used.
     """
     a0, a1, b0, b1 = coef
-    target = result.loglik - float(stats.chi2.ppf(confidence, 1)) / 2.0
+    target = result.loglik - float(quantiles.chi2_ppf(confidence, 1)) / 2.0
 
     def excess(tau: float) -> float:
         a, b = a0 + a1 * tau, b0 + b1 * tau
@@ -751,4 +751,4 @@ def fit_two_group(
 
 def _test(term: str, full: float, reduced: float, df: int) -> TermTest:
     chi2 = max(0.0, 2.0 * (full - reduced))
-    return TermTest(term, df, chi2, float(stats.chi2.sf(chi2, df)))
+    return TermTest(term, df, chi2, float(quantiles.chi2_sf(chi2, df)))

@@ -34,8 +34,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
-from scipy import optimize, special, stats
+from scipy import optimize, special
 
+from ..intervals import quantiles
 from .logistic import (
     RegressionError,
     hessian_of_gradient,
@@ -300,9 +301,9 @@ def fit_mixed(X: np.ndarray, y: np.ndarray, a: np.ndarray, b: np.ndarray, cluste
     if check > QUADRATURE_TOLERANCE:
         messages.append(f"the quadrature may be inaccurate: {nodes} and {2 * nodes + 1} nodes "
                         f"differ by {check:.2g} in the log-likelihood at the maximum")
-    critical = float(stats.chi2.ppf(confidence, 1))
+    critical = float(quantiles.chi2_ppf(confidence, 1))
     lr_zero = max(0.0, 2 * (ll_max - ll_zero))
-    p_zero = 0.5 * float(stats.chi2.sf(lr_zero, 1)) if lr_zero > 0 else 1.0
+    p_zero = 0.5 * float(quantiles.chi2_sf(lr_zero, 1)) if lr_zero > 0 else 1.0
 
     def excess(s: float) -> float:
         if s == 0:

@@ -33,8 +33,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
-from scipy import optimize, special, stats
+from scipy import optimize, special
 
+from ..intervals import quantiles
 from ..joint import JointPart, mle
 from .logistic import (
     RegressionError,
@@ -456,7 +457,7 @@ def fit_predictors(kind: str, y: np.ndarray, X: np.ndarray, x_names: Sequence[st
                           shares, messages=messages, parameters=model.size)
     indices = range(p) if profile is None else profile
     if len(indices):
-        critical = float(stats.chi2.ppf(confidence, 1))
+        critical = float(quantiles.chi2_ppf(confidence, 1))
         result.profile_low = np.full(p, math.nan)
         result.profile_high = np.full(p, math.nan)
         for j in indices:
@@ -480,7 +481,7 @@ def _lr_test(kind: str, y: np.ndarray, D: np.ndarray, classes: LatentClasses,
     keep = [j for j in range(D.shape[2]) if j not in set(drop)]
     reduced = maximise_latent(kind, y, D[:, :, keep], classes)
     chi2 = max(0.0, 2.0 * (loglik_full - reduced.loglik))
-    return TermTest(label, len(drop), chi2, float(stats.chi2.sf(chi2, len(drop))))
+    return TermTest(label, len(drop), chi2, float(quantiles.chi2_sf(chi2, len(drop))))
 
 
 def loglik(kind: str, y: np.ndarray, X: np.ndarray, classes: LatentClasses, beta: np.ndarray,

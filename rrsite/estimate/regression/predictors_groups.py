@@ -26,8 +26,8 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-from scipy import stats
 
+from ..intervals import quantiles
 from ..joint_groups import BOUNDARY, GroupedPart, NuisanceEstimate, maximise_taus, simplex_grid
 from .logistic import RegressionError, TermTest, logsumexp
 from .predictors import (
@@ -236,7 +236,7 @@ def fit_predictors_groups(kind: str, y: np.ndarray, X: np.ndarray, x_names: Sequ
     if result.gradient_norm > 1e-6:
         result.messages.append(f"no convergence: the gradient's largest component is "
                                f"{result.gradient_norm:.2g} per respondent")
-    z = float(stats.norm.ppf(0.5 + confidence / 2))
+    z = float(quantiles.norm_ppf(0.5 + confidence / 2))
     estimates = []
     for j, (question, name, meaning) in enumerate(nuisance):
         variance = float(covariance[size + j, size + j])
@@ -272,7 +272,7 @@ def _lr_test(kind: str, y: np.ndarray, D: np.ndarray, rows: GroupedRows, drop: S
     warm = (best[0][keep], best[1], best[2])
     _, reduced = _Profile(kind, y, D[:, :, keep], rows, warm).maximise([tau])
     chi2 = max(0.0, 2.0 * (loglik_full - reduced.loglik))
-    return TermTest(label, len(drop), chi2, float(stats.chi2.sf(chi2, len(drop))))
+    return TermTest(label, len(drop), chi2, float(quantiles.chi2_sf(chi2, len(drop))))
 
 
 def loglik(kind: str, y: np.ndarray, X: np.ndarray, rows: GroupedRows, beta: np.ndarray,

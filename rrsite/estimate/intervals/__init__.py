@@ -6,7 +6,8 @@ monotone, so the coverage of the lambda interval carries over. Results are clipp
 
 The beta quantile of the exact (Clopper-Pearson) interval is ``scipy.special.betaincinv``; the
 tests check it against the closed forms at n = 0 and n = N and against exact binomial sums.
-All functions accept numpy arrays (vectorised) as well as plain numbers.
+All functions accept numpy arrays (vectorised) as well as plain numbers. The normal, t,
+chi-square and beta quantiles the other estimators use are in ``quantiles``.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from typing import Any
 import numpy as np
 from scipy.special import betaincinv
 
-from ..core import z_value
+from ...core import z_value
 
 #: The interval methods ``rrsite analyze --interval`` accepts.
 METHODS = ("exact", "wilson", "wald")
