@@ -32,10 +32,10 @@ COMMANDS: dict[str, tuple[str, str]] = {
                     "which of a panel's participants completed (the completion record)"),
     "analyze": ("rrsite.commands.analyze", "de-bias exported submissions into estimates"),
     "plan": (
-        "rrsite.plan.designs",
+        "rrsite.commands.plan",
         "the optimal design for a privacy budget, sample sizes",
     ),
-    "power": ("rrsite.plan.power", "respondents to detect an odds ratio (regression)"),
+    "power": ("rrsite.commands.power", "respondents to detect an odds ratio (regression)"),
     "simulate": (
         "rrsite.commands.simulate",
         "simulate an export through a survey's designs",

@@ -20,7 +20,7 @@ from typing import Any
 from urllib.parse import unquote, urlsplit
 
 import pytest
-from browserkit import Site, Watch, wait_ready, wait_until
+from browserkit import Site, Watch, wait_ready
 from playwright.sync_api import BrowserContext, Request
 from respondent import fill, plan_answers, ready_to_submit
 
@@ -153,8 +153,12 @@ def test_declining_consent_stops_the_runtime_and_reopening_works(
     page.goto(f"{slow_site.url}{SURVEY}/")
     page.wait_for_selector("#rr-consent-decline")
     # The runtime starts while the consent is read: the wasm is requested before any answer.
-    wait_until(lambda: any(url.endswith("pyodide.asm.wasm") for url in log.started),
-               timeout_s=60, what="the wasm request")
+    # (polled with the page's own timer: Playwright's sync API delivers the request events only
+    # while one of its calls runs, never during a time.sleep)
+    deadline = time.monotonic() + 60
+    while not any(url.endswith("pyodide.asm.wasm") for url in log.started):
+        assert time.monotonic() < deadline, "timed out waiting for the wasm request"
+        page.wait_for_timeout(50)
     page.wait_for_timeout(1500)
     wasm = next(url for url in log.started if url.endswith("pyodide.asm.wasm"))
     wasm_path = urlsplit(wasm).path
