@@ -17,7 +17,7 @@
 
 import {
   $, confirmButton, form, optionLabel, questionElement, questions, review, sensitiveQuestions,
-  state, submitButton, isCombined, STORAGE_KEY, config, invitationCode, designCell, submitNote, t,
+  state, submitButton, isCombined, STORAGE_KEY, config, invitationCode, designCell, submitNote, t, warmFormats,
 } from "./shared.js";
 import { Randomizer } from "./randomizer.js";
 import { blindKeyId, blindTokenFor, startBlindTrade } from "./blind.js";
@@ -82,9 +82,13 @@ async function onSubmit(event) {
       }
     }
     // One report per survey version per device: another tab may have randomized while this one
-    // waited, so the check, the coins and the save happen under one lock (Web Locks where the
-    // browser has them), with storage read again right before the coins and before saving.
-    await withDeviceLock(() => randomizeAndStore());
+    // waited, so the check and the save happen under one lock (Web Locks where the browser has
+    // them), with storage read again under it. The coins are drawn while the lock is requested
+    // (its grant is a round trip to the browser, as long as the draw on a slow phone): a draw is
+    // kept only if no report was stored meanwhile, else it is dropped unseen (never shown, stored
+    // or sent), as when the browser has no Web Locks.
+    const draw = items.length && !blindKeyId ? startDraw(items) : null;
+    await withDeviceLock(() => randomizeAndStore(draw));
   } finally {
     busy = false;
     submitButton.disabled = false;
@@ -107,7 +111,21 @@ function showStoredIfAny() {
 }
 
 
-async function randomizeAndStore() {
+/** The coins for `items`, drawn now: {items, results} (or {items, error}). */
+function startDraw(items) {
+  $("rr-submit-note").textContent = t("randomizing");
+  // [waves] a question asked in every wave takes the permanent reports this device kept (waves.js)
+  const waves = window.rrsiteWaves;
+  return randomizer.respond(items.map(({ question, truth, innocuous }) => ({
+    question, truth, innocuous, permanent: waves ? waves.permanent(question) : undefined })))
+    .then((results) => ({ items, results }), (error) => ({ items, error }));
+}
+
+/** Whether two lists of items hold the same answers (the form read again under the lock). */
+const sameItems = (a, b) => a.length === b.length && a.every((item, i) => item.question.id === b[i].question.id
+  && String(item.truth) === String(b[i].truth) && String(item.innocuous) === String(b[i].innocuous));
+
+async function randomizeAndStore(draw) {
   if (showStoredIfAny()) return;
   if (!session.fresh() && await answeredAndForgotten()) {
     resetTruths();
@@ -131,16 +149,15 @@ async function randomizeAndStore() {
   }
   let results = [];
   if (items.length) {
-    $("rr-submit-note").textContent = t("randomizing");
-    try {
-      // [waves] a question asked in every wave takes the permanent reports this device kept (waves.js)
-      const waves = window.rrsiteWaves;
-      results = await randomizer.respond(items.map(({ question, truth, innocuous }) => ({
-        question, truth, innocuous, permanent: waves ? waves.permanent(question) : undefined })));
-    } catch (error) {
-      $("rr-submit-note").textContent = t("randomize_failed", { reason: error.message });
+    // the draw made while the lock was requested, if the answers are still the ones it drew for;
+    // else (changed meanwhile, or a blind invitation's token first) a draw now
+    let drawn = draw ? await draw : null;
+    if (!drawn || !sameItems(drawn.items, items)) drawn = await startDraw(items);
+    if (drawn.error) {
+      $("rr-submit-note").textContent = t("randomize_failed", { reason: drawn.error.message });
       return;
     }
+    results = drawn.results;
   }
   // Without Web Locks another tab may have saved while the coins were flipped: its report wins
   // and these results are dropped unseen.
@@ -303,8 +320,10 @@ function main() {
       notice.hidden = false;
     }
   }
-  // The designs in words, once the form can already be used.
+  // The designs in words, once the form can already be used; then the review's formatters.
   setTimeout(writeExplanations, 0);
+  if (window.requestIdleCallback) window.requestIdleCallback(warmFormats, { timeout: 2000 });
+  else setTimeout(warmFormats, 0);
 }
 
 /** The designs in words, one explanation per sensitive question. */

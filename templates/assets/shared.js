@@ -118,6 +118,19 @@ export function formatDate(iso) {
   return dateFormat.format(new Date(iso));
 }
 
+/**
+ * Make the formatters the review uses while the respondent is still answering: the first
+ * Intl object of a language loads its locale data (tens of milliseconds on a slow phone), which
+ * would otherwise fall between "Randomize and review" and the review.
+ */
+export function warmFormats() {
+  numberSeparators();
+  percent(0.5);
+  formatDate(new Date(0).toISOString());
+  pluralRules ??= new Intl.PluralRules(lang);
+  formatNumber(1234.5);
+}
+
 // ---- numbers as the page's language writes them ------------------------------------------------
 
 let separators = null;

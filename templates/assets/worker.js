@@ -10,10 +10,13 @@
 // Pinned code: this script holds Pyodide's JavaScript too (pyodide.asm.mjs and pyodide.mjs,
 // inlined by rrsite build as the constant `rrsitePyodide`), so it imports nothing, and the page
 // checks it against the SHA-384 it was built with before starting it. Every file the worker then
-// fetches is checked the same way (Subresource Integrity, `integrity` from the page, never read
-// from the host): the core bundle, the wasm and the standard library, Pyodide's own fetches too
-// (through the wrapper below). A file that does not match stops the start with reason
-// "integrity".
+// fetches is checked the same way (`integrity` from the page, never read from the host): the core
+// bundle, the wasm and the standard library, Pyodide's own fetches too (through the wrapper
+// below). A file that does not match stops the start with reason "integrity". The wasm is
+// checked while it streams: the browser compiles it as it arrives (a fetch with `integrity`
+// would hand it over only once the whole body was read and checked), a copy is hashed with
+// SHA-384 at its end, and nothing of it is instantiated, let alone run, before that hash is the
+// pinned one.
 //
 // Messages in:  {type: "init", pyodideUrl, coreUrl, coreHash, integrity, pyodideLock?} (absolute
 //               URLs, the manifest's core_hash, {core, runtime: {wasm and stdlib: sha384}}, Pyodide's
@@ -47,15 +50,35 @@ function fail(reason, message) {
 self.addEventListener("securitypolicyviolation", (event) => {
   fail("blocked", `${event.violatedDirective} blocked ${event.blockedURI || "code"}`);
 });
+const wasmApi = {};
 for (const name of ["compile", "compileStreaming", "instantiate", "instantiateStreaming"]) {
   const original = WebAssembly[name];
   if (typeof original !== "function") continue;
+  wasmApi[name] = original.bind(WebAssembly);
   WebAssembly[name] = function (...args) {
-    return original.apply(this, args).catch((error) => {
+    const started = name === "instantiateStreaming" ? instantiateChecked(...args) : original.apply(this, args);
+    return started.catch((error) => {
       fail(error instanceof WebAssembly.CompileError ? "blocked" : "error", error);
       throw error;
     });
   };
+}
+
+/**
+ * instantiateStreaming of a checked stream: compile while the bytes arrive, then instantiate only
+ * if the hash of the whole file is the pinned one (a mismatch is reported as "integrity", even
+ * when the changed bytes do not compile).
+ */
+async function instantiateChecked(source, imports) {
+  const response = await source;
+  const check = streamedChecks.get(response);
+  if (!check) return wasmApi.instantiateStreaming(response, imports);
+  const compiled = wasmApi.compileStreaming ? wasmApi.compileStreaming(response)
+    : response.arrayBuffer().then((bytes) => wasmApi.compile(bytes));
+  compiled.catch(() => {}); // awaited after the check
+  if (!(await check)) throw new Error(`${fileName(response.url || streamedUrl)}: not the pinned file`);
+  const module = await compiled;
+  return { module, instance: await wasmApi.instantiate(module, imports) };
 }
 
 // Where the core bundle is written in Pyodide's file system; Python imports it from there with
@@ -66,6 +89,7 @@ const CORE_PATH = "/lib/rrsite_core.zip";
 
 const pins = new Map();
 const plainFetch = self.fetch.bind(self);
+let streamedUrl = null; // the wasm's absolute URL, once the pins are known
 
 /** The file name of a URL, for messages. */
 const fileName = (url) => String(url).split("?")[0].split("/").pop();
@@ -81,14 +105,72 @@ async function failedFetch(url) {
   }
 }
 
-// Every fetch of a pinned URL carries its integrity, Pyodide's own (the wasm, the standard
-// library) included: it calls the global fetch. A mismatch stops the start at once (Pyodide would
-// only log a failed wasm download and wait).
+// ---- the wasm: compiled while it streams, instantiated only once its hash matched ------------
+
+/** Streamed responses (what WebAssembly compiles) -> the promise of their check (true: matched). */
+const streamedChecks = new WeakMap();
+
+/** The SRI value ("sha384-<base64>") of bytes. */
+async function sri384(bytes) {
+  const digest = new Uint8Array(await crypto.subtle.digest("SHA-384", bytes));
+  let binary = "";
+  for (const byte of digest) binary += String.fromCharCode(byte);
+  return "sha384-" + btoa(binary);
+}
+
+/** All of a stream's bytes, in one array. */
+async function collect(stream) {
+  const chunks = [];
+  let size = 0;
+  const reader = stream.getReader();
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    chunks.push(value);
+    size += value.byteLength;
+  }
+  const bytes = new Uint8Array(size);
+  let at = 0;
+  for (const chunk of chunks) {
+    bytes.set(chunk, at);
+    at += chunk.byteLength;
+  }
+  return bytes;
+}
+
+/**
+ * Fetch the wasm without `integrity` and split its body: one branch for the compiler (a Response
+ * it can compile as the bytes arrive), the other hashed once complete. The check's verdict is kept
+ * for the instantiation below, which waits for it.
+ */
+async function streamedFetch(resource, options, url, integrity) {
+  const response = await plainFetch(resource, options);
+  if (!response.ok || !response.body) {
+    fail("error", `${fileName(url)}: HTTP ${response.status}`);
+    return response;
+  }
+  const [toCompile, toHash] = response.body.tee();
+  const check = collect(toHash).then(sri384).then((value) => value === integrity, () => false);
+  check.then((matched) => matched || fail("integrity", fileName(url)));
+  const streamed = new Response(toCompile, { status: response.status, statusText: response.statusText,
+    headers: response.headers });
+  streamedChecks.set(streamed, check);
+  return streamed;
+}
+
+// Every fetch of a pinned URL carries its integrity, Pyodide's own (the standard library)
+// included: it calls the global fetch. The wasm is fetched by streamedFetch. A mismatch stops the
+// start at once (Pyodide would only log a failed wasm download and wait).
 self.fetch = (resource, options = {}) => {
   const url = resource instanceof Request ? resource.url : new URL(String(resource), self.location.href).href;
   const integrity = pins.get(url);
   if (!integrity) return plainFetch(resource, options);
-  return plainFetch(resource, { ...options, integrity }).catch(async (error) => {
+  const plain = { ...options };
+  delete plain.integrity; // the pinned value replaces any other
+  const fetched = url === streamedUrl
+    ? streamedFetch(resource, plain, url, integrity)
+    : plainFetch(resource, { ...plain, integrity });
+  return fetched.catch(async (error) => {
     const [reason, message] = await failedFetch(url);
     fail(reason, message);
     throw error;
@@ -101,6 +183,7 @@ async function start({ pyodideUrl, coreUrl, coreHash, integrity, pyodideLock }) 
     pins.set(new URL(name, pyodideUrl).href, value);
   }
   if (integrity && integrity.core) pins.set(new URL(coreUrl).href, integrity.core);
+  streamedUrl = new URL("pyodide.asm.wasm", pyodideUrl).href;
   const missing = ["pyodide.asm.wasm", "python_stdlib.zip"]
     .filter((name) => !pins.has(new URL(name, pyodideUrl).href));
   if (!pins.has(new URL(coreUrl).href)) missing.push(fileName(coreUrl));
