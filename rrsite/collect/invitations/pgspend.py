@@ -123,11 +123,18 @@ def _key(row: Any) -> Key:
     return (row[0], bytes(row[1]), _joined(row[2], row[3]) or b"")
 
 
+#: The first round trip of a batch (one simple query): the transaction, the pool's lock, the pool
+#: moved aside into the connection's temporary copy, and the pool's files replaced by empty ones.
+BEGIN_BATCH = ("BEGIN; LOCK TABLE spent_pool IN ACCESS EXCLUSIVE MODE; "
+               "INSERT INTO spent_pool_copy SELECT * FROM spent_pool; TRUNCATE spent_pool")
+
+
 async def rewrite_pool(connection: Any, added: dict[Key, bytes | None],
                        counts: dict[tuple[str, bytes], int], inserts: list[tuple[str, ...]],
                        mix: int = MIX) -> int:
     """Write the batch: its submissions, and the pool with `added`, settling what is due.
 
+    The pool was moved aside (`BEGIN_BATCH`: `spent_pool_copy` holds it, `spent_pool` is empty).
     `counts`: the pool's entries per (survey, kind) before the batch. Under the pool's lock, in
     the batch's transaction (see the module docstring); the number of entries settled. The pool
     goes back by COPY (binary), passed through unread: COPY into a table truncated in the same
@@ -139,7 +146,7 @@ async def rewrite_pool(connection: Any, added: dict[Key, bytes | None],
     await connection.execute(
         "WITH stored AS (INSERT INTO submissions (survey, version, respondent, submitted_at, "
         "answers) SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], "
-        "$5::text[])) INSERT INTO spent_pool_copy SELECT * FROM spent_pool UNION ALL "
+        "$5::text[])) INSERT INTO spent_pool_copy "
         "SELECT * FROM unnest($6::varchar[], $7::\"char\"[], $8::uuid[], $9::uuid[], "
         "$10::uuid[], $11::uuid[])", *columns, *new)
     for key in added:
@@ -160,7 +167,6 @@ async def rewrite_pool(connection: Any, added: dict[Key, bytes | None],
             "DELETE FROM spent_pool_copy WHERE (survey, kind, hash_hi, hash_lo) IN (SELECT * "
             "FROM unnest($1::varchar[], $2::\"char\"[], $3::uuid[], $4::uuid[]))",
             *(list(column) for column in zip(*gone, strict=True)))
-    await connection.execute("TRUNCATE spent_pool")
     pool = bytearray()
 
     async def keep(chunk: bytes) -> None:
@@ -180,12 +186,15 @@ async def rewrite_pool(connection: Any, added: dict[Key, bytes | None],
 async def place(connection: Any, entries: dict[Key, bytes | None], mix: int = MIX) -> None:
     """Put entries spent elsewhere (a migration) where a batch would put them.
 
-    In the pool, settling a random part of each group as a batch does; under the pool's lock.
+    In the pool, settling a random part of each group as a batch does; under the pool's lock,
+    in the caller's transaction.
     """
     await connection.execute(COPY_TABLE)
+    await connection.execute("INSERT INTO spent_pool_copy SELECT * FROM spent_pool; "
+                             "TRUNCATE spent_pool")
     counts: dict[tuple[str, bytes], int] = {}
     for survey, kind, count in await connection.fetch(
-            "SELECT survey, kind, count(*) FROM spent_pool GROUP BY survey, kind"):
+            "SELECT survey, kind, count(*) FROM spent_pool_copy GROUP BY survey, kind"):
         counts[(survey, bytes(kind))] = int(count)
     await rewrite_pool(connection, entries, counts, [], mix)
 
@@ -287,7 +296,7 @@ WITH keys AS (SELECT * FROM unnest($1::text[], $2::"char"[], $3::bytea[]) AS k(s
      people AS (SELECT * FROM unnest($4::text[], $5::text[]) AS p(survey, respondent))
 SELECT 'pool', p.survey::text, p.kind, k.hash, uuid_send(p.extra_hi) || uuid_send(p.extra_lo),
        NULL, NULL, NULL
-    FROM spent_pool p JOIN keys k ON p.survey = k.survey AND p.kind = k.kind
+    FROM spent_pool_copy p JOIN keys k ON p.survey = k.survey AND p.kind = k.kind
     AND uuid_send(p.hash_hi) || uuid_send(p.hash_lo) = k.hash
 UNION ALL
 SELECT 'spent', s.survey, s.kind, s.hash, s.extra, NULL, NULL, NULL
@@ -304,13 +313,12 @@ SELECT 'blind', survey, NULL, NULL, NULL, NULL, NULL, NULL FROM blind_surveys
     WHERE survey = ANY($6)
 UNION ALL
 SELECT 'group', survey::text, kind, NULL, NULL, NULL, NULL, count(*)::text
-    FROM spent_pool GROUP BY survey, kind
+    FROM spent_pool_copy GROUP BY survey, kind
 """
 
 
 async def _load(connection: Any, jobs: list[Job]) -> _Batch:
-    """Read what the batch's jobs need, under the pool's lock (taken first)."""
-    await connection.execute("LOCK TABLE spent_pool IN ACCESS EXCLUSIVE MODE")
+    """Read what the batch's jobs need, under the pool's lock (`BEGIN_BATCH`, sent first)."""
     counts = {}
     for survey in sorted({job.survey for job in jobs if job.cap is not None}):
         # the per-request path counts under the same lock
@@ -345,14 +353,18 @@ async def _load(connection: Any, jobs: list[Job]) -> _Batch:
     return batch
 
 
-async def run_batch(connection: Any, jobs: list[Job], mix: int = MIX) -> list[str]:
-    """Decide `jobs` in arrival order and write the result, in the caller's transaction."""
+async def run_batch(connection: Any, jobs: list[Job], mix: int = MIX) -> tuple[list[str], bool]:
+    """Decide `jobs` in arrival order and write the result: (the outcomes, anything to commit).
+
+    In the transaction `BEGIN_BATCH` opened. A batch that adds nothing (every job refused, or a
+    resend) leaves the database as it was: its transaction is rolled back, pool and all.
+    """
     batch = await _load(connection, jobs)
     outcomes = [decide(batch, job) for job in jobs]
     if batch.added:  # every stored submission added an entry; inserted by respondent token
         await rewrite_pool(connection, batch.added, batch.groups,
                            sorted(batch.inserts, key=lambda r: (r[0], r[2])), mix)
-    return outcomes
+    return outcomes, bool(batch.added)
 
 
 class SpendWriter:
@@ -392,26 +404,57 @@ class SpendWriter:
 
     async def _drain(self) -> None:
         while self._waiting:
-            jobs, self._waiting = (self._waiting[:self.max_batch],
-                                   self._waiting[self.max_batch:])
-            await self._commit(jobs)
+            await self._commit()
 
-    async def _commit(self, jobs: list[Job]) -> None:
+    def _take(self) -> list[Job]:
+        jobs, self._waiting = self._waiting[:self.max_batch], self._waiting[self.max_batch:]
+        return jobs
+
+    async def _commit(self) -> None:
+        """One batch: the jobs waiting once the pool's lock is held (`BEGIN_BATCH`).
+
+        Taken then rather than before: the requests that arrive while this process waits for
+        the lock (another process's batch holds it) join this batch instead of the next.
+        """
+        jobs: list[Job] = []
         try:
-            async with self.acquire() as connection, connection.transaction():
-                outcomes = await run_batch(connection, jobs, self.mix)
+            async with self.acquire() as connection:
+                await connection.execute(BEGIN_BATCH)
+                jobs = self._take()
+                outcomes = await _transaction(connection, jobs, self.mix)
         except self.unavailable as error:
             failure: BaseException = StoreUnavailable(
                 f"the database could not store it ({self.failed(error)})")
             failure.__cause__ = error
-            _settle_futures(jobs, error=failure)
+            _settle_futures(jobs or self._take(), error=failure)
             return
         except Exception as error:  # a bug: every job of the batch answers it (500)
-            _settle_futures(jobs, error=error)
+            _settle_futures(jobs or self._take(), error=error)
             return
         self.commits += 1
         self.committed_jobs += len(jobs)
         _settle_futures(jobs, outcomes=outcomes)
+
+
+async def _transaction(connection: Any, jobs: list[Job], mix: int) -> list[str]:
+    """Decide and write one batch in the transaction `BEGIN_BATCH` opened; COMMIT or ROLLBACK.
+
+    Six round trips to the database in all, each a wait for this process while the pool's lock
+    is held: `BEGIN_BATCH` (one simple query: begin, lock, move the pool aside), the read, the
+    write (the submissions and the additions), the pool back (COPY out and in), COMMIT. The
+    plain way (BEGIN, LOCK, the read, the write, TRUNCATE, COPY out and in, COMMIT) took eight.
+    """
+    try:
+        outcomes, changed = await run_batch(connection, jobs, mix)
+        await connection.execute("COMMIT" if changed else "ROLLBACK")
+    except BaseException:
+        if not connection.is_closed() and connection.is_in_transaction():
+            try:
+                await connection.execute("ROLLBACK")
+            except Exception:  # the connection is broken: the pool discards it
+                pass
+        raise
+    return outcomes
 
 
 def _settle_futures(jobs: Iterable[Job], *, outcomes: list[str] | None = None,
