@@ -12,21 +12,26 @@ Here a spend costs the same with a thousand or a million codes issued, and nothi
 keeps orders the spends finer than a pool of at least `MIX` of them:
 
 - **Batches.** Every submission that carries a code or a token, and every trade of a code for a
-  blind signature, is queued to this process's writer, which takes every job waiting (up to
-  `MAX_BATCH`) and decides them in one transaction, committed once ("group commit"): the
-  submissions of a batch share one `xmin` and are inserted ordered by their random respondent
-  token, not by arrival. A request is answered only after the commit returned.
+  blind signature, is queued to this process's writer. A batch first takes the pool's lock; then
+  it takes every job waiting (up to `MAX_BATCH`: the requests that arrived while another
+  process's batch held the lock join it) and decides them in one transaction, committed once
+  ("group commit"): the submissions of a batch share one `xmin` and are inserted ordered by
+  their random respondent token, not by arrival. A request is answered only after the commit
+  returned. The lock is held for six round trips to the database (`BEGIN_BATCH`, the read, the
+  write, the pool out and back in, COMMIT), so batches of several processes follow each other.
 - **The pool.** What was spent lives first in `spent_pool`: one row per spent code (with the
   hash of the blinded message it was traded for, if it was) and per redeemed token, of every
-  survey. Each batch that spends copies the pool into a temporary table of its connection
-  (never written to the write-ahead log, emptied at commit), `TRUNCATE`s the pool (new files; the
-  old ones are emptied at commit, so no earlier version survives in the heap) and writes it back
-  with its own additions, ordered by hash, inside the server (`INSERT ... SELECT ... ORDER BY`).
-  Every row of the pool then carries the same `xmin`, the newest batch's, and its content is a
-  set, in hash order. The table has fixed-width columns only (no TOAST table), so the rewrite
-  makes one new file; under `wal_level = minimal` it is fsynced at commit, not logged. The pool
-  is never sent to rrsite: a batch costs rrsite the same work whatever the pool holds, and the
-  database a rewrite of at most `2 * MIX` rows per survey.
+  survey. Each batch moves the pool into a temporary table of its connection (never written to
+  the write-ahead log, emptied at commit) and `TRUNCATE`s it (new files; the old ones are emptied
+  at commit, so no earlier version survives in the heap), all in its first round trip; it adds
+  its own entries to the copy and writes the pool back ordered by hash, by COPY in binary
+  (passed through rrsite unread: COPY into a table truncated in the same transaction makes no
+  free-space map, where `INSERT ... SELECT` would make one, a second file to fsync). A batch
+  that adds nothing rolls back, pool and all (committing it would leave the pool empty). Every
+  row of the pool then carries the same `xmin`, the newest batch's, and its content is a set, in
+  hash order. The table has fixed-width columns only (no TOAST table), so the rewrite makes one
+  new file; under `wal_level = minimal` it is fsynced at commit, not logged. A batch costs the
+  database a rewrite of at most `2 * MIX` rows per survey, whatever the number of codes issued.
 - **Settling.** When the pool holds `2 * MIX` entries of one survey and kind, a uniformly random
   set of them (from the operating system's random source) moves to `spent`, an ordinary table with
   an index, so that `MIX` stay: the pool's cost stays bounded whatever the number of codes issued.
