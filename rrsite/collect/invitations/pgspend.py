@@ -424,9 +424,13 @@ class SpendWriter:
         jobs: list[Job] = []
         try:
             async with self.acquire() as connection:
-                await connection.execute(BEGIN_BATCH)
-                jobs = self._take()
-                outcomes = await _transaction(connection, jobs, self.mix)
+                try:
+                    await connection.execute(BEGIN_BATCH)
+                    jobs = self._take()
+                    outcomes = await _decide_and_write(connection, jobs, self.mix)
+                except BaseException:
+                    await _roll_back(connection)
+                    raise
         except self.unavailable as error:
             failure: BaseException = StoreUnavailable(
                 f"the database could not store it ({self.failed(error)})")
@@ -441,7 +445,7 @@ class SpendWriter:
         _settle_futures(jobs, outcomes=outcomes)
 
 
-async def _transaction(connection: Any, jobs: list[Job], mix: int) -> list[str]:
+async def _decide_and_write(connection: Any, jobs: list[Job], mix: int) -> list[str]:
     """Decide and write one batch in the transaction `BEGIN_BATCH` opened; COMMIT or ROLLBACK.
 
     Six round trips to the database in all, each a wait for this process while the pool's lock
@@ -449,17 +453,18 @@ async def _transaction(connection: Any, jobs: list[Job], mix: int) -> list[str]:
     write (the submissions and the additions), the pool back (COPY out and in), COMMIT. The
     plain way (BEGIN, LOCK, the read, the write, TRUNCATE, COPY out and in, COMMIT) took eight.
     """
-    try:
-        outcomes, changed = await run_batch(connection, jobs, mix)
-        await connection.execute("COMMIT" if changed else "ROLLBACK")
-    except BaseException:
-        if not connection.is_closed() and connection.is_in_transaction():
-            try:
-                await connection.execute("ROLLBACK")
-            except Exception:  # the connection is broken: the pool discards it
-                pass
-        raise
+    outcomes, changed = await run_batch(connection, jobs, mix)
+    await connection.execute("COMMIT" if changed else "ROLLBACK")
     return outcomes
+
+
+async def _roll_back(connection: Any) -> None:
+    """End a failed batch's transaction, if the connection still has one (else nothing to do)."""
+    if not connection.is_closed() and connection.is_in_transaction():
+        try:
+            await connection.execute("ROLLBACK")
+        except Exception:  # the connection is broken: the pool discards it
+            pass
 
 
 def _settle_futures(jobs: Iterable[Job], *, outcomes: list[str] | None = None,
