@@ -104,6 +104,10 @@ def test_the_pool_keeps_every_spend_and_reveals_only_the_settlings(pg_db, kit):
 
     outcomes = run_outside_loop(again())
     assert outcomes[:-1] == [USED_CODE] * SPENT and outcomes[-1] == DUPLICATE
+    # batches that stored nothing rolled back: the pool kept its rows and its one transaction
+    after = run_outside_loop(_read(pg_db))
+    assert sorted((row["xmin"], bytes(row["hash"])) for row in after["pool"]) == sorted(
+        (row["xmin"], bytes(row["hash"])) for row in state["pool"])
 
     # the model's attacker: for each submission, a code of the first settling at or after it
     submitted = {row["respondent"]: row["xmin"] for row in state["submissions"]}

@@ -12,21 +12,26 @@ Here a spend costs the same with a thousand or a million codes issued, and nothi
 keeps orders the spends finer than a pool of at least `MIX` of them:
 
 - **Batches.** Every submission that carries a code or a token, and every trade of a code for a
-  blind signature, is queued to this process's writer, which takes every job waiting (up to
-  `MAX_BATCH`) and decides them in one transaction, committed once ("group commit"): the
-  submissions of a batch share one `xmin` and are inserted ordered by their random respondent
-  token, not by arrival. A request is answered only after the commit returned.
+  blind signature, is queued to this process's writer. A batch first takes the pool's lock; then
+  it takes every job waiting (up to `MAX_BATCH`: the requests that arrived while another
+  process's batch held the lock join it) and decides them in one transaction, committed once
+  ("group commit"): the submissions of a batch share one `xmin` and are inserted ordered by
+  their random respondent token, not by arrival. A request is answered only after the commit
+  returned. The lock is held for six round trips to the database (`BEGIN_BATCH`, the read, the
+  write, the pool out and back in, COMMIT), so batches of several processes follow each other.
 - **The pool.** What was spent lives first in `spent_pool`: one row per spent code (with the
   hash of the blinded message it was traded for, if it was) and per redeemed token, of every
-  survey. Each batch that spends copies the pool into a temporary table of its connection
-  (never written to the write-ahead log, emptied at commit), `TRUNCATE`s the pool (new files; the
-  old ones are emptied at commit, so no earlier version survives in the heap) and writes it back
-  with its own additions, ordered by hash, inside the server (`INSERT ... SELECT ... ORDER BY`).
-  Every row of the pool then carries the same `xmin`, the newest batch's, and its content is a
-  set, in hash order. The table has fixed-width columns only (no TOAST table), so the rewrite
-  makes one new file; under `wal_level = minimal` it is fsynced at commit, not logged. The pool
-  is never sent to rrsite: a batch costs rrsite the same work whatever the pool holds, and the
-  database a rewrite of at most `2 * MIX` rows per survey.
+  survey. Each batch moves the pool into a temporary table of its connection (never written to
+  the write-ahead log, emptied at commit) and `TRUNCATE`s it (new files; the old ones are emptied
+  at commit, so no earlier version survives in the heap), all in its first round trip; it adds
+  its own entries to the copy and writes the pool back ordered by hash, by COPY in binary
+  (passed through rrsite unread: COPY into a table truncated in the same transaction makes no
+  free-space map, where `INSERT ... SELECT` would make one, a second file to fsync). A batch
+  that adds nothing rolls back, pool and all (committing it would leave the pool empty). Every
+  row of the pool then carries the same `xmin`, the newest batch's, and its content is a set, in
+  hash order. The table has fixed-width columns only (no TOAST table), so the rewrite makes one
+  new file; under `wal_level = minimal` it is fsynced at commit, not logged. A batch costs the
+  database a rewrite of at most `2 * MIX` rows per survey, whatever the number of codes issued.
 - **Settling.** When the pool holds `2 * MIX` entries of one survey and kind, a uniformly random
   set of them (from the operating system's random source) moves to `spent`, an ordinary table with
   an index, so that `MIX` stay: the pool's cost stays bounded whatever the number of codes issued.
@@ -123,11 +128,18 @@ def _key(row: Any) -> Key:
     return (row[0], bytes(row[1]), _joined(row[2], row[3]) or b"")
 
 
+#: The first round trip of a batch (one simple query): the transaction, the pool's lock, the pool
+#: moved aside into the connection's temporary copy, and the pool's files replaced by empty ones.
+BEGIN_BATCH = ("BEGIN; LOCK TABLE spent_pool IN ACCESS EXCLUSIVE MODE; "
+               "INSERT INTO spent_pool_copy SELECT * FROM spent_pool; TRUNCATE spent_pool")
+
+
 async def rewrite_pool(connection: Any, added: dict[Key, bytes | None],
                        counts: dict[tuple[str, bytes], int], inserts: list[tuple[str, ...]],
                        mix: int = MIX) -> int:
     """Write the batch: its submissions, and the pool with `added`, settling what is due.
 
+    The pool was moved aside (`BEGIN_BATCH`: `spent_pool_copy` holds it, `spent_pool` is empty).
     `counts`: the pool's entries per (survey, kind) before the batch. Under the pool's lock, in
     the batch's transaction (see the module docstring); the number of entries settled. The pool
     goes back by COPY (binary), passed through unread: COPY into a table truncated in the same
@@ -139,7 +151,7 @@ async def rewrite_pool(connection: Any, added: dict[Key, bytes | None],
     await connection.execute(
         "WITH stored AS (INSERT INTO submissions (survey, version, respondent, submitted_at, "
         "answers) SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], "
-        "$5::text[])) INSERT INTO spent_pool_copy SELECT * FROM spent_pool UNION ALL "
+        "$5::text[])) INSERT INTO spent_pool_copy "
         "SELECT * FROM unnest($6::varchar[], $7::\"char\"[], $8::uuid[], $9::uuid[], "
         "$10::uuid[], $11::uuid[])", *columns, *new)
     for key in added:
@@ -160,7 +172,6 @@ async def rewrite_pool(connection: Any, added: dict[Key, bytes | None],
             "DELETE FROM spent_pool_copy WHERE (survey, kind, hash_hi, hash_lo) IN (SELECT * "
             "FROM unnest($1::varchar[], $2::\"char\"[], $3::uuid[], $4::uuid[]))",
             *(list(column) for column in zip(*gone, strict=True)))
-    await connection.execute("TRUNCATE spent_pool")
     pool = bytearray()
 
     async def keep(chunk: bytes) -> None:
@@ -180,12 +191,15 @@ async def rewrite_pool(connection: Any, added: dict[Key, bytes | None],
 async def place(connection: Any, entries: dict[Key, bytes | None], mix: int = MIX) -> None:
     """Put entries spent elsewhere (a migration) where a batch would put them.
 
-    In the pool, settling a random part of each group as a batch does; under the pool's lock.
+    In the pool, settling a random part of each group as a batch does; under the pool's lock,
+    in the caller's transaction.
     """
     await connection.execute(COPY_TABLE)
+    await connection.execute("INSERT INTO spent_pool_copy SELECT * FROM spent_pool; "
+                             "TRUNCATE spent_pool")
     counts: dict[tuple[str, bytes], int] = {}
     for survey, kind, count in await connection.fetch(
-            "SELECT survey, kind, count(*) FROM spent_pool GROUP BY survey, kind"):
+            "SELECT survey, kind, count(*) FROM spent_pool_copy GROUP BY survey, kind"):
         counts[(survey, bytes(kind))] = int(count)
     await rewrite_pool(connection, entries, counts, [], mix)
 
@@ -287,7 +301,7 @@ WITH keys AS (SELECT * FROM unnest($1::text[], $2::"char"[], $3::bytea[]) AS k(s
      people AS (SELECT * FROM unnest($4::text[], $5::text[]) AS p(survey, respondent))
 SELECT 'pool', p.survey::text, p.kind, k.hash, uuid_send(p.extra_hi) || uuid_send(p.extra_lo),
        NULL, NULL, NULL
-    FROM spent_pool p JOIN keys k ON p.survey = k.survey AND p.kind = k.kind
+    FROM spent_pool_copy p JOIN keys k ON p.survey = k.survey AND p.kind = k.kind
     AND uuid_send(p.hash_hi) || uuid_send(p.hash_lo) = k.hash
 UNION ALL
 SELECT 'spent', s.survey, s.kind, s.hash, s.extra, NULL, NULL, NULL
@@ -304,13 +318,12 @@ SELECT 'blind', survey, NULL, NULL, NULL, NULL, NULL, NULL FROM blind_surveys
     WHERE survey = ANY($6)
 UNION ALL
 SELECT 'group', survey::text, kind, NULL, NULL, NULL, NULL, count(*)::text
-    FROM spent_pool GROUP BY survey, kind
+    FROM spent_pool_copy GROUP BY survey, kind
 """
 
 
 async def _load(connection: Any, jobs: list[Job]) -> _Batch:
-    """Read what the batch's jobs need, under the pool's lock (taken first)."""
-    await connection.execute("LOCK TABLE spent_pool IN ACCESS EXCLUSIVE MODE")
+    """Read what the batch's jobs need, under the pool's lock (`BEGIN_BATCH`, sent first)."""
     counts = {}
     for survey in sorted({job.survey for job in jobs if job.cap is not None}):
         # the per-request path counts under the same lock
@@ -345,14 +358,18 @@ async def _load(connection: Any, jobs: list[Job]) -> _Batch:
     return batch
 
 
-async def run_batch(connection: Any, jobs: list[Job], mix: int = MIX) -> list[str]:
-    """Decide `jobs` in arrival order and write the result, in the caller's transaction."""
+async def run_batch(connection: Any, jobs: list[Job], mix: int = MIX) -> tuple[list[str], bool]:
+    """Decide `jobs` in arrival order and write the result: (the outcomes, anything to commit).
+
+    In the transaction `BEGIN_BATCH` opened. A batch that adds nothing (every job refused, or a
+    resend) leaves the database as it was: its transaction is rolled back, pool and all.
+    """
     batch = await _load(connection, jobs)
     outcomes = [decide(batch, job) for job in jobs]
     if batch.added:  # every stored submission added an entry; inserted by respondent token
         await rewrite_pool(connection, batch.added, batch.groups,
                            sorted(batch.inserts, key=lambda r: (r[0], r[2])), mix)
-    return outcomes
+    return outcomes, bool(batch.added)
 
 
 class SpendWriter:
@@ -392,26 +409,62 @@ class SpendWriter:
 
     async def _drain(self) -> None:
         while self._waiting:
-            jobs, self._waiting = (self._waiting[:self.max_batch],
-                                   self._waiting[self.max_batch:])
-            await self._commit(jobs)
+            await self._commit()
 
-    async def _commit(self, jobs: list[Job]) -> None:
+    def _take(self) -> list[Job]:
+        jobs, self._waiting = self._waiting[:self.max_batch], self._waiting[self.max_batch:]
+        return jobs
+
+    async def _commit(self) -> None:
+        """One batch: the jobs waiting once the pool's lock is held (`BEGIN_BATCH`).
+
+        Taken then rather than before: the requests that arrive while this process waits for
+        the lock (another process's batch holds it) join this batch instead of the next.
+        """
+        jobs: list[Job] = []
         try:
-            async with self.acquire() as connection, connection.transaction():
-                outcomes = await run_batch(connection, jobs, self.mix)
+            async with self.acquire() as connection:
+                try:
+                    await connection.execute(BEGIN_BATCH)
+                    jobs = self._take()
+                    outcomes = await _decide_and_write(connection, jobs, self.mix)
+                except BaseException:
+                    await _roll_back(connection)
+                    raise
         except self.unavailable as error:
             failure: BaseException = StoreUnavailable(
                 f"the database could not store it ({self.failed(error)})")
             failure.__cause__ = error
-            _settle_futures(jobs, error=failure)
+            _settle_futures(jobs or self._take(), error=failure)
             return
         except Exception as error:  # a bug: every job of the batch answers it (500)
-            _settle_futures(jobs, error=error)
+            _settle_futures(jobs or self._take(), error=error)
             return
         self.commits += 1
         self.committed_jobs += len(jobs)
         _settle_futures(jobs, outcomes=outcomes)
+
+
+async def _decide_and_write(connection: Any, jobs: list[Job], mix: int) -> list[str]:
+    """Decide and write one batch in the transaction `BEGIN_BATCH` opened; COMMIT or ROLLBACK.
+
+    Six round trips to the database in all, each a wait for this process while the pool's lock
+    is held: `BEGIN_BATCH` (one simple query: begin, lock, move the pool aside), the read, the
+    write (the submissions and the additions), the pool back (COPY out and in), COMMIT. The
+    plain way (BEGIN, LOCK, the read, the write, TRUNCATE, COPY out and in, COMMIT) took eight.
+    """
+    outcomes, changed = await run_batch(connection, jobs, mix)
+    await connection.execute("COMMIT" if changed else "ROLLBACK")
+    return outcomes
+
+
+async def _roll_back(connection: Any) -> None:
+    """End a failed batch's transaction, if the connection still has one (else nothing to do)."""
+    if not connection.is_closed() and connection.is_in_transaction():
+        try:
+            await connection.execute("ROLLBACK")
+        except Exception:  # the connection is broken: the pool discards it
+            pass
 
 
 def _settle_futures(jobs: Iterable[Job], *, outcomes: list[str] | None = None,
