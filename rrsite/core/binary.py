@@ -140,8 +140,24 @@ class ForcedResponse(BinaryDesign):
 class OneSided(BinaryDesign):
     """A one-sided 2 x 2 design: a true "yes" is reported "yes", a true "no" "no" with ``p00``.
 
-    A "no" is never deniable. RRreg's ``Mangat`` with p = p00.
+    A "no" is never deniable. RRreg's ``Mangat`` with p = p00. ``chance`` names the field that
+    holds p00, the design's one parameter, and ``why`` says why it must be above 0.
     """
+
+    chance: ClassVar[str]
+    why: ClassVar[str]
+
+    def __post_init__(self) -> None:
+        self.set_chance(self.chance, self.why)
+
+    @property
+    def p00(self) -> float:
+        """The design's chance."""
+        return float(getattr(self, self.chance))
+
+    def params(self) -> dict[str, Any]:
+        """``{chance: p00}``."""
+        return {self.chance: self.p00}
 
     @property
     def p11(self) -> float:
@@ -170,19 +186,9 @@ class ForcedYes(OneSided):
     """
 
     name: ClassVar[str] = "forced-yes"
+    chance: ClassVar[str] = "truth"
+    why: ClassVar[str] = "or the report says nothing"
     truth: float = 0.5
-
-    def __post_init__(self) -> None:
-        self.set_chance("truth", "or the report says nothing")
-
-    @property
-    def p00(self) -> float:
-        """Truth."""
-        return self.truth
-
-    def params(self) -> dict[str, Any]:
-        """Truth."""
-        return {"truth": self.truth}
 
     def randomize(self, truth: int, rng: random.Random | None = None) -> Outcome:
         """Actions: "truth"/"forced", then always "yes"."""
@@ -444,19 +450,9 @@ class Mangat(OneSided):
     """
 
     name: ClassVar[str] = "mangat"
+    chance: ClassVar[str] = "p"
+    why: ClassVar[str] = "or everyone says yes"
     p: float = 0.5
-
-    def __post_init__(self) -> None:
-        self.set_chance("p", "or everyone says yes")
-
-    @property
-    def p00(self) -> float:
-        """P."""
-        return self.p
-
-    def params(self) -> dict[str, Any]:
-        """P."""
-        return {"p": self.p}
 
     def randomize(self, truth: int, rng: random.Random | None = None) -> Outcome:
         """Draw the statement; "yes" for a carrier, else the answer to the statement drawn."""
