@@ -122,10 +122,6 @@ class ForcedResponse(BinaryDesign):
         assert self.yes is not None
         return self.truth + self.yes
 
-    def params(self) -> dict[str, Any]:
-        """truth, yes, no."""
-        return {"truth": self.truth, "yes": self.yes, "no": self.no}
-
     def rrreg(self) -> dict[str, Any]:
         """RRreg ``FR`` with p = [forced no, forced yes]."""
         return {"model": "FR", "p": [self.no, self.yes]}
@@ -154,10 +150,6 @@ class OneSided(BinaryDesign):
     def p00(self) -> float:
         """The design's chance."""
         return float(getattr(self, self.chance))
-
-    def params(self) -> dict[str, Any]:
-        """``{chance: p00}``."""
-        return {self.chance: self.p00}
 
     @property
     def p11(self) -> float:
@@ -217,10 +209,6 @@ class OneChance(BinaryDesign):
     def p11(self) -> float:
         """P(report 1 | true 1) = p (crosswise: P(same | yes))."""
         return self.p
-
-    def params(self) -> dict[str, Any]:
-        """``{"p": p}``."""
-        return {"p": self.p}
 
 
 @dataclass(frozen=True)
@@ -294,10 +282,6 @@ class UnrelatedQuestion(BinaryDesign):
         """P + (1 - p) innocuous_rate."""
         return self.p + (1.0 - self.p) * self.innocuous_rate
 
-    def params(self) -> dict[str, Any]:
-        """p, innocuous_rate."""
-        return {"p": self.p, "innocuous_rate": self.innocuous_rate}
-
     def rrreg(self) -> dict[str, Any]:
         """RRreg ``UQTknown`` with p = [p, innocuous_rate]."""
         return {"model": "UQTknown", "p": [self.p, self.innocuous_rate]}
@@ -340,10 +324,6 @@ class BinaryMatrix(BinaryDesign):
     def p11(self) -> float:
         """As given."""
         return self.p11_
-
-    def params(self) -> dict[str, Any]:
-        """p00, p11."""
-        return {"p00": self.p00, "p11": self.p11}
 
     def rrreg(self) -> dict[str, Any]:
         """RRreg ``FR`` with p = [1 - p11, 1 - p00] (every useful 2 x 2 matrix is one)."""
@@ -420,10 +400,6 @@ class Triangular(BinaryDesign):
     def p11(self) -> float:
         """P(triangle | yes) = 1."""
         return 1.0
-
-    def params(self) -> dict[str, Any]:
-        """P."""
-        return {"p": self.p}
 
     def rrreg(self) -> dict[str, Any]:
         """RRreg ``Triangular`` with the same p."""
