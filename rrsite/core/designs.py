@@ -38,6 +38,15 @@ from .two_group import (
     UnrelatedUnknown,
 )
 
+#: The designs built from their parameters as given (k-rr and matrix check theirs first).
+CLASSES: dict[str, type[Design]] = {
+    "forced-response": ForcedResponse, "forced-yes": ForcedYes, "warner": Warner,
+    "unrelated": UnrelatedQuestion, "crosswise": Crosswise, "triangular": Triangular,
+    "mangat": Mangat, "kuk": Kuk, "unrelated-unknown": UnrelatedUnknown, "cdm": CheatingDetection,
+    "cdm-sym": CheatingDetectionSymmetric, "sld": StochasticLieDetector,
+    "extended-crosswise": ExtendedCrosswise,
+}
+
 NAMED_DESIGNS: dict[str, tuple[str, ...]] = {
     "forced-response": ("truth", "yes", "no"),
     "forced-yes": ("truth",),
@@ -57,14 +66,6 @@ NAMED_DESIGNS: dict[str, tuple[str, ...]] = {
 }
 """Every design name a survey file or ``rrsite plan --design`` may use, and its parameters."""
 
-#: The designs built from their parameters as given (k-rr and matrix check theirs first).
-CLASSES: dict[str, type[Design]] = {
-    "forced-response": ForcedResponse, "forced-yes": ForcedYes, "warner": Warner,
-    "unrelated": UnrelatedQuestion, "crosswise": Crosswise, "triangular": Triangular,
-    "mangat": Mangat, "kuk": Kuk, "unrelated-unknown": UnrelatedUnknown, "cdm": CheatingDetection,
-    "cdm-sym": CheatingDetectionSymmetric, "sld": StochasticLieDetector,
-    "extended-crosswise": ExtendedCrosswise,
-}
 
 
 def design_from_spec(spec: Mapping[str, Any]) -> Design:
