@@ -11,8 +11,8 @@ from __future__ import annotations
 import functools
 import math
 import random
-from collections.abc import Sequence
-from dataclasses import dataclass, field
+from collections.abc import Mapping, Sequence
+from dataclasses import asdict, dataclass, field, fields
 from typing import Any, ClassVar
 
 from .errors import DesignError
@@ -67,6 +67,26 @@ def secure_random() -> random.Random:
     return random.SystemRandom()
 
 
+def read_spec(spec: Mapping[str, Any], designs: Mapping[str, tuple[str, ...]], kind: str,
+              extra: tuple[str, ...] = ()) -> tuple[str, dict[str, Any]]:
+    """A spec's design name and parameters, refused where the name or a parameter is unknown.
+
+    ``designs`` maps each name to the parameters it takes (``extra`` are taken by every one),
+    ``kind`` says what the names are ("design", "frequency design", ...).
+    """
+    if not isinstance(spec, Mapping):
+        raise TypeError(f"a design spec must be a mapping, got {spec!r}")
+    name = spec.get("name")
+    if not isinstance(name, str) or name not in designs:
+        raise DesignError(f"unknown {kind} {name!r}; known: {', '.join(designs)}")
+    params = {key: value for key, value in spec.items() if key != "name"}
+    unknown = sorted(set(params) - {*designs[name], *extra})
+    if unknown:
+        raise DesignError(f"design {name} takes {', '.join(designs[name])}; unknown "
+                          f"parameter {unknown[0]!r}")
+    return name, params
+
+
 def check_probability(name: str, value: object) -> float:
     """Return ``value`` as a float in [0, 1], or raise naming the parameter and the value."""
     if isinstance(value, bool) or not isinstance(value, int | float):
@@ -93,14 +113,8 @@ class Step:
     chances: tuple[tuple[str, float], ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
-        """A JSON-ready form for the page."""
-        return {
-            "device": self.device,
-            "outcome": self.outcome,
-            "action": self.action,
-            "faces": self.faces,
-            "chances": [[action, chance] for action, chance in self.chances],
-        }
+        """A JSON-ready form for the page: the fields, ``chances`` as lists."""
+        return {**asdict(self), "chances": [list(chance) for chance in self.chances]}
 
 
 @dataclass(frozen=True)
@@ -196,8 +210,12 @@ class Design:
         return None
 
     def params(self) -> dict[str, Any]:
-        """The parameters that rebuild this design with :func:`design_from_spec`."""
-        raise NotImplementedError
+        """The parameters that rebuild this design with :func:`design_from_spec`.
+
+        A dataclass design's fields, each under its ``param`` metadata where it has one.
+        """
+        return {f.metadata.get("param", f.name): getattr(self, f.name)
+                for f in fields(self)}  # type: ignore[arg-type]
 
     def spec(self) -> dict[str, Any]:
         """``{"name": ..., **params}``: the form survey files and manifests use."""

@@ -13,7 +13,7 @@ import random
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
-from .base import TOLERANCE, Design, Matrix, Outcome, check_probability, draw, secure_random
+from .base import TOLERANCE, Design, Matrix, Outcome, Step, check_probability, draw, secure_random
 from .errors import DesignError
 
 
@@ -25,15 +25,28 @@ class BinaryDesign(Design):
     randomize.
     """
 
+    def chances(self) -> tuple[float, float]:
+        """(p00, p11), each design's own."""
+        raise NotImplementedError
+
+    #: The two actions of a design's one draw (``kept``), at chances p00 and 1 - p00.
+    actions: ClassVar[tuple[str, str]]
+
     @property
     def p00(self) -> float:
         """P(report no | truth no)."""
-        raise NotImplementedError
+        return self.chances()[0]
+
+    def kept(self, truth: int, rng: random.Random | None) -> tuple[bool, Step]:
+        """Whether the one draw, at chance p00, came out first, and its step (truth checked)."""
+        self.check_truth(truth)
+        branch, step = draw(self.actions, (self.p00, 1.0 - self.p00), rng or secure_random())
+        return branch == 0, step
 
     @property
     def p11(self) -> float:
         """P(report yes | truth yes)."""
-        raise NotImplementedError
+        return self.chances()[1]
 
     @property
     def matrix(self) -> Matrix:
@@ -110,21 +123,10 @@ class ForcedResponse(BinaryDesign):
         if truth <= TOLERANCE:
             raise DesignError(f"truth must be above 0, or the report says nothing, got {truth!r}")
 
-    @property
-    def p00(self) -> float:
-        """Truth + no."""
-        assert self.no is not None
-        return self.truth + self.no
-
-    @property
-    def p11(self) -> float:
-        """Truth + yes."""
-        assert self.yes is not None
-        return self.truth + self.yes
-
-    def params(self) -> dict[str, Any]:
-        """truth, yes, no."""
-        return {"truth": self.truth, "yes": self.yes, "no": self.no}
+    def chances(self) -> tuple[float, float]:
+        """(truth + no, truth + yes)."""
+        assert self.yes is not None and self.no is not None
+        return self.truth + self.no, self.truth + self.yes
 
     def rrreg(self) -> dict[str, Any]:
         """RRreg ``FR`` with p = [forced no, forced yes]."""
@@ -140,13 +142,18 @@ class ForcedResponse(BinaryDesign):
 class OneSided(BinaryDesign):
     """A one-sided 2 x 2 design: a true "yes" is reported "yes", a true "no" "no" with ``p00``.
 
-    A "no" is never deniable. RRreg's ``Mangat`` with p = p00.
+    A "no" is never deniable. RRreg's ``Mangat`` with p = p00. ``chance`` names the field that
+    holds p00, the design's one parameter, and says why it must be above 0.
     """
 
-    @property
-    def p11(self) -> float:
-        """1."""
-        return 1.0
+    chance: ClassVar[tuple[str, str]]
+
+    def __post_init__(self) -> None:
+        self.set_chance(*self.chance)
+
+    def chances(self) -> tuple[float, float]:
+        """(the design's chance, 1)."""
+        return float(getattr(self, self.chance[0])), 1.0
 
     def rrreg(self) -> dict[str, Any]:
         """RRreg ``Mangat`` with p = P(no | truth no) = p00 (the same matrix)."""
@@ -170,51 +177,35 @@ class ForcedYes(OneSided):
     """
 
     name: ClassVar[str] = "forced-yes"
+    chance: ClassVar[tuple[str, str]] = ("truth", "or the report says nothing")
+    actions: ClassVar[tuple[str, str]] = ("truth", "yes")
     truth: float = 0.5
-
-    def __post_init__(self) -> None:
-        self.set_chance("truth", "or the report says nothing")
-
-    @property
-    def p00(self) -> float:
-        """Truth."""
-        return self.truth
-
-    def params(self) -> dict[str, Any]:
-        """Truth."""
-        return {"truth": self.truth}
 
     def randomize(self, truth: int, rng: random.Random | None = None) -> Outcome:
         """Actions: "truth"/"forced", then always "yes"."""
-        self.check_truth(truth)
-        rng = rng or secure_random()
         if self.truth >= 1.0:
+            self.check_truth(truth)
             return Outcome(truth, ())
-        branch, step = draw(("truth", "yes"), (self.truth, 1.0 - self.truth), rng)
-        return Outcome(truth if branch == 0 else 1, (step,))
+        kept, step = self.kept(truth, rng)
+        return Outcome(truth if kept else 1, (step,))
 
 
 class OneChance(BinaryDesign):
     """A 2x2 design that keeps the true answer's index with one chance ``p``: p00 = p11 = p.
 
-    Warner's matrix, and the crosswise model's (report 0 "different", 1 "same").
+    Warner's matrix, and the crosswise model's (report 0 "different", 1 "same"). RRreg's model
+    of the same name, with the same p.
     """
 
     p: float
 
-    @property
-    def p00(self) -> float:
-        """P(report 0 | true 0) = p (crosswise: P(different | no))."""
-        return self.p
+    def chances(self) -> tuple[float, float]:
+        """(p, p): the index is kept with p (crosswise: P(different | no), P(same | yes))."""
+        return self.p, self.p
 
-    @property
-    def p11(self) -> float:
-        """P(report 1 | true 1) = p (crosswise: P(same | yes))."""
-        return self.p
-
-    def params(self) -> dict[str, Any]:
-        """``{"p": p}``."""
-        return {"p": self.p}
+    def rrreg(self) -> dict[str, Any]:
+        """RRreg's ``Warner`` or ``Crosswise`` with the same p."""
+        return {"model": self.name.capitalize(), "p": self.p}
 
 
 @dataclass(frozen=True)
@@ -227,6 +218,7 @@ class Warner(OneChance):
     """
 
     name: ClassVar[str] = "warner"
+    actions: ClassVar[tuple[str, str]] = ("statement", "mirrored")
     p: float = 0.75
 
     def __post_init__(self) -> None:
@@ -239,17 +231,10 @@ class Warner(OneChance):
                 f"got {self.p!r}"
             )
 
-    def rrreg(self) -> dict[str, Any]:
-        """RRreg ``Warner`` with the same p."""
-        return {"model": "Warner", "p": self.p}
-
     def randomize(self, truth: int, rng: random.Random | None = None) -> Outcome:
         """Report whether the statement drawn is true of the respondent."""
-        self.check_truth(truth)
-        branch, step = draw(
-            ("statement", "mirrored"), (self.p, 1.0 - self.p), rng or secure_random()
-        )
-        return Outcome(truth if branch == 0 else 1 - truth, (step,))
+        kept, step = self.kept(truth, rng)
+        return Outcome(truth if kept else 1 - truth, (step,))
 
 
 @dataclass(frozen=True)
@@ -278,19 +263,10 @@ class UnrelatedQuestion(BinaryDesign):
                 f"p must be above 0, or the sensitive question is never asked, got {self.p!r}"
             )
 
-    @property
-    def p00(self) -> float:
-        """P + (1 - p)(1 - innocuous_rate)."""
-        return self.p + (1.0 - self.p) * (1.0 - self.innocuous_rate)
-
-    @property
-    def p11(self) -> float:
-        """P + (1 - p) innocuous_rate."""
-        return self.p + (1.0 - self.p) * self.innocuous_rate
-
-    def params(self) -> dict[str, Any]:
-        """p, innocuous_rate."""
-        return {"p": self.p, "innocuous_rate": self.innocuous_rate}
+    def chances(self) -> tuple[float, float]:
+        """(p + (1 - p)(1 - innocuous_rate), p + (1 - p) innocuous_rate)."""
+        return (self.p + (1.0 - self.p) * (1.0 - self.innocuous_rate),
+                self.p + (1.0 - self.p) * self.innocuous_rate)
 
     def rrreg(self) -> dict[str, Any]:
         """RRreg ``UQTknown`` with p = [p, innocuous_rate]."""
@@ -325,19 +301,9 @@ class BinaryMatrix(BinaryDesign):
         object.__setattr__(self, "p11_", check_probability("p11", p11))
         self._check_useful()
 
-    @property
-    def p00(self) -> float:
+    def chances(self) -> tuple[float, float]:
         """As given."""
-        return self.p00_
-
-    @property
-    def p11(self) -> float:
-        """As given."""
-        return self.p11_
-
-    def params(self) -> dict[str, Any]:
-        """p00, p11."""
-        return {"p00": self.p00, "p11": self.p11}
+        return self.p00_, self.p11_
 
     def rrreg(self) -> dict[str, Any]:
         """RRreg ``FR`` with p = [1 - p11, 1 - p00] (every useful 2 x 2 matrix is one)."""
@@ -362,6 +328,7 @@ class Crosswise(OneChance):
     """
 
     name: ClassVar[str] = "crosswise"
+    actions: ClassVar[tuple[str, str]] = ("innocuous-true", "innocuous-false")
     reports: ClassVar[tuple[str, ...] | None] = ("different", "same")
     p: float = 0.25
 
@@ -370,18 +337,10 @@ class Crosswise(OneChance):
         if abs(self.p - 0.5) <= TOLERANCE:
             raise DesignError("p must not be 0.5: the report would be independent of the truth")
 
-    def rrreg(self) -> dict[str, Any]:
-        """RRreg ``Crosswise`` with the same p."""
-        return {"model": "Crosswise", "p": self.p}
-
     def randomize(self, truth: int, rng: random.Random | None = None) -> Outcome:
         """Action "innocuous-true"/"innocuous-false"; report 1 ("same") when they agree."""
-        self.check_truth(truth)
-        branch, step = draw(
-            ("innocuous-true", "innocuous-false"), (self.p, 1.0 - self.p), rng or secure_random()
-        )
-        innocuous = 1 if branch == 0 else 0
-        return Outcome(1 if innocuous == truth else 0, (step,))
+        kept, step = self.kept(truth, rng)
+        return Outcome(1 if int(kept) == truth else 0, (step,))
 
 
 @dataclass(frozen=True)
@@ -405,19 +364,9 @@ class Triangular(BinaryDesign):
         if self.p >= 1.0 - TOLERANCE:
             raise DesignError("p must be below 1, or everyone picks the triangle")
 
-    @property
-    def p00(self) -> float:
-        """P(circle | no) = 1 - p."""
-        return 1.0 - self.p
-
-    @property
-    def p11(self) -> float:
-        """P(triangle | yes) = 1."""
-        return 1.0
-
-    def params(self) -> dict[str, Any]:
-        """P."""
-        return {"p": self.p}
+    def chances(self) -> tuple[float, float]:
+        """P(circle | no) = 1 - p, P(triangle | yes) = 1."""
+        return 1.0 - self.p, 1.0
 
     def rrreg(self) -> dict[str, Any]:
         """RRreg ``Triangular`` with the same p."""
@@ -444,24 +393,11 @@ class Mangat(OneSided):
     """
 
     name: ClassVar[str] = "mangat"
+    chance: ClassVar[tuple[str, str]] = ("p", "or everyone says yes")
+    actions: ClassVar[tuple[str, str]] = ("statement", "mirrored")
     p: float = 0.5
-
-    def __post_init__(self) -> None:
-        self.set_chance("p", "or everyone says yes")
-
-    @property
-    def p00(self) -> float:
-        """P."""
-        return self.p
-
-    def params(self) -> dict[str, Any]:
-        """P."""
-        return {"p": self.p}
 
     def randomize(self, truth: int, rng: random.Random | None = None) -> Outcome:
         """Draw the statement; "yes" for a carrier, else the answer to the statement drawn."""
-        self.check_truth(truth)
-        branch, step = draw(
-            ("statement", "mirrored"), (self.p, 1.0 - self.p), rng or secure_random()
-        )
-        return Outcome(1 if truth == 1 or branch == 1 else 0, (step,))
+        kept, step = self.kept(truth, rng)
+        return Outcome(1 if truth == 1 or not kept else 0, (step,))

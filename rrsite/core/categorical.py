@@ -142,10 +142,6 @@ class KRR(Design):
             tuple(self.p if i == j else self.q for j in range(self.k)) for i in range(self.k)
         )
 
-    def params(self) -> dict[str, Any]:
-        """k, p."""
-        return {"k": self.k, "p": self.p}
-
     def rrreg(self) -> dict[str, Any] | None:
         """RRreg ``FR`` with p = [q] * k."""
         return fr_of(self.matrix)
@@ -210,10 +206,6 @@ class Kuk(Design):
     def matrix(self) -> Matrix:
         """Rows: Binomial(cards, red_no) for "no", Binomial(cards, red_yes) for "yes"."""
         return (binomial(self.cards, self.red_no), binomial(self.cards, self.red_yes))
-
-    def params(self) -> dict[str, Any]:
-        """red_yes, red_no, cards."""
-        return {"red_yes": self.red_yes, "red_no": self.red_no, "cards": self.cards}
 
     def rrreg(self) -> dict[str, Any]:
         """RRreg ``Kuk`` with p = [red_yes, red_no] and Kukrep = cards."""

@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from .base import Design, Outcome, Step, check_probability, draw, secure_random
+from .base import Design, Outcome, Step, check_probability, draw, read_spec, secure_random
 from .binary import (
     BinaryDesign,
     BinaryMatrix,
@@ -38,6 +38,15 @@ from .two_group import (
     UnrelatedUnknown,
 )
 
+#: The designs built from their parameters as given (k-rr and matrix check theirs first).
+CLASSES: dict[str, type[Design]] = {
+    "forced-response": ForcedResponse, "forced-yes": ForcedYes, "warner": Warner,
+    "unrelated": UnrelatedQuestion, "crosswise": Crosswise, "triangular": Triangular,
+    "mangat": Mangat, "kuk": Kuk, "unrelated-unknown": UnrelatedUnknown, "cdm": CheatingDetection,
+    "cdm-sym": CheatingDetectionSymmetric, "sld": StochasticLieDetector,
+    "extended-crosswise": ExtendedCrosswise,
+}
+
 NAMED_DESIGNS: dict[str, tuple[str, ...]] = {
     "forced-response": ("truth", "yes", "no"),
     "forced-yes": ("truth",),
@@ -58,40 +67,12 @@ NAMED_DESIGNS: dict[str, tuple[str, ...]] = {
 """Every design name a survey file or ``rrsite plan --design`` may use, and its parameters."""
 
 
+
 def design_from_spec(spec: Mapping[str, Any]) -> Design:
     """Build a design from ``{"name": ..., **params}`` (survey files, manifests, the CLI)."""
-    if not isinstance(spec, Mapping):
-        raise TypeError(f"a design spec must be a mapping, got {spec!r}")
-    name = spec.get("name")
-    if name not in NAMED_DESIGNS:
-        known = ", ".join(NAMED_DESIGNS)
-        raise DesignError(f"unknown design {name!r}; known designs: {known}")
-    params = {key: value for key, value in spec.items() if key != "name"}
-    unknown = sorted(set(params) - set(NAMED_DESIGNS[name]))
-    if unknown:
-        allowed = ", ".join(NAMED_DESIGNS[name])
-        raise DesignError(f"design {name} takes {allowed}; unknown parameter {unknown[0]!r}")
-    if name == "forced-response":
-        return ForcedResponse(**params)
-    if name == "forced-yes":
-        return ForcedYes(**params)
-    if name == "warner":
-        return Warner(**params)
-    if name == "unrelated":
-        return UnrelatedQuestion(**params)
-    simple: dict[str, type[Design]] = {
-        "crosswise": Crosswise,
-        "triangular": Triangular,
-        "mangat": Mangat,
-        "kuk": Kuk,
-        "unrelated-unknown": UnrelatedUnknown,
-        "cdm": CheatingDetection,
-        "cdm-sym": CheatingDetectionSymmetric,
-        "sld": StochasticLieDetector,
-        "extended-crosswise": ExtendedCrosswise,
-    }
-    if name in simple:
-        return simple[name](**params)
+    name, params = read_spec(spec, NAMED_DESIGNS, "design")
+    if name in CLASSES:
+        return CLASSES[name](**params)
     if name == "k-rr":
         if "k" not in params:
             raise DesignError("design k-rr needs k, the number of answers")

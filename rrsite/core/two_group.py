@@ -216,7 +216,27 @@ class UnrelatedUnknown(TwoGroupDesign):
 
 
 @dataclass(frozen=True)
-class CheatingDetection(TwoGroupDesign):
+class OnePair(TwoGroupDesign):
+    """A two-group design with one chance ``p`` per group, (0.3, 0.7) unless given.
+
+    Subclasses check the pair further in ``check_p``.
+    """
+
+    p: tuple[float, float] = (0.3, 0.7)
+    probability: float = 0.5
+
+    def __post_init__(self) -> None:
+        self.set_pair("p")
+        self.check_p()
+        self._check_groups()
+
+    def check_p(self) -> None:
+        """Raise where the design's pair of chances cannot work."""
+        raise NotImplementedError
+
+
+@dataclass(frozen=True)
+class CheatingDetection(OnePair):
     """Cheating detection model (Clark & Desharnais 1998, Psychological Methods 3(2), 160-168).
 
     In group g the device forces a "yes" with probability ``p[g]``, else asks for the truth. The
@@ -229,14 +249,11 @@ class CheatingDetection(TwoGroupDesign):
 
     name: ClassVar[str] = "cdm"
     rrreg_model: ClassVar[str] = "CDM"
-    p: tuple[float, float] = (0.3, 0.7)
-    probability: float = 0.5
 
-    def __post_init__(self) -> None:
-        self.set_pair("p")
+    def check_p(self) -> None:
+        """P below 1 in both groups."""
         if max(self.p) >= 1.0 - TOLERANCE:
             raise DesignError("p must be below 1 in both groups, or everyone is forced to say yes")
-        self._check_groups()
 
     def group_matrices(self) -> tuple[Matrix, Matrix]:
         """((1 - p_g, p_g), (0, 1)) per group."""
@@ -305,7 +322,7 @@ class CheatingDetectionSymmetric(TwoGroupDesign):
 
 
 @dataclass(frozen=True)
-class StochasticLieDetector(TwoGroupDesign):
+class StochasticLieDetector(OnePair):
     """The stochastic lie detector (Moshagen, Musch & Erdfelder 2012, Behav. Res. Methods 44(1)).
 
     Mangat's device in two groups: a carrier says "yes"; a non-carrier answers the statement
@@ -318,14 +335,11 @@ class StochasticLieDetector(TwoGroupDesign):
 
     name: ClassVar[str] = "sld"
     rrreg_model: ClassVar[str] = "SLD"
-    p: tuple[float, float] = (0.3, 0.7)
-    probability: float = 0.5
 
-    def __post_init__(self) -> None:
-        self.set_pair("p")
+    def check_p(self) -> None:
+        """P above 0 in both groups."""
         if min(self.p) <= TOLERANCE:
             raise DesignError("p must be above 0 in both groups")
-        self._check_groups()
 
     def group_matrices(self) -> tuple[Matrix, Matrix]:
         """((p_g, 1 - p_g), (0, 1)) per group."""

@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from ..base import read_spec
 from ..errors import DesignError
 from .choose import CANDIDATES, Choice, auto, compare
 from .hashing import bucket, hadamard_plus, hadamard_size, is_prime, seed_count
@@ -36,17 +37,7 @@ FREQUENCY_DESIGNS: dict[str, tuple[str, ...]] = {
 
 def oracle_from_spec(spec: Mapping[str, Any]) -> FrequencyOracle:
     """Build a frequency oracle from ``{"name": ..., "k": ..., "epsilon": ..., ...}``."""
-    if not isinstance(spec, Mapping):
-        raise TypeError(f"a design spec must be a mapping, got {spec!r}")
-    name = spec.get("name")
-    if name not in FREQUENCY_DESIGNS:
-        raise DesignError(f"unknown frequency design {name!r}; known: "
-                          f"{', '.join(FREQUENCY_DESIGNS)}")
-    params = {key: value for key, value in spec.items() if key != "name"}
-    unknown = sorted(set(params) - set(FREQUENCY_DESIGNS[name]))
-    if unknown:
-        raise DesignError(f"design {name} takes {', '.join(FREQUENCY_DESIGNS[name])}; unknown "
-                          f"parameter {unknown[0]!r}")
+    name, params = read_spec(spec, FREQUENCY_DESIGNS, "frequency design")
     for needed in ("k", "epsilon"):
         if needed not in params:
             raise DesignError(f"design {name} needs {needed}")

@@ -73,21 +73,18 @@ class FrequencyOracle:
     epsilon: float
     #: Multi-choice: the truth is a set of answers (unary encoding only).
     sets: bool = False
-
-    @property
-    def p(self) -> float:
-        """P(the report supports v | the truth is v)."""
-        raise NotImplementedError
-
-    @property
-    def q(self) -> float:
-        """P(the report supports v | the truth is another answer, or v is not ticked)."""
-        raise NotImplementedError
+    #: P(the report supports v | the truth is v).
+    p: float
+    #: P(the report supports v | the truth is another answer, or v is not ticked).
+    q: float
 
     @property
     def ratio(self) -> float:
-        """A report's likelihood for an answer it supports over one it does not."""
-        raise NotImplementedError
+        """A report's likelihood for an answer it supports over one it does not.
+
+        p (1 - q) / (q (1 - p)) where each box is reported on its own (unary encoding).
+        """
+        return self.p * (1.0 - self.q) / (self.q * (1.0 - self.p))
 
     def params(self) -> dict[str, Any]:
         """The parameters that rebuild the design (``oracle_from_spec``)."""
@@ -185,7 +182,8 @@ class UnaryEncoding(FrequencyOracle):
             if not 1 <= max_ticks <= self.k:
                 raise DesignError(f"max_ticks must be 1 to {self.k}, got {max_ticks}")
         self.max_ticks = max_ticks
-        self._p, self._q = self._solve()
+        #: P(a ticked box is reported ticked), P(an empty box is reported ticked).
+        self.p, self.q = self._solve()
 
     def differing(self) -> tuple[int, int]:
         """(a, b): boxes ticked in one truth only, in the other only, at their largest."""
@@ -203,21 +201,6 @@ class UnaryEncoding(FrequencyOracle):
         if self.optimized:  # p = 1/2, q solved: total decreases as q grows
             return 0.5, _bisect(lambda q: self.epsilon - total(0.5, q), 1e-300, 0.5)
         return (1.0 - (q := _bisect(lambda q: self.epsilon - total(1.0 - q, q), 1e-300, 0.5)), q)
-
-    @property
-    def p(self) -> float:
-        """P(a ticked box is reported ticked)."""
-        return self._p
-
-    @property
-    def q(self) -> float:
-        """P(an empty box is reported ticked)."""
-        return self._q
-
-    @property
-    def ratio(self) -> float:
-        """P (1 - q) / (q (1 - p)): a report's likelihood ratio for the answer it ticks."""
-        return self.p * (1.0 - self.q) / (self.q * (1.0 - self.p))
 
     def params(self) -> dict[str, Any]:
         """k, epsilon (and max_ticks for a set)."""
@@ -326,16 +309,8 @@ class LocalHashing(FrequencyOracle):
         self.g = g
         e = math.exp(self.epsilon)
         self.bucket_p, self.bucket_q = e / (e + g - 1), 1.0 / (e + g - 1)
-
-    @property
-    def p(self) -> float:
-        """The chance that the truth's bucket is sent."""
-        return self.bucket_p
-
-    @property
-    def q(self) -> float:
-        """1/g: another answer shares the bucket sent by chance."""
-        return 1.0 / self.g
+        #: The chance that the truth's bucket is sent; 1/g, that another answer shares it.
+        self.p, self.q = self.bucket_p, 1.0 / g
 
     @property
     def ratio(self) -> float:
@@ -435,6 +410,8 @@ class SubsetSelection(FrequencyOracle):
         self.d = d
         e = math.exp(self.epsilon)
         self.inside = d * e / (d * e + self.k - d)
+        #: The chances that the subset holds the truth, and a given other answer.
+        self.p, self.q = self.inside, self._chances(d)[1]
 
     def _chances(self, size: int) -> tuple[float, float]:
         e = math.exp(self.epsilon)
@@ -444,16 +421,6 @@ class SubsetSelection(FrequencyOracle):
     def _spread(self, size: int) -> float:
         p, q = self._chances(size)
         return q * (1.0 - q) / (p - q) ** 2
-
-    @property
-    def p(self) -> float:
-        """The chance that the subset holds the truth."""
-        return self.inside
-
-    @property
-    def q(self) -> float:
-        """The chance that it holds a given other answer."""
-        return self._chances(self.d)[1]
 
     @property
     def ratio(self) -> float:
@@ -517,16 +484,8 @@ class HadamardResponse(FrequencyOracle):
         self.k = check_k(k)
         self.epsilon = check_epsilon(epsilon)
         self.size = hadamard_size(self.k)
-
-    @property
-    def p(self) -> float:
-        """e^eps / (e^eps + 1)."""
-        return math.exp(self.epsilon) / (math.exp(self.epsilon) + 1.0)
-
-    @property
-    def q(self) -> float:
-        """1/2."""
-        return 0.5
+        #: e^eps / (e^eps + 1) and 1/2.
+        self.p, self.q = math.exp(self.epsilon) / (math.exp(self.epsilon) + 1.0), 0.5
 
     @property
     def ratio(self) -> float:

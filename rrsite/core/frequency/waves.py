@@ -338,34 +338,22 @@ class WaveOracle(FrequencyOracle):
         self.epsilon = memo.wave_epsilon
         self.sets = self.base.sets
         p2 = memo.p2
-        self._p: float
-        self._q: float
+        # P(support | truth) and P(support | another truth) of one wave's report
         if memo.kind == "unary":
-            self._p = float(self.base.p * p2 + (1 - self.base.p) * (1 - p2))
-            self._q = float(self.base.q * p2 + (1 - self.base.q) * (1 - p2))
+            self.p = float(self.base.p * p2 + (1 - self.base.p) * (1 - p2))
+            self.q = float(self.base.q * p2 + (1 - self.base.q) * (1 - p2))
         else:
             g = int(self.base.g)
             q2 = (1 - p2) / (g - 1)
-            self._p = float(self.base.bucket_p * p2 + (1 - self.base.bucket_p) * q2)
-            self._q = 1.0 / g
-
-    @property
-    def p(self) -> float:
-        """P(support | truth) of one wave's report."""
-        return self._p
-
-    @property
-    def q(self) -> float:
-        """P(support | another truth)."""
-        return self._q
+            self.p = float(self.base.bucket_p * p2 + (1 - self.base.bucket_p) * q2)
+            self.q = 1.0 / g
 
     @property
     def ratio(self) -> float:
         """The likelihood ratio of one wave's report."""
         if self.memo.kind == "unary":
-            return self._p * (1 - self._q) / (self._q * (1 - self._p))
-        other = (1 - self._p) / (int(self.base.g) - 1)
-        return self._p / other
+            return super().ratio
+        return self.p / ((1 - self.p) / (int(self.base.g) - 1))
 
     def params(self) -> dict[str, Any]:
         """The permanent design's parameters."""
@@ -393,14 +381,14 @@ class WaveOracle(FrequencyOracle):
             ticked, sent = self.base.ticked(truth), set(report)
             chance = 1.0
             for box in range(self.k):
-                one = self._p if box in ticked else self._q
+                one = self.p if box in ticked else self.q
                 chance *= one if box in sent else 1.0 - one
             return chance
         from .hashing import bucket
 
         seed, sent = report
         hit = bucket(seed, self.check_truth(truth), self.k, self.base.g) == sent
-        return float((self._p if hit else (1 - self._p) / (self.base.g - 1)) / self.base.seeds)
+        return float((self.p if hit else (1 - self.p) / (self.base.g - 1)) / self.base.seeds)
 
     def exact_epsilon(self) -> float:
         """The one-wave epsilon of the chain (the ledger at one wave)."""

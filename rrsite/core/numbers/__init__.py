@@ -36,7 +36,7 @@ import random
 from collections.abc import Mapping
 from typing import Any
 
-from ..base import secure_random
+from ..base import read_spec, secure_random
 from ..errors import DesignError
 from .base import NumberDesign, NumberOutcome
 from .bounded import PIECEWISE_CELLS, Bounded, Duchi, Laplace, Piecewise
@@ -81,17 +81,7 @@ _CLASSES: dict[str, type[NumberDesign]] = {
 
 def number_design_from_spec(spec: Mapping[str, Any]) -> NumberDesign:
     """Build a number design from ``{"name", **params, "min", "max", "integer"}``."""
-    if not isinstance(spec, Mapping):
-        raise TypeError(f"a design spec must be a mapping, got {spec!r}")
-    name = spec.get("name")
-    if name not in NUMBER_DESIGNS:
-        raise DesignError(f"unknown number design {name!r}; known: {', '.join(NUMBER_DESIGNS)}")
-    params = {key: value for key, value in spec.items() if key != "name"}
-    allowed = (*NUMBER_DESIGNS[name], "min", "max", "integer")
-    unknown = sorted(set(params) - set(allowed))
-    if unknown:
-        raise DesignError(f"design {name} takes {', '.join(NUMBER_DESIGNS[name])}; unknown "
-                          f"parameter {unknown[0]!r}")
+    name, params = read_spec(spec, NUMBER_DESIGNS, "number design", ("min", "max", "integer"))
     arguments = {key: value for key, value in params.items() if key in NUMBER_DESIGNS[name]}
     arguments["minimum"] = params.get("min")
     arguments["maximum"] = params.get("max")

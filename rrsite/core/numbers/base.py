@@ -57,13 +57,17 @@ class NumberOutcome:
         return result
 
 
+@dataclass(frozen=True)
 class NumberDesign:
-    """Base of the number designs: range, randomizer, privacy and the report's moments."""
+    """Base of the number designs: range, randomizer, privacy and the report's moments.
+
+    The range and ``integer`` are keyword-only fields of every design, after its own.
+    """
 
     name: ClassVar[str] = ""
-    minimum: float | None
-    maximum: float | None
-    integer: bool
+    minimum: float | None = field(default=None, kw_only=True)
+    maximum: float | None = field(default=None, kw_only=True)
+    integer: bool = field(default=False, kw_only=True)
 
     def params(self) -> dict[str, Any]:
         """The design's own keys (without name, min, max, integer)."""

@@ -39,9 +39,6 @@ class Mixture(NumberDesign):
     name: ClassVar[str] = "mixture"
     p: float = 0.5
     mask: Any = None
-    minimum: float | None = None
-    maximum: float | None = None
-    integer: bool = False
 
     def __post_init__(self) -> None:
         self._init_range()
@@ -147,9 +144,6 @@ class MixtureUnknown(NumberDesign):
     name: ClassVar[str] = "mixture-unknown"
     p: tuple[float, float] = (0.3, 0.7)
     probability: float = 0.5
-    minimum: float | None = None
-    maximum: float | None = None
-    integer: bool = False
 
     def __post_init__(self) -> None:
         self._init_range()
@@ -235,9 +229,6 @@ class Additive(NumberDesign):
 
     name: ClassVar[str] = "additive"
     scramble: Any = None
-    minimum: float | None = None
-    maximum: float | None = None
-    integer: bool = False
 
     def __post_init__(self) -> None:
         self._init_range()
@@ -361,9 +352,6 @@ class Multiplicative(NumberDesign):
     name: ClassVar[str] = "multiplicative"
     scramble: Any = None
     p: float = 0.0
-    minimum: float | None = None
-    maximum: float | None = None
-    integer: bool = False
 
     def __post_init__(self) -> None:
         self._init_range()
