@@ -32,7 +32,7 @@ from rrsite.estimate.numbers import conditional_variance, debias, simulate_repor
 SIZES = (500, 2000)
 MIXTURE = number_design_from_spec({"name": "mixture", "p": 0.7,
                                    "mask": {"uniform": {"min": 0, "max": 100}}})
-UNKNOWN = MixtureUnknown((0.3, 0.8), 0.5, minimum=None, maximum=None)
+UNKNOWN = MixtureUnknown((0.3, 0.8), 0.5, None, None)
 ADDITIVE = number_design_from_spec({"name": "additive",
                                     "scramble": {"normal": {"mean": 0, "sd": 4}}})
 SMALL_MIXTURE = number_design_from_spec({"name": "mixture", "p": 0.8,

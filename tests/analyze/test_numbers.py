@@ -219,7 +219,7 @@ def test_mixture_unknown_small_groups_over_heavy_tails_are_flagged() -> None:
     from rrsite.core.numbers import MixtureUnknown
     from rrsite.estimate.numbers import combine, fit_part
 
-    design = MixtureUnknown((0.3, 0.8), 0.5, minimum=0, maximum=100_000)
+    design = MixtureUnknown((0.3, 0.8), 0.5, 0, 100_000)
     rng = np.random.default_rng(12)
 
     def estimate(n: int, heavy: bool):

@@ -119,19 +119,19 @@ def test_discrete_laplace_matches_its_pmf(scale: Fraction) -> None:
 def _designs() -> list:
     return [
         Mixture(0.7, {"normal": {"mean": 50, "sd": 20}}),
-        Mixture(0.6, {"exponential": {"mean": 30}}, minimum=0, maximum=200),
-        Mixture(0.5, {"uniform": {"min": 0, "max": 30}}, minimum=0, maximum=30, integer=True),
+        Mixture(0.6, {"exponential": {"mean": 30}}, 0, 200),
+        Mixture(0.5, {"uniform": {"min": 0, "max": 30}}, 0, 30, True),
         Mixture(0.8, {"values": [0, 10, 20], "probabilities": [0.2, 0.5, 0.3]}),
         Additive({"normal": {"mean": 0, "sd": 25}}),
-        Additive({"uniform": {"min": -10, "max": 30}}, minimum=0, maximum=100),
-        Multiplicative({"uniform": {"min": 0.5, "max": 1.5}}, 0.0, minimum=0, maximum=1000),
-        Multiplicative({"exponential": {"mean": 2}}, 0.3, minimum=1, maximum=1000),
-        Laplace(1.0, minimum=0, maximum=30, integer=True),
-        Laplace(2.0, minimum=-5, maximum=7.5),
-        Duchi(1.0, minimum=0, maximum=30, integer=True),
-        Duchi(3.0, minimum=10, maximum=20),
-        Piecewise(1.0, minimum=0, maximum=30),
-        Piecewise(4.0, minimum=-1, maximum=1),
+        Additive({"uniform": {"min": -10, "max": 30}}, 0, 100),
+        Multiplicative({"uniform": {"min": 0.5, "max": 1.5}}, 0.0, 0, 1000),
+        Multiplicative({"exponential": {"mean": 2}}, 0.3, 1, 1000),
+        Laplace(1.0, 0, 30, True),
+        Laplace(2.0, -5, 7.5),
+        Duchi(1.0, 0, 30, True),
+        Duchi(3.0, 10, 20),
+        Piecewise(1.0, 0, 30),
+        Piecewise(4.0, -1, 1),
     ]
 
 
@@ -152,7 +152,7 @@ def test_report_mean_and_variance_by_simulation(design) -> None:
 
 
 def test_laplace_report_distribution_is_discrete_laplace_on_the_grid() -> None:
-    design = Laplace(1.0, minimum=0, maximum=30, integer=True)
+    design = Laplace(1.0, 0, 30, True)
     assert design.step == 0.01 and design.steps_across == 3000
     rng = random.Random(2)
     y = 12.0
@@ -171,7 +171,7 @@ def test_laplace_report_distribution_is_discrete_laplace_on_the_grid() -> None:
 
 def test_laplace_epsilon_by_enumeration() -> None:
     """The largest ratio of report probabilities between any two grid answers is e^epsilon."""
-    design = Laplace(2.0, minimum=0, maximum=3, integer=True)  # grid 0.001: 3000 steps
+    design = Laplace(2.0, 0, 3, True)  # grid 0.001: 3000 steps
     scale = float(design.scale)
     worst = 0.0
     for k in range(-4000, 7000, 7):  # report positions; answers at 0 and 3000 are the extremes
@@ -191,7 +191,7 @@ def test_laplace_epsilon_by_enumeration() -> None:
 
 
 def test_duchi_probabilities_and_epsilon() -> None:
-    design = Duchi(1.5, minimum=0, maximum=10)
+    design = Duchi(1.5, 0, 10)
     e = math.exp(1.5)
     assert design.chance_high(10) / design.chance_high(0) == pytest.approx(e)
     assert design.privacy().epsilon == pytest.approx(1.5)
@@ -209,7 +209,7 @@ def test_duchi_probabilities_and_epsilon() -> None:
 
 
 def test_piecewise_density_epsilon_and_histogram() -> None:
-    design = Piecewise(2.0, minimum=-1, maximum=1)
+    design = Piecewise(2.0, -1, 1)
     high, low = design.densities()
     assert math.log(high / low) == pytest.approx(2.0)
     # the density integrates to one: centre length C - 1, tails C + 1
@@ -260,29 +260,28 @@ def _brute_epsilon(rows: dict[float, dict[float, float]]) -> float:
 
 def test_mixture_epsilon_uniform_days_matches_math_md() -> None:
     for p in (0.2, 0.5, 0.75):
-        design = Mixture(p, {"uniform": {"min": 0, "max": 30}}, minimum=0, maximum=30, integer=True)
+        design = Mixture(p, {"uniform": {"min": 0, "max": 30}}, 0, 30, True)
         assert design.privacy().epsilon == pytest.approx(math.log(1 + 31 * p / (1 - p)))
         assert design.privacy().epsilon == pytest.approx(_brute_epsilon(_mixture_rows(design)))
 
 
 def test_mixture_epsilon_list_by_enumeration() -> None:
     mask = {"values": [0, 1, 2, 3, 4, 5, 9], "probabilities": [0.3, 0.1, 0.1, 0.1, 0.1, 0.2, 0.1]}
-    design = Mixture(0.4, mask, minimum=0, maximum=5, integer=True)
+    design = Mixture(0.4, mask, 0, 5, True)
     assert design.privacy().epsilon == pytest.approx(_brute_epsilon(_mixture_rows(design)))
     assert design.privacy().epsilon == pytest.approx(math.log(1 + 0.4 / (0.6 * 0.1)))
     # a grid value the mask never draws: no epsilon; delta is p (the truth's atom)
-    gap = Mixture(0.4, {"values": [0, 1, 2, 4, 5]}, minimum=0, maximum=5, integer=True)
+    gap = Mixture(0.4, {"values": [0, 1, 2, 4, 5]}, 0, 5, True)
     assert math.isinf(_brute_epsilon(_mixture_rows(gap)))
     assert math.isinf(gap.privacy().epsilon) and gap.privacy().delta == pytest.approx(0.4)
     assert "never draws 3" in gap.privacy().reasons[0]
 
 
 def test_continuous_and_unbounded_designs_have_no_epsilon() -> None:
-    for design in (Mixture(0.7, {"normal": {"mean": 5, "sd": 1}},
-                           minimum=0, maximum=10, integer=True),
-                   Mixture(0.7, {"uniform": {"min": 0, "max": 10}}, minimum=0, maximum=10),
-                   Additive({"normal": {"mean": 0, "sd": 5}}, minimum=0, maximum=10),
-                   Multiplicative({"uniform": {"min": 0.5, "max": 1.5}}, 0, minimum=0, maximum=10),
+    for design in (Mixture(0.7, {"normal": {"mean": 5, "sd": 1}}, 0, 10, True),
+                   Mixture(0.7, {"uniform": {"min": 0, "max": 10}}, 0, 10),
+                   Additive({"normal": {"mean": 0, "sd": 5}}, 0, 10),
+                   Multiplicative({"uniform": {"min": 0.5, "max": 1.5}}, 0, 0, 10),
                    MixtureUnknown((0.3, 0.7))):
         privacy = design.privacy()
         assert math.isinf(privacy.epsilon)
@@ -291,7 +290,7 @@ def test_continuous_and_unbounded_designs_have_no_epsilon() -> None:
 
 def test_additive_list_delta_by_enumeration() -> None:
     scramble = {"values": [-2, 0, 2, 4], "probabilities": [0.1, 0.4, 0.3, 0.2]}
-    design = Additive(scramble, minimum=0, maximum=6, integer=True)
+    design = Additive(scramble, 0, 6, True)
     pmf = design.scramble.pmf()
     rows = {y: {y + s: q for s, q in pmf.items()} for y in range(7)}
     delta = max(math.fsum(q for z, q in rows[y].items() if z not in rows[other])
@@ -302,7 +301,7 @@ def test_additive_list_delta_by_enumeration() -> None:
 
 @pytest.mark.slow
 def test_multiplicative_uniform_delta_closed_form_by_simulation() -> None:
-    design = Multiplicative({"uniform": {"min": 0.5, "max": 1.5}}, 0.0, minimum=10, maximum=40)
+    design = Multiplicative({"uniform": {"min": 0.5, "max": 1.5}}, 0.0, 10, 40)
     rng = random.Random(1)
     # P(report above 40 x 0.5 = the top answer's support start... ) : the top answer's reports
     # outside the bottom answer's range [5, 15]
@@ -312,16 +311,16 @@ def test_multiplicative_uniform_delta_closed_form_by_simulation() -> None:
 
 
 def test_impossible_reports() -> None:
-    product = Multiplicative({"uniform": {"min": 0.5, "max": 2}}, 0.0, minimum=0, maximum=100)
+    product = Multiplicative({"uniform": {"min": 0.5, "max": 2}}, 0.0, 0, 100)
     assert "negative" in product.impossible(-3.0)
     assert product.impossible(150.0) is None
     assert product.impossible(250.0) is not None
-    sums = Additive({"uniform": {"min": -10, "max": 10}}, minimum=0, maximum=100)
+    sums = Additive({"uniform": {"min": -10, "max": 10}}, 0, 100)
     assert sums.impossible(-11.0) is not None and sums.impossible(105.0) is None
-    days = Mixture(0.5, {"uniform": {"min": 0, "max": 30}}, minimum=0, maximum=30, integer=True)
+    days = Mixture(0.5, {"uniform": {"min": 0, "max": 30}}, 0, 30, True)
     assert days.impossible(12.5) is not None and days.impossible(12.0) is None
     assert days.impossible(float("nan")) is not None
-    assert Laplace(1.0, minimum=0, maximum=30, integer=True).impossible(12.005) is not None
+    assert Laplace(1.0, 0, 30, True).impossible(12.005) is not None
 
 
 def test_mixture_unknown_groups_and_reports() -> None:
@@ -351,7 +350,7 @@ def test_spec_round_trip_and_errors() -> None:
 
 
 def test_respond_sends_no_truth_and_refuses_bad_answers() -> None:
-    design = Mixture(0.5, {"uniform": {"min": 0, "max": 30}}, minimum=0, maximum=30, integer=True)
+    design = Mixture(0.5, {"uniform": {"min": 0, "max": 30}}, 0, 30, True)
     question = {"id": "days", "type": "number", "design": design.spec()}
     result = respond(question, "17", rng=random.Random(1))
     assert set(result) == {"report", "drawn", "operation", "steps"}
@@ -359,7 +358,7 @@ def test_respond_sends_no_truth_and_refuses_bad_answers() -> None:
     for bad in ("31", "-1", "2.5", "ten", ""):
         with pytest.raises(DesignError):
             respond(question, bad)
-    added = Additive({"values": [100, 200]}, minimum=0, maximum=1000)
+    added = Additive({"values": [100, 200]}, 0, 1000)
     result = respond({"id": "x", "type": "number", "design": added.spec()}, "40",
                      rng=random.Random(3))
     assert result["report"] == 40 + result["drawn"]
@@ -378,7 +377,7 @@ def test_gaussian_delta_by_numerical_integration() -> None:
     total = math.fsum(max(0.0, pdf(x, 0) - math.exp(epsilon) * pdf(x, sensitivity)) * step
                       for x in (-20 + (i + 0.5) * step for i in range(int(43 / step))))
     assert gaussian_delta(sensitivity, sd, epsilon) == pytest.approx(total, rel=1e-5)
-    design = Additive({"normal": {"mean": 0, "sd": 2}}, minimum=0, maximum=3)
+    design = Additive({"normal": {"mean": 0, "sd": 2}}, 0, 3)
     assert design.privacy().delta == pytest.approx(gaussian_delta(3, 2, 1.0))
 
 
@@ -388,14 +387,14 @@ def _as_decimal(value: float) -> Fraction:
 
 
 @pytest.mark.parametrize("design", [
-    Additive({"normal": {"mean": 0, "sd": 2000}}, minimum=0, maximum=100000),
-    Additive({"exponential": {"mean": 50}}, minimum=0, maximum=40),
-    Additive({"uniform": {"min": -5000, "max": 5000}}, minimum=0, maximum=50000),
-    Multiplicative({"uniform": {"min": 0.5, "max": 1.5}}, 0.0, minimum=0, maximum=20000),
-    Multiplicative({"exponential": {"mean": 1}}, 0.3, minimum=0, maximum=40),
-    Mixture(0.5, {"normal": {"mean": 15, "sd": 5}}, minimum=0, maximum=30),
-    Mixture(0.5, {"uniform": {"min": 0, "max": 40}}, minimum=0, maximum=40),
-    Laplace(1.0, minimum=0, maximum=40),
+    Additive({"normal": {"mean": 0, "sd": 2000}}, 0, 100000),
+    Additive({"exponential": {"mean": 50}}, 0, 40),
+    Additive({"uniform": {"min": -5000, "max": 5000}}, 0, 50000),
+    Multiplicative({"uniform": {"min": 0.5, "max": 1.5}}, 0.0, 0, 20000),
+    Multiplicative({"exponential": {"mean": 1}}, 0.3, 0, 40),
+    Mixture(0.5, {"normal": {"mean": 15, "sd": 5}}, 0, 30),
+    Mixture(0.5, {"uniform": {"min": 0, "max": 40}}, 0, 40),
+    Laplace(1.0, 0, 40),
 ], ids=lambda d: f"{d.name}-{d.maximum:g}")
 def test_reports_are_short_decimals_whose_arithmetic_is_exact(design) -> None:
     """The page shows "answer + drawn = report" (or x, or "rounded to"): the report is a short
@@ -434,8 +433,7 @@ def test_reports_are_short_decimals_whose_arithmetic_is_exact(design) -> None:
 def test_an_answer_off_the_grid_is_rounded_without_bias() -> None:
     """7.25 on a grid of whole numbers: 7 or 8, 8 a quarter of the time (the mean is kept)."""
     rng = random.Random(2)
-    design = Additive({"values": [0]},
-                      minimum=0, maximum=300000)  # a decimal question whose grid is 1
+    design = Additive({"values": [0]}, 0, 300000)  # a decimal question whose grid is 1
     assert design.report_step == 1.0
     reports = [design.randomize(7.25, rng).report for _ in range(DRAWS)]
     assert set(reports) == {7.0, 8.0}
@@ -469,9 +467,9 @@ def test_rounding_variance_by_simulation(spec: dict, step: float) -> None:
 
 
 @pytest.mark.parametrize("design", [
-    Additive({"normal": {"mean": 0.3, "sd": 0.8}}, minimum=0, maximum=30, integer=True),
-    Additive({"exponential": {"mean": 0.6}}, minimum=0, maximum=30, integer=True),
-    Mixture(0.5, {"normal": {"mean": 10, "sd": 0.7}}, minimum=0, maximum=30, integer=True),
+    Additive({"normal": {"mean": 0.3, "sd": 0.8}}, 0, 30, True),
+    Additive({"exponential": {"mean": 0.6}}, 0, 30, True),
+    Mixture(0.5, {"normal": {"mean": 10, "sd": 0.7}}, 0, 30, True),
 ], ids=lambda d: f"{d.name}-{d.params()}")
 def test_report_variance_counts_the_rounding_to_whole_numbers(design) -> None:
     """A continuous draw on a question of whole numbers is sent rounded to one: Var(report | y)
@@ -491,8 +489,7 @@ def test_report_variance_counts_the_rounding_to_whole_numbers(design) -> None:
 def test_multiplicative_rounding_adds_at_most_a_quarter_step_squared() -> None:
     """The product's rounding to the report grid is left out of Var(report | y): the variance
     of the reports lies between the formula and the formula plus (1 - p) step^2 / 4."""
-    design = Multiplicative({"uniform": {"min": 0.5, "max": 1.5}}, 0.2,
-                            minimum=0, maximum=30, integer=True)
+    design = Multiplicative({"uniform": {"min": 0.5, "max": 1.5}}, 0.2, 0, 30, True)
     rng = random.Random(9)
     for y in (1.0, 3.0, 12.0):
         reports = [design.randomize(y, rng).report for _ in range(DRAWS)]

@@ -82,7 +82,7 @@ def test_duchi_sampler_gives_the_papers_chances_and_its_stated_epsilon(epsilon: 
     and privacy() divided by zero); from 21 a die took 1e-9 for 0.
     """
     low, high = 3.0, 11.0
-    design = Duchi(epsilon, minimum=low, maximum=high)
+    design = Duchi(epsilon, low, high)
     e = Fraction(math.exp(epsilon))
     realized = {}
     for y in (low, 6.5, high):
@@ -104,7 +104,7 @@ def test_piecewise_sampler_takes_the_tails_with_the_papers_chance(epsilon: float
     Before: from epsilon 41.4 a die took the tails' 1e-9 for 0, so a report outside the centre
     piece never came, and the piece (which moves with the answer) gave the answer away.
     """
-    design = Piecewise(epsilon, minimum=0, maximum=30)
+    design = Piecewise(epsilon, 0, 30)
     expected = 1 / (Fraction(math.exp(epsilon / 2)) + 1)
     for y in (0.0, 12.0, 30.0):
         got = realized_chance(first_action(design, y, "tails"))
@@ -113,8 +113,7 @@ def test_piecewise_sampler_takes_the_tails_with_the_papers_chance(epsilon: float
 
 def test_no_branch_of_positive_chance_is_rounded_away() -> None:
     """A truth chance of 1 - 1e-10 or a mask value of chance 1e-11 is drawn, not taken for 0."""
-    nearly = Mixture(1 - 1e-10, {"uniform": {"min": 0, "max": 30}},
-                     minimum=0, maximum=30, integer=True)
+    nearly = Mixture(1 - 1e-10, {"uniform": {"min": 0, "max": 30}}, 0, 30, True)
     got = realized_chance(first_action(nearly, 7, "mask"))
     assert float(got) == pytest.approx(1e-10, rel=1e-5)  # the spinner's 53 bits: 1e-16 absolute
     rare = Mask.from_spec({"values": [0, 1], "probabilities": [1e-11, 1 - 1e-11]})
@@ -161,7 +160,7 @@ def test_laplace_epsilon_is_the_largest_log_ratio_on_its_grid(
     Before: epsilon was the parameter even where max falls between grid points, where the
     design is a little more private (0.99960 instead of 1 on [0, 12.345]).
     """
-    design = Laplace(epsilon, minimum=low, maximum=high, integer=integer)
+    design = Laplace(epsilon, low, high, integer)
     steps = design.steps_across
     reports = range(-2 * steps, 3 * steps)
     answers = [low, high, low + (high - low) * 0.37, low + (high - low) * 0.9]
@@ -192,14 +191,12 @@ def _mixture_epsilon(p: float, chances: dict[float, float], low: int, high: int)
 def test_mixture_epsilon_on_a_large_grid() -> None:
     """150,001 whole numbers (beyond the old enumeration limit of 100,001): a uniform mask over
     them gives epsilon ln(1 + p n / (1 - p)), not "no epsilon" for want of a bounded range."""
-    design = Mixture(0.5, {"uniform": {"min": 0, "max": 150_000}},
-                     minimum=0, maximum=150_000, integer=True)
+    design = Mixture(0.5, {"uniform": {"min": 0, "max": 150_000}}, 0, 150_000, True)
     n = len(range(0, 150_001))
     # every report v is a grid value: (p + (1 - p) / n) under y = v, (1 - p) / n under y != v
     assert design.privacy().epsilon == pytest.approx(math.log((0.5 + 0.5 / n) / (0.5 / n)),
                                                      rel=1e-12)
-    gap = Mixture(0.5, {"uniform": {"min": 1, "max": 150_000}},
-                  minimum=0, maximum=150_000, integer=True)
+    gap = Mixture(0.5, {"uniform": {"min": 1, "max": 150_000}}, 0, 150_000, True)
     assert math.isinf(gap.privacy().epsilon) and gap.privacy().delta == 0.5
     assert "never draws 0" in gap.privacy().reasons[0]
 
@@ -214,7 +211,7 @@ def test_mixture_epsilon_on_a_large_grid() -> None:
     {"uniform": {"min": 1, "max": 8}},                              # misses 0
 ])
 def test_mixture_epsilon_by_enumeration(mask: dict) -> None:
-    design = Mixture(0.35, mask, minimum=0, maximum=5, integer=True)
+    design = Mixture(0.35, mask, 0, 5, True)
     if "values" in mask:
         given = mask.get("probabilities", [1 / len(mask["values"])] * len(mask["values"]))
         chances = {float(v): q for v, q in zip(mask["values"], given, strict=True) if q > 0}
@@ -258,7 +255,7 @@ def test_multiplicative_delta_floor_by_enumeration(
     Before: p > 0 gave delta = p whatever the factor (0.3 instead of 1 for [10, 40]), and a range
     of negative answers gave a negative delta (-0.375).
     """
-    design = Multiplicative(scramble, p, minimum=low, maximum=high, integer=integer)
+    design = Multiplicative(scramble, p, low, high, integer)
     answers = ([float(y) for y in range(int(low), int(high) + 1)] if integer
                else [low + (high - low) * i / 200 for i in range(201)])
     worst = 0.0
@@ -303,8 +300,7 @@ def _additive_delta(values: list[float], chances: list[float], low: int, high: i
 ])
 def test_additive_list_delta_by_enumeration(values: list, chances: list, low: int,
                                             high: int) -> None:
-    design = Additive({"values": values, "probabilities": chances},
-                      minimum=low, maximum=high, integer=True)
+    design = Additive({"values": values, "probabilities": chances}, low, high, True)
     assert design.privacy().delta == pytest.approx(_additive_delta(values, chances, low, high),
                                                    rel=1e-12)
 
@@ -313,8 +309,7 @@ def test_additive_whole_number_uniform_delta_on_a_large_grid() -> None:
     """100,002 whole numbers (the old limit was 100,001, above which delta was said to be 1):
     with a uniform scramble over -150,000..150,000 the answers d apart share all but d of the
     300,001 reports; counted report by report for a few d, the farthest pair included."""
-    design = Additive({"uniform": {"min": -150_000, "max": 150_000}},
-                      minimum=0, maximum=100_001, integer=True)
+    design = Additive({"uniform": {"min": -150_000, "max": 150_000}}, 0, 100_001, True)
     worst = 0
     for d in (1, 777, 100_001):
         worst = max(worst, sum(1 for s in range(-150_000, 150_001)
@@ -329,14 +324,13 @@ def test_additive_reports_off_the_lattice_are_impossible() -> None:
     """With whole-number answers and a list of added numbers, a report is y + s for some y in
     range and some s drawn; enumerated exactly, every other number is impossible."""
     values, chances = [-2, 0.5, 4, 7.25], [0.25, 0.25, 0.5, 0.0]
-    design = Additive({"values": values, "probabilities": chances},
-                      minimum=0, maximum=6, integer=True)
+    design = Additive({"values": values, "probabilities": chances}, 0, 6, True)
     possible = {Fraction(y) + Fraction(v) for y in range(7)
                 for v, q in zip(values, chances, strict=True) if q > 0}
     candidates = {z + Fraction(k, 4) for z in possible for k in range(-3, 4)}
     for z in sorted(candidates):
         assert (design.impossible(float(z)) is None) == (z in possible), z
-    uniform = Additive({"uniform": {"min": -3, "max": 4}}, minimum=0, maximum=6, integer=True)
+    uniform = Additive({"uniform": {"min": -3, "max": 4}}, 0, 6, True)
     possible = {Fraction(y + s) for y in range(7) for s in range(-3, 5)}
     for z in sorted({z + Fraction(k, 4) for z in possible for k in range(-5, 6)}):
         assert (uniform.impossible(float(z)) is None) == (z in possible), z
@@ -344,8 +338,8 @@ def test_additive_reports_off_the_lattice_are_impossible() -> None:
 
 def test_mixture_reports_of_a_value_never_drawn_are_impossible() -> None:
     """A value the mask lists with chance 0, outside the answers, is never reported."""
-    design = Mixture(0.5, {"values": [0, 40, 50.5], "probabilities": [0.5, 0.0, 0.5]},
-                     minimum=0, maximum=30, integer=True)
+    design = Mixture(0.5, {"values": [0, 40, 50.5], "probabilities": [0.5, 0.0, 0.5]}, 0, 30,
+                     True)
     possible = {float(y) for y in range(31)} | {0.0, 50.5}
     for z in sorted(possible | {40.0, 12.5, 31.0, -1.0, 50.0}):
         assert (design.impossible(z) is None) == (z in possible), z
@@ -358,7 +352,7 @@ def test_mixture_unknown_delta_is_the_chance_the_truth_is_sent() -> None:
     from rrsite.core.numbers import MixtureUnknown
 
     chance, p = 0.4, (0.3, 0.8)
-    design = MixtureUnknown(p, chance, minimum=0, maximum=3, integer=True)
+    design = MixtureUnknown(p, chance, 0, 3, True)
     groups = ((1, chance, p[0]), (2, 1 - chance, p[1]))
     laws = [{0.5: 0.5, 7.25: 0.5}, {1.0: 0.2, 9.0: 0.8}, {0.0: 0.25, 1.0: 0.25, 2.0: 0.25,
                                                           3.0: 0.25}]

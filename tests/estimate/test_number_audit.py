@@ -143,7 +143,7 @@ def mixture(p: float, mask: dict, low=None, high=None, integer=False) -> Law:
     """The device sends the answer (on the report grid here) or a mask draw, a continuous one
     rounded to the report grid."""
     spec = {k: v for k, v in mask.items() if k != "integer"}
-    design = Mixture(p, spec, minimum=low, maximum=high, integer=integer)
+    design = Mixture(p, spec, low, high, integer)
     g = _grid(low, high, integer)
     m, v = _mask_moments(mask)
     v += _rounding(mask, g)
@@ -154,7 +154,7 @@ def mixture(p: float, mask: dict, low=None, high=None, integer=False) -> Law:
 def additive(scramble: dict, low=None, high=None, integer=False) -> Law:
     """Answer (on the report grid here) + the draw, a continuous one rounded to the grid."""
     spec = {k: v for k, v in scramble.items() if k != "integer"}
-    design = Additive(spec, minimum=low, maximum=high, integer=integer)
+    design = Additive(spec, low, high, integer)
     g = _grid(low, high, integer)
     _, v = _mask_moments(scramble)
     v += _rounding(scramble, g)
@@ -166,7 +166,7 @@ def multiplicative(scramble: dict, p: float, low, high) -> Law:
     """The factor is rounded to a grid h, the power of ten at most a tenth of the report grid
     over the largest answer size; the product's own rounding to the report grid (at most
     g^2 / 4) is left out here, as the design's formula leaves it out."""
-    design = Multiplicative(scramble, p, minimum=low, maximum=high)
+    design = Multiplicative(scramble, p, low, high)
     g = _grid(low, high, False)
     h = 10.0 ** math.floor(math.log10(g / (10 * max(abs(low), abs(high), 1.0))))
     m, v = _mask_moments(scramble)
@@ -182,7 +182,7 @@ def laplace(epsilon: float, low: float, high: float, integer: bool = False) -> L
     """Grid step g: the largest power of ten at most (max - min) / 1000; y rounded to it at
     random (up with chance f, its fractional position); P(k) = (1 - a) / (1 + a) a^|k|,
     a = exp(-epsilon / G), G = ceil((max - min) / g); report min + g (position + k)."""
-    design = Laplace(epsilon, minimum=low, maximum=high, integer=integer)
+    design = Laplace(epsilon, low, high, integer)
     g = 10.0 ** math.floor(math.log10((high - low) / 1000))
     big_g = math.ceil((high - low) / g - 1e-9)
     a = math.exp(-epsilon / big_g)
@@ -209,7 +209,7 @@ def laplace(epsilon: float, low: float, high: float, integer: bool = False) -> L
 
 
 def duchi(epsilon: float, low: float, high: float) -> Law:
-    design = Duchi(epsilon, minimum=low, maximum=high)
+    design = Duchi(epsilon, low, high)
     e = math.exp(epsilon)
     c = (e + 1) / (e - 1)
     half = (high - low) / 2
@@ -226,7 +226,7 @@ def duchi(epsilon: float, low: float, high: float) -> Law:
 def piecewise(epsilon: float, low: float, high: float) -> Law:
     """Density s (s - 1) / (2 (s + 1)) on [l, l + C - 1], that over e^eps elsewhere on [-C, C]
     (unit scale, s = e^(eps/2), l = (C + 1) x / 2 - (C - 1) / 2): Wang et al. 2019."""
-    design = Piecewise(epsilon, minimum=low, maximum=high)
+    design = Piecewise(epsilon, low, high)
     s = math.exp(epsilon / 2)
     c = (s + 1) / (s - 1)
     inside = (math.exp(epsilon) - s) / (2 * s + 2)
@@ -329,9 +329,9 @@ def _reports(design, y: float, seed: int, n: int = DRAWS) -> np.ndarray:
 def test_continuous_scrambles_are_drawn_from_their_laws(scramble: dict, law) -> None:
     """Kolmogorov-Smirnov: z - y from additive, and the mask draws of a mixture (every report
     that is not the truth), against the scramble's distribution."""
-    added = _reports(Additive(scramble, minimum=0, maximum=100), 40.0, 1) - 40.0
+    added = _reports(Additive(scramble, 0, 100), 40.0, 1) - 40.0
     assert stats.kstest(added, law.cdf).pvalue > 1e-4
-    design = Mixture(0.3, scramble, minimum=0, maximum=100)
+    design = Mixture(0.3, scramble, 0, 100)
     reports = _reports(design, 40.0, 2)
     drawn = reports[reports != 40.0]
     assert stats.binomtest(DRAWS - len(drawn), DRAWS, 0.3).pvalue > 1e-4
@@ -343,7 +343,7 @@ def test_continuous_scrambles_are_drawn_from_their_laws(scramble: dict, law) -> 
     ({"values": [-2, 0.5, 4], "probabilities": [0.2, 0.5, 0.3]}, {-2.0: 0.2, 0.5: 0.5, 4.0: 0.3}),
 ])
 def test_discrete_scrambles_are_drawn_from_their_laws(scramble: dict, chances: dict) -> None:
-    added = _reports(Additive(scramble, minimum=0, maximum=10, integer=True), 4.0, 3) - 4.0
+    added = _reports(Additive(scramble, 0, 10, True), 4.0, 3) - 4.0
     values = sorted(chances)
     observed = [int(np.sum(np.isclose(added, v, rtol=0, atol=1e-9))) for v in values]
     assert sum(observed) == DRAWS
@@ -356,7 +356,7 @@ def test_discrete_scrambles_are_drawn_from_their_laws(scramble: dict, chances: d
 ])
 def test_multiplicative_reports_truth_or_a_scaled_factor(scramble: dict, p: float, law) -> None:
     y = 7.0
-    reports = _reports(Multiplicative(scramble, p, minimum=1, maximum=1000), y, 4)
+    reports = _reports(Multiplicative(scramble, p, 1, 1000), y, 4)
     truth = reports == y
     assert stats.binomtest(int(truth.sum()), DRAWS, p).pvalue > 1e-4
     assert stats.kstest(reports[~truth] / y, law.cdf).pvalue > 1e-4
@@ -369,7 +369,7 @@ def test_multiplicative_reports_truth_or_a_scaled_factor(scramble: dict, p: floa
 def test_laplace_reports_follow_the_grid_law(epsilon: float, low: float, high: float,
                                              y: float) -> None:
     """Chi-square over blocks of grid positions against (1 - f) P(k - b) + f P(k - b - 1)."""
-    design = Laplace(epsilon, minimum=low, maximum=high)
+    design = Laplace(epsilon, low, high)
     g = 10.0 ** math.floor(math.log10((high - low) / 1000))
     big_g = math.ceil((high - low) / g - 1e-9)
     a = math.exp(-epsilon / big_g)
@@ -389,7 +389,7 @@ def test_laplace_reports_follow_the_grid_law(epsilon: float, low: float, high: f
 def test_duchi_and_piecewise_reports_follow_their_laws(epsilon: float) -> None:
     low, high, y = 0.0, 30.0, 4.0
     e, x = math.exp(epsilon), 2 * y / 30 - 1
-    duchi_reports = _reports(Duchi(epsilon, minimum=low, maximum=high), y, 6)
+    duchi_reports = _reports(Duchi(epsilon, low, high), y, 6)
     c = (e + 1) / (e - 1)
     two = np.array([15 * (1 - c), 15 * (1 + c)])
     assert np.all(np.min(np.abs(duchi_reports[:, None] - two[None, :]), axis=1) <= 1e-9 * 15 * c)
@@ -405,7 +405,7 @@ def test_duchi_and_piecewise_reports_follow_their_laws(epsilon: float) -> None:
         piece = max(0.0, min(t, left + c - 1) - left)
         return (t + c - piece) * inside / e + piece * inside
 
-    units = _reports(Piecewise(epsilon, minimum=low, maximum=high), y, 7) / 15 - 1
+    units = _reports(Piecewise(epsilon, low, high), y, 7) / 15 - 1
     assert stats.kstest(units, np.vectorize(cdf)).pvalue > 1e-4
 
 
@@ -445,8 +445,7 @@ def test_piecewise_epsilon_over_its_2_to_the_21_cells(epsilon: float) -> None:
         logs.append(np.log(chance))
     stacked = np.array(logs)
     worst = float(np.max(stacked.max(axis=0) - stacked.min(axis=0)))
-    assert Piecewise(epsilon,
-                     minimum=0, maximum=30).privacy().epsilon == pytest.approx(worst, rel=1e-9)
+    assert Piecewise(epsilon, 0, 30).privacy().epsilon == pytest.approx(worst, rel=1e-9)
 
 
 # ---- planning -----------------------------------------------------------------------------------
@@ -474,7 +473,7 @@ def test_worst_variance_is_the_largest_over_the_answers(law: Law) -> None:
 
 def test_duchi_on_whole_numbers_peaks_next_to_the_middle() -> None:
     """0..31: the middle, 15.5, is no answer; Var(r | y) is largest at 15 and 16."""
-    design = Duchi(1.0, minimum=0, maximum=31, integer=True)
+    design = Duchi(1.0, 0, 31, True)
     e = math.e
     c = (e + 1) / (e - 1)
     dense = max(15.5 ** 2 * (c * c - (y / 15.5 - 1) ** 2) for y in range(32))

@@ -138,11 +138,11 @@ def _conditional_variance_closed_form(design: object, y: np.ndarray) -> np.ndarr
 
 DESIGNS = [
     Additive({"normal": {"mean": 0, "sd": 300}}),
-    Mixture(0.6, {"uniform": {"min": 0, "max": 30}}, minimum=0, maximum=30, integer=True),
-    Multiplicative({"uniform": {"min": 0.5, "max": 1.5}}, 0.0, minimum=0, maximum=30),
-    Laplace(1.0, minimum=0, maximum=30),
-    Duchi(1.0, minimum=0, maximum=30),
-    Piecewise(2.0, minimum=0, maximum=30),
+    Mixture(0.6, {"uniform": {"min": 0, "max": 30}}, 0, 30, True),
+    Multiplicative({"uniform": {"min": 0.5, "max": 1.5}}, 0.0, 0, 30),
+    Laplace(1.0, 0, 30),
+    Duchi(1.0, 0, 30),
+    Piecewise(2.0, 0, 30),
 ]
 
 
@@ -267,12 +267,12 @@ def test_deconvolution_recovers_a_zero_inflated_distribution() -> None:
 
 
 def test_respondents_for_margin_closed_form() -> None:
-    design = Laplace(1.0, minimum=0, maximum=100)
+    design = Laplace(1.0, 0, 100)
     worst = worst_variance(design)
     assert worst == pytest.approx(2 * 100 ** 2, rel=1e-3)
     n = respondents_for_margin(design, 5.0, sd=20)
     assert n == math.ceil((1.959963984540054 / 5) ** 2 * (400 + worst))
-    duchi = Duchi(1.0, minimum=0, maximum=100)
+    duchi = Duchi(1.0, 0, 100)
     e = math.e
     assert worst_variance(duchi) == pytest.approx(50 ** 2 * ((e + 1) / (e - 1)) ** 2)
 
@@ -312,7 +312,7 @@ def test_heavy_tails_get_satterthwaite_degrees_of_freedom() -> None:
 
 def test_mixture_unknown_degrees_of_freedom_sum_over_groups() -> None:
     rng = np.random.default_rng(32)
-    design = MixtureUnknown((0.3, 0.8), 0.5, minimum=0, maximum=100_000)
+    design = MixtureUnknown((0.3, 0.8), 0.5, 0, 100_000)
     y, other = rng.lognormal(8.0, 1.2, 400), rng.uniform(0, 10_000, 400)
     groups = np.where(rng.random(400) < 0.5, 1, 2)
     keep = rng.random(400) < np.where(groups == 1, 0.3, 0.8)
@@ -382,7 +382,7 @@ def test_the_log_interval_is_joined_only_where_the_truths_spread_dominates() -> 
     rng = np.random.default_rng(35)
     y = np.minimum(rng.lognormal(8.0, 1.2, 200), 100_000)
     # mixture-unknown: always (its innocuous answers are part of what is sampled)
-    unknown = MixtureUnknown((0.3, 0.8), 0.5, minimum=0, maximum=100_000)
+    unknown = MixtureUnknown((0.3, 0.8), 0.5, 0, 100_000)
     groups = np.where(rng.random(200) < 0.5, 1, 2)
     z = np.where(rng.random(200) < np.where(groups == 1, 0.3, 0.8), y, rng.uniform(0, 1e4, 200))
     fit = combine([fit_part(unknown, z, groups)])
@@ -393,14 +393,14 @@ def test_the_log_interval_is_joined_only_where_the_truths_spread_dominates() -> 
                                                         max(hall[1], log[1])))
     assert fit.to_dict()["ci_method"].endswith("joined with the log-scale interval")
     # additive noise small beside the incomes' spread: joined
-    small = Additive({"normal": {"mean": 0, "sd": 300}}, minimum=0, maximum=100_000)
+    small = Additive({"normal": {"mean": 0, "sd": 300}}, 0, 100_000)
     fit = combine([fit_part(small, y + rng.normal(0, 300, 200))])
     assert fit.se_noise is not None and fit.se_noise ** 2 <= fit.se ** 2 / 2
     assert fit.log_scale
     # Laplace noise dwarfs the spread: Hall's interval alone
     from rrsite.estimate.numbers import simulate_reports
 
-    laplace = Laplace(0.5, minimum=0, maximum=100_000)
+    laplace = Laplace(0.5, 0, 100_000)
     reports, _ = simulate_reports(rng, laplace, y)
     fit = combine([fit_part(laplace, reports)])
     hall = skew_corrected_interval(fit.mean, fit.se, fit.skewness * fit.se ** 3, fit.df, 0.95)
@@ -423,7 +423,7 @@ def test_mixture_unknown_coverage_at_100_respondents_over_incomes() -> None:
     from rrsite.estimate.numbers import skew_corrected_interval
 
     rng = np.random.default_rng(36)
-    design = MixtureUnknown((0.3, 0.8), 0.5, minimum=0, maximum=100_000)
+    design = MixtureUnknown((0.3, 0.8), 0.5, 0, 100_000)
     mu, sigma, cap = 8.0, 1.2, 100_000.0
     from scipy import stats
 

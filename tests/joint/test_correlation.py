@@ -182,7 +182,7 @@ def test_mixture_unknown_cancels_the_innocuous_number_even_when_it_correlates():
     u = 30 - 8 * x + rng.normal(0, 5, n)          # innocuous answers depend on x
     g = np.where(rng.random(n) < 0.5, 1, 2)
     z = np.where(rng.random(n) < np.where(g == 1, 0.3, 0.8), y, u)
-    fit = rrcor([number_variable("y", MixtureUnknown((0.3, 0.8), 0.5), z, g),
+    fit = rrcor([number_variable("y", MixtureUnknown((0.3, 0.8), 0.5, None, None), z, g),
                  direct("x", x)], replicates=50)
     c1, c2 = (1 - 0.8) / (0.3 - 0.8), -(1 - 0.3) / (0.3 - 0.8)
     first, second = g == 1, g == 2
@@ -230,7 +230,7 @@ def test_mixture_unknown_bootstrap_se_matches_the_spread():
     from rrsite.estimate.correlation import number_variable
 
     rng = np.random.default_rng(24)
-    design = MixtureUnknown((0.3, 0.8), 0.5)
+    design = MixtureUnknown((0.3, 0.8), 0.5, None, None)
     estimates, ses = [], []
     for _ in range(200):
         x, y = _bivariate(rng, 1000, 0.5)

@@ -57,17 +57,13 @@ class NumberOutcome:
         return result
 
 
-@dataclass(frozen=True)
 class NumberDesign:
-    """Base of the number designs: range, randomizer, privacy and the report's moments.
-
-    The range and ``integer`` are keyword-only fields of every design, after its own.
-    """
+    """Base of the number designs: range, randomizer, privacy and the report's moments."""
 
     name: ClassVar[str] = ""
-    minimum: float | None = field(default=None, kw_only=True)
-    maximum: float | None = field(default=None, kw_only=True)
-    integer: bool = field(default=False, kw_only=True)
+    minimum: float | None
+    maximum: float | None
+    integer: bool
 
     def params(self) -> dict[str, Any]:
         """The design's own keys (without name, min, max, integer)."""

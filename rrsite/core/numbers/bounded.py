@@ -29,6 +29,9 @@ class Bounded(NumberDesign):
     """Bounded-range LDP: needs min < max and epsilon > 0; the value is clipped to [min, max]."""
 
     epsilon: float = 1.0
+    minimum: float | None = None
+    maximum: float | None = None
+    integer: bool = False
 
     def __post_init__(self) -> None:
         self._init_bounded()

@@ -39,6 +39,9 @@ class Mixture(NumberDesign):
     name: ClassVar[str] = "mixture"
     p: float = 0.5
     mask: Any = None
+    minimum: float | None = None
+    maximum: float | None = None
+    integer: bool = False
 
     def __post_init__(self) -> None:
         self._init_range()
@@ -144,6 +147,9 @@ class MixtureUnknown(NumberDesign):
     name: ClassVar[str] = "mixture-unknown"
     p: tuple[float, float] = (0.3, 0.7)
     probability: float = 0.5
+    minimum: float | None = None
+    maximum: float | None = None
+    integer: bool = False
 
     def __post_init__(self) -> None:
         self._init_range()
@@ -229,6 +235,9 @@ class Additive(NumberDesign):
 
     name: ClassVar[str] = "additive"
     scramble: Any = None
+    minimum: float | None = None
+    maximum: float | None = None
+    integer: bool = False
 
     def __post_init__(self) -> None:
         self._init_range()
@@ -352,6 +361,9 @@ class Multiplicative(NumberDesign):
     name: ClassVar[str] = "multiplicative"
     scramble: Any = None
     p: float = 0.0
+    minimum: float | None = None
+    maximum: float | None = None
+    integer: bool = False
 
     def __post_init__(self) -> None:
         self._init_range()
