@@ -196,3 +196,16 @@ def test_core_is_small_enough_to_download():
     from rrsite.survey.bundle import core_zip
 
     assert len(brotli.compress(core_zip(), quality=11)) <= CORE_BUDGET
+
+
+def test_no_test_calls_asyncio_run_directly() -> None:
+    """A test that drives a browser leaves Playwright's event loop running in its pytest-xdist
+    worker, and a later ``asyncio.run`` in the same worker fails: tests run coroutines with
+    ``rrsite.collect.pgstore.run_outside_loop`` (a thread of its own) instead."""
+    tests = Path(__file__).resolve().parent
+    found = [f"{path.relative_to(tests.parent)}:{number}"
+             for path in sorted(tests.rglob("*.py"))
+             for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
+             if "asyncio.run(" in line and "pool.submit(asyncio.run" not in line
+             and path.name != "test_layout.py"]
+    assert not found, "use run_outside_loop instead of asyncio.run in: " + ", ".join(found)

@@ -12,7 +12,6 @@ rrsite's reader; several waves read together are rrsite's reader's.
 
 from __future__ import annotations
 
-import asyncio
 import json
 from pathlib import Path
 
@@ -22,6 +21,7 @@ from rrsite.analyze import analyze
 from rrsite.analyze import api as analyze_api
 from rrsite.analyze.api import analyze_database, tally_sql
 from rrsite.cli import main
+from rrsite.collect.pgstore import run_outside_loop
 from rrsite.errors import UsageError
 from rrsite.exports.catalog import manifest_from_survey_file
 
@@ -128,7 +128,7 @@ def test_postgres_refuses_an_oracle(oracle_export: Path, capsys) -> None:
         records = [json.loads(line) for line in jsonl.read_text().splitlines()]
         rows = [(r["survey"], r["version"], r["respondent"], r["submitted_at"],
                  json.dumps(r["answers"])) for r in records]
-        asyncio.run(_fill(dsn, [built], rows))
+        run_outside_loop(_fill(dsn, [built], rows))
         with pytest.raises(UsageError) as refused:
             analyze_database(dsn, built["id"])
         message = str(refused.value)

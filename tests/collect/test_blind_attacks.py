@@ -28,6 +28,7 @@ from starlette.testclient import TestClient
 from rrsite.cli import main
 from rrsite.collect.invitations import blindkey
 from rrsite.collect.invitations.blindkey import BlindKeyError, create_key, load_key, read_ring
+from rrsite.collect.pgstore import run_outside_loop
 from rrsite.collect.server import create_app
 from rrsite.collect.stores import open_store
 from rrsite.core import blind as rb
@@ -224,15 +225,13 @@ def test_a_replayed_trade_is_limited_and_signed_off_the_event_loop(tmp_path, kit
 
 def test_the_signing_process_signs():
     """The default pool runs RSASP1 in a worker process; the result verifies."""
-    import asyncio
-
     signer = create_key_in_memory()
     key = signer.public
     prepared = rb.prepare(b"message")
     blinded, inv = rb.blind(key, prepared)
     pool = blindkey.SigningPool()
     try:
-        blind_sig = asyncio.run(pool.sign(signer, blinded))
+        blind_sig = run_outside_loop(pool.sign(signer, blinded))
     finally:
         pool.close()
     assert rb.finalize(key, prepared, blind_sig, inv)  # raises if it does not verify

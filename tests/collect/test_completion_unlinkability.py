@@ -20,6 +20,7 @@ import random
 import shutil
 import sqlite3
 import subprocess
+import time
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
@@ -190,6 +191,10 @@ def test_sqlite_log_kept_by_a_reader_is_emptied_by_the_next_record(tmp_path: Pat
         reader.execute("COMMIT")
         reader.close()
         submit_all(client, kit, pairs[2:])
+        # the collector answers before it empties the log (before it takes the next batch)
+        deadline = time.monotonic() + 10
+        while wal.stat().st_size and time.monotonic() < deadline:
+            time.sleep(0.01)
         assert wal.stat().st_size == 0
 
 
