@@ -23,7 +23,8 @@ FALSE_CLAIMS = re.compile(r"never (be )?sent|never leaves?|nunca se env|nunca sa
 # The start of every generated explanation, in each catalog (crosswise and triangular: nothing is
 # drawn, the respondent combines two statements).
 GENERATED = re.compile(r"^(After you answer|Después de que respondas|Your answer is never asked "
-                       r"for|Nunca se te pregunta tu respuesta)")
+                       r"for|Nunca se te pregunta tu respuesta|After you tick|Después de "
+                       r"responder|Después de marcar)")  # the last three: frequency oracles
 
 
 @pytest.mark.parametrize("source", EXAMPLES)
