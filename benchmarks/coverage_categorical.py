@@ -1,4 +1,4 @@
-"""Coverage of the categorical (k x k, general matrix) intervals: issue 9's failing case and more.
+"""Coverage of the categorical (k x k, general matrix) intervals: the failing case and more.
 
 Matrix rows (.8,.1,.1), (.2,.7,.1), (.1,.2,.7) (rrsite's matrix[truth][report]); the current
 analyzer's profile-likelihood intervals against the Wald intervals it used before.

@@ -1,4 +1,4 @@
-"""Coverage of issue 23's intervals: the joint table's profile-likelihood intervals and the
+"""Coverage of the intervals: the joint table's profile-likelihood intervals and the
 correlations' Fieller intervals (bootstrap covariance), at N = 500 and 2000.
 
 Joint table: two yes-no questions, forced response (truth 1/2, yes 1/4, no 1/4) and Warner

@@ -1,4 +1,4 @@
-"""Coverage of issue 23's intervals with two-group designs (joint table and correlations).
+"""Coverage of the intervals with two-group designs (joint table and correlations).
 
 Joint table: an unrelated-unknown question (p = 0.7 / 0.3, innocuous yes-rate 0.35, estimated)
 and a Warner question (p = 0.8), groups drawn with probability 1/2, true table (no-no, no-yes,

@@ -81,7 +81,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--cap", action="append", default=[], metavar="ID=N",
                         help="accept at most N submissions for survey ID (new respondents get "
                         "429 beyond; resends are still answered); repeat for several surveys")
-    parser.add_argument("--blind-key", type=Path, metavar="FILE",  # [blind hook, issue 24]
+    parser.add_argument("--blind-key", type=Path, metavar="FILE",  # [blind hook]
                         help="the key file of blind invitations made by `rrsite invite --blind` "
                         "(one key per survey; default: rrsite-blind.pem if it exists; refused "
                         "inside DIST); serves /api/blind-key and /api/blind-sign")
@@ -207,7 +207,7 @@ def run(args: argparse.Namespace) -> int:
 
     blind_path = args.blind_key or (Path(DEFAULT_PATH) if Path(DEFAULT_PATH).exists() else None)
     private = []
-    if blind_path is not None:  # [blind hook, issue 24]
+    if blind_path is not None:  # [blind hook]
         outside_site("--blind-key", blind_path, args.dist)
         private.append(blind_path)
     operator_token = None

@@ -1,4 +1,4 @@
-"""The joint table when some questions use a two-group design (issue 23): pi and tau together.
+"""The joint table when some questions use a two-group design: pi and tau together.
 
 A two-group question (unrelated-unknown, SLD, CDM, CDM-sym) has in group g a matrix
 ``[truth][report]`` that is affine in its second parameter tau (the innocuous question's yes-rate,

@@ -282,7 +282,7 @@ def catalog_for(survey: Survey, templates: Templates) -> dict[str, Any]:
 
 def _check_catalog(survey: Survey, templates: Templates, errors: list[SurveyError],
                    warnings: list[SurveyError]) -> None:
-    """A survey's language has a catalog, and its own catalog is complete (issue 20)."""
+    """A survey's language has a catalog, and its own catalog is complete."""
     have = ", ".join(sorted(templates.catalogs)) or "none"
     if survey.messages is None:
         if survey.language in templates.catalogs or \
@@ -690,9 +690,9 @@ def _render_page(plan: Plan, template: jinja2.Template, page: Path, survey: Surv
         "questions": _template_questions(version, manifest),
         "intro_html": Markup(version.intro_html),
         "outro_html": Markup(version.outro_html),
-        "consent_html": Markup(version.consent_html),  # fielding (issue 11)
+        "consent_html": Markup(version.consent_html),  # fielding
         "lang": version.language,
-        "dir": text_direction(version.language),  # issue 20: ltr or rtl, from the language
+        "dir": text_direction(version.language),  # ltr or rtl, from the language
         "messages": catalog_for(version, plan.templates),
         "asset": pins.url,
         "integrity": pins.integrity,

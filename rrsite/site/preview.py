@@ -107,7 +107,7 @@ def preview_build(sources: list[Path], dist: Path, templates: Path, pyodide: Pat
 def sources_signature(sources: list[Path], templates: Path) -> tuple[tuple[str, int, int], ...]:
     """What a save changes: path, mtime and size of every survey and template file.
 
-    JSON files beside a survey count too: its own message catalog (issue 20, ``messages:``).
+    JSON files beside a survey count too: its own message catalog (``messages:``).
     """
     files: list[Path] = []
     try:

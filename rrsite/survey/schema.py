@@ -160,7 +160,7 @@ FRONT_MATTER = Block(
         Key("priors", Priors(), "Prior guesses of the true rate of yes-no sensitive questions, by "
             "id (`{violated: 0.2}`): they choose among optimal designs when delta > 0, and the "
             "analyzer's planning uses them."),
-        # fielding (issue 11) ------------------------------------------------------------------
+        # fielding ------------------------------------------------------------------
         Key("consent", Text(markdown=True, max_length=20000),
             "Consent text (Markdown, a YAML block `|` for several paragraphs). The page shows it "
             "first with *I agree* / *I do not agree*; nothing can be answered before agreeing, "
@@ -336,7 +336,7 @@ QUESTION = Block(
         Key("accept_no_epsilon", Flag(), "Accept a design under which some report reveals the "
             "true answer (no finite epsilon, e.g. `forced-yes`: a \"no\" is never deniable).",
             default=False),
-        # fielding (issue 11) ------------------------------------------------------------------
+        # fielding ------------------------------------------------------------------
         Key("show_if", Nested(SHOW_IF), "Show this question only when an earlier direct "
             "question has one of the given answers (`{question: smoker, is: yes}`). A hidden "
             "question is not asked and not sent. A condition on a randomized question is refused: "

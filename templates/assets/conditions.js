@@ -1,4 +1,4 @@
-// show_if (issue 11): a question is shown only while an earlier *direct* question has one of the
+// show_if: a question is shown only while an earlier *direct* question has one of the
 // answers its condition lists. The build refuses conditions on randomized questions, so what is
 // shown never depends on a true sensitive answer. page.js skips hidden questions (they are neither
 // checked nor sent); this module only decides which ones are hidden.

@@ -1,4 +1,4 @@
-// Consent (issue 11): the survey's `consent:` text comes first; the form is rendered inert (shown
+// Consent: the survey's `consent:` text comes first; the form is rendered inert (shown
 // dimmed, so the respondent sees what will be asked, but nothing in it can be focused, clicked or
 // typed in) until "I agree". Declining hides the form, sends nothing, says so and stops the
 // randomizer's runtime (randomizer.js: its worker is terminated, its downloads aborted). Agreement lasts for this tab's session (a reload does not ask again).

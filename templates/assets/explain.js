@@ -27,7 +27,7 @@ function explainNewDesign(q, design, yesLabel, noLabel) {
 }
 
 export function explainDesign(q) {
-  if (q.type === "number") return window.rrsiteNumbers ? window.rrsiteNumbers.explain(q, t) : ""; // issue 21
+  if (q.type === "number") return window.rrsiteNumbers ? window.rrsiteNumbers.explain(q, t) : "";
   if (window.rrsiteOracles && window.rrsiteOracles.isOracle(q)) return window.rrsiteOracles.explain(q, t);
   const design = q.design || {};
   const matrix = q.matrix;

@@ -89,7 +89,7 @@ export function readForm() {
   const items = [];
   const direct = {};
   for (const q of questions) {
-    // fielding hook (issue 11): a question hidden by its show_if (conditions.js) is neither checked nor sent.
+    // fielding hook: a question hidden by its show_if (conditions.js) is neither checked nor sent.
     if (questionElement(q).hidden) continue;
     const error = (message) => errors.push({ q, message });
     if (q.sensitive && state.editing) continue;
@@ -99,7 +99,7 @@ export function readForm() {
       else if (q.required) error(t("error_required"));
       continue;
     }
-    if (q.sensitive && q.type === "number" && window.rrsiteNumbers) { // issue 21: numbers.js
+    if (q.sensitive && q.type === "number" && window.rrsiteNumbers) { // numbers.js
       const read = window.rrsiteNumbers.read(q, t);
       if (read.error) error(read.error);
       else if (read.item) items.push(read.item);
@@ -166,7 +166,7 @@ export function resetForm() {
 /** Clear the true answers of the sensitive questions from the page. */
 export function resetTruths() {
   for (const group of form.querySelectorAll("[data-group]")) if (group._rrReset) group._rrReset();
-  if (window.rrsiteNumbers) window.rrsiteNumbers.reset(); // issue 21: the true numbers
+  if (window.rrsiteNumbers) window.rrsiteNumbers.reset(); // the true numbers
   if (window.rrsiteOracles) window.rrsiteOracles.reset(); // the true ticks of multi-choice
 }
 

@@ -1,4 +1,4 @@
-// Kiosk mode (issue 11, `mode: kiosk`): one device serves many respondents in turn.
+// Kiosk mode (`mode: kiosk`): one device serves many respondents in turn.
 //
 // When a respondent confirms, page.js hands the randomized submission here (its kiosk hook) instead
 // of sending it itself. It goes into a queue on the device (only what is sent: the randomized

@@ -1,4 +1,4 @@
-// Randomized number questions (issue 21): the true number is read from an input without a name,
+// Randomized number questions: the true number is read from an input without a name,
 // checked against the question's range, handed to the randomizer (rrsite.core.numbers in the
 // worker, coins from crypto.getRandomValues) and cleared. Only the report is sent or stored.
 // page.js calls the hooks below (window.rrsiteNumbers); this file is loaded before it.

@@ -1,4 +1,4 @@
-// Question order (issue 11): with `shuffle: true` the questions of each page are shown in an order
+// Question order: with `shuffle: true` the questions of each page are shown in an order
 // drawn on this device (crypto.getRandomValues, Fisher-Yates). The order is not sent or stored;
 // answers are read and sent by question id, whatever the order.
 

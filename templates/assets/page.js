@@ -37,7 +37,7 @@ const integrityFailed = () => document.documentElement.dataset.rrIntegrity === "
 let randomizer = null;
 let busy = false;
 
-// fielding hook (issue 11): practice.js runs a practice round on the same randomizer and words
+// fielding hook: practice.js runs a practice round on the same randomizer and words
 // its steps like the review does. Nothing it gets is stored or sent.
 window.rrsitePractice = {
   async respond(item) {
@@ -138,7 +138,7 @@ async function randomizeAndStore(draw) {
     return;
   }
   let token = null;
-  if (blindKeyId) { // [blind invitations, issue 24]
+  if (blindKeyId) { // [blind invitations]
     $("rr-submit-note").textContent = t("blind_trading");
     try {
       token = await blindTokenFor(randomizer);
@@ -180,7 +180,7 @@ async function randomizeAndStore(draw) {
       respondent: window.rrsiteWaves ? window.rrsiteWaves.respondent(newRespondentToken) : newRespondentToken(),
       ...(Object.keys(groups).length ? { groups } : {}),
       ...(token ? { token } : invitationCode ? { invitation: invitationCode } : {}), // [collector hooks, issues 12, 24]
-      ...(designCell ? { cell: designCell } : {}), // [design cell, issue 22]
+      ...(designCell ? { cell: designCell } : {}), // [design cell]
       ...(window.rrsitePanel ? await window.rrsitePanel.fields() : {}) }, // [panels: panel.js]
     randomized_at: new Date().toISOString(),
     sent_at: null,
@@ -332,7 +332,7 @@ function writeExplanations() {
     const explain = $(`q-${q.id}-explain`);
     // One explanation per question: the author's help text replaces the generated one.
     const generated = $(`q-${q.id}-help`) ? "" : explainDesign(q);
-    const number = q.type === "number" && window.rrsiteNumbers; // issue 21: numbers.js
+    const number = q.type === "number" && window.rrsiteNumbers; // numbers.js
     const kept = isCombined(q) ? "combined_private" : number ? window.rrsiteNumbers.privateKey(q) : "sensitive_private";
     if (explain) explain.textContent = `${generated} ${t(kept)}`.trim();
     if (number) window.rrsiteNumbers.describe(q, t); // its range and how well it hides the answer

@@ -1,5 +1,5 @@
-// Pages (issue 11): a survey split with `+++` lines shows one page of questions at a time, with
-// a progress bar, Back and Next. The submit button is shown on the last page only (issue 20: a
+// Pages: a survey split with `+++` lines shows one page of questions at a time, with
+// a progress bar, Back and Next. The submit button is shown on the last page only (a
 // respondent is not offered to send before seeing every page); it checks every page and, if
 // something is missing, shows the page of the first question that needs an answer. Direct
 // answers are kept in this tab's sessionStorage so that a reload returns to the same page with

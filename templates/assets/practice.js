@@ -1,4 +1,4 @@
-// Practice rounds (issue 11): before a randomized question marked `practice: true`, the
+// Practice rounds: before a randomized question marked `practice: true`, the
 // respondent answers a neutral question ("Is it daytime now?") and watches the question's own
 // device (the same randomizer, the same design) decide what would be sent. As often as they
 // like. Nothing of it is stored or sent: the result is only shown here, and cleared with the form.

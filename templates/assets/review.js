@@ -98,7 +98,7 @@ export function renderTranscript(results, items) {
     }
     const numbers = q.type === "number" && window.rrsiteNumbers ? window.rrsiteNumbers.transcript(q, result, item, t, stepRule)
       : window.rrsiteOracles && window.rrsiteOracles.handles(q) ? window.rrsiteOracles.transcript(q, result, item, t) : null;
-    if (numbers && config.review !== "result-only") { // issue 21: the draw and the arithmetic
+    if (numbers && config.review !== "result-only") { // the draw and the arithmetic
       for (const line of numbers.lines) {
         const li = document.createElement("li");
         if (line.step) li.append(deviceIcon(line.step));
@@ -158,7 +158,7 @@ export function renderChosen(items) {
     term.textContent = questionText(q);
     const value = document.createElement("dd");
     value.dataset.chosenFor = q.id;
-    const number = q.type === "number" && window.rrsiteNumbers; // issue 21: in the page's language
+    const number = q.type === "number" && window.rrsiteNumbers; // in the page's language
     const oracle = window.rrsiteOracles && window.rrsiteOracles.isOracle(q); // the ticks of a multi-choice
     value.textContent = number ? window.rrsiteNumbers.show(item.truth, q)
       : oracle ? window.rrsiteOracles.chosen(q, item) : optionLabel(q, String(item.truth));
@@ -295,7 +295,7 @@ export function showReview(record, { restored, edited = false }) {
 export async function confirmAndSend() {
   if (!state.current || document.documentElement.dataset.rrIntegrity === "failed") return;
   const { record, request } = state.current;
-  // fielding hook (issue 11): in kiosk mode kiosk.js queues and sends the report, clears this
+  // fielding hook: in kiosk mode kiosk.js queues and sends the report, clears this
   // respondent from the page and storage, and hands the device to the next respondent.
   if (window.rrsiteKiosk) { state.current = null; window.rrsiteKiosk.hand(record, request); return; }
   performance.mark("rr-confirm");

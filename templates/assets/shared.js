@@ -1,4 +1,4 @@
-// rrsite respondent page: what every part of the page shares (issue 20 split page.js by concern).
+// rrsite respondent page: what every part of the page shares (split page.js by concern).
 //
 // The page's configuration and messages (the two JSON blocks of page.html), the form's elements,
 // the message function and the words of a question as the page shows them, and the state the
@@ -21,10 +21,10 @@ export const coinQuestions = sensitiveQuestions.filter((q) => !isCombined(q));
 export const hasCoins = coinQuestions.length > 0;
 export const target = (config.submit && config.submit.to) || "collector";
 export const STORAGE_KEY = `rrsite:${config.survey}:${config.version}`;
-// [collector hook, issue 12] invitation code of a personal link (`rrsite invite`): read from the
+// [collector hook] invitation code of a personal link (`rrsite invite`): read from the
 // fragment (#invitation=CODE), which is never sent to a server; sent as the body's `invitation`.
 export const invitationCode = new URLSearchParams(window.location.hash.slice(1)).get("invitation");
-// [design cell, issue 22] a link of `rrsite invite --frame` also carries the invitee's design
+// [design cell] a link of `rrsite invite --frame` also carries the invitee's design
 // cell id (#invitation=CODE&cell=CELL): an id shared by every invitee with the same stratum,
 // cluster and weight, sent as the body's `cell` so that the analysis can weight the answers.
 const cellParam = new URLSearchParams(window.location.hash.slice(1)).get("cell");

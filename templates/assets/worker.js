@@ -235,7 +235,7 @@ function respondAll(items) {
     const { report, steps, group, drawn, operation, rounded, product, permanent: table, drawn_now: drawnNow } = JSON.parse(
       kept ? respondJson.callKwargs(...args, kept) : respondJson(...args));
     const result = group === undefined ? { id: question.id, report, steps } : { id: question.id, report, steps, group };
-    // issue 21: a number's report comes with the number drawn and the operation, for the review
+    // a number's report comes with the number drawn and the operation, for the review
     // (and the answer rounded to the design's grid, or the product before its rounding, if any)
     if (operation !== undefined) Object.assign(result, { drawn, operation });
     if (rounded !== undefined) result.rounded = rounded;

@@ -97,7 +97,7 @@ def test_general_matrix_against_exact_arithmetic():
         var = sum(inverse[i][v] * cov_lam[i][j] * inverse[j][v]
                   for i in range(3) for j in range(3)) / total
         assert result.se[v] ** 2 == pytest.approx(float(var), abs=1e-12)
-    # columns are not k-RR-like: profile likelihood (issue 9: Wald undercovers), and it says so
+    # columns are not k-RR-like: profile likelihood (Wald undercovers), and it says so
     assert result.ci_method == "profile-likelihood"
     assert any("profile-likelihood" in note for note in result.notes)
     for v in range(3):

@@ -1,5 +1,5 @@
 """Design-based estimates of randomized number questions (`rrsite analyze --weights --strata
---cluster --fpc`; issue 22).
+--cluster --fpc`).
 
 The expected figures are computed here from the export's raw reports: each respondent's number is
 de-biased by the design's own formula written out by hand (additive: z - 0; mixture with p = 1/2

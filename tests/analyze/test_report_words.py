@@ -1,6 +1,6 @@
 """`rrsite analyze`'s reports explain their columns, mark footnotes and uninformative subgroups.
 
-Issue 20: every column is explained under the estimates table (terminal, Markdown and HTML); a
+every column is explained under the estimates table (terminal, Markdown and HTML); a
 footnote is shown only for a mark some row carries; a subgroup whose interval holds both 0.25 and
 0.75 is said to be too small for an informative interval.
 """

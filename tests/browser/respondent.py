@@ -47,7 +47,7 @@ NAMED_TRUTH_INPUTS = """() => Array.from(document.querySelectorAll(
 COMBINED = ("crosswise", "triangular", "extended-crosswise")
 #: Frequency oracles (rrsite.core.frequency): choice and "tick all that apply" questions.
 ORACLES = ("oue", "sue", "olh", "subset", "hadamard")
-#: Designs of randomized number questions (issue 21).
+#: Designs of randomized number questions.
 NUMBER_DESIGNS = ("mixture", "mixture-unknown", "additive", "multiplicative", "laplace", "duchi",
                   "piecewise")
 
@@ -97,7 +97,7 @@ def plan_answers(manifest: dict[str, Any], round_index: int) -> Plan:
     for q in manifest["questions"]:
         values = q.get("values") or []
         if not shown(q, plan.direct):
-            continue  # fielding (issue 11): hidden by its show_if, so not answered
+            continue  # fielding: hidden by its show_if, so not answered
         if q["sensitive"] and q["design"]["name"] in COMBINED:
             plan.reports[q["id"]] = q["reports"][round_index % len(q["reports"])]
             continue
@@ -142,7 +142,7 @@ def plan_answers(manifest: dict[str, Any], round_index: int) -> Plan:
 
 
 def shown(q: dict[str, Any], direct: dict[str, Any]) -> bool:
-    """Whether a question's show_if (issue 11) holds for the direct answers planned so far."""
+    """Whether a question's show_if holds for the direct answers planned so far."""
     condition = q.get("show_if")
     if not condition:
         return True
@@ -152,14 +152,14 @@ def shown(q: dict[str, Any], direct: dict[str, Any]) -> bool:
 
 
 def agree_to_consent(page: Page) -> None:
-    """Press "I agree" when the survey asks for consent first (issue 11)."""
+    """Press "I agree" when the survey asks for consent first."""
     agree = page.locator("#rr-consent-agree")
     if agree.count() and agree.is_visible():
         agree.click()
 
 
 def go_to_page(page: Page, number: int | None) -> None:
-    """On a survey split into pages (issue 11), use Back/Next until page ``number`` (None: last)."""
+    """On a survey split into pages, use Back/Next until page ``number`` (None: last)."""
     if not page.locator("#rr-pager").count():
         return
     progress = page.locator("#rr-page-progress")
@@ -173,7 +173,7 @@ def go_to_page(page: Page, number: int | None) -> None:
 
 
 def ready_to_submit(page: Page) -> None:
-    """Agree to consent and go to the last page, where the submit button is (issue 11)."""
+    """Agree to consent and go to the last page, where the submit button is."""
     agree_to_consent(page)
     go_to_page(page, None)
 

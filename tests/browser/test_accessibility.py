@@ -72,7 +72,7 @@ def test_axe_on_every_form(site: Site, context: BrowserContext, watch: Watch) ->
         page.goto(site.page_url(sid))
         page.wait_for_selector("#rr-submit:not([disabled])", state="attached")
         assert axe_violations(page) == [], sid
-        ready_to_submit(page)  # issue 11: past the consent text, to the page with the button
+        ready_to_submit(page)  # past the consent text, to the page with the button
         page.click("#rr-submit")  # nothing answered: the errors are shown
         page.wait_for_selector("#rr-errors:not([hidden])", timeout=60_000)
         assert page.evaluate("() => document.activeElement.id") == "rr-errors"

@@ -1,6 +1,6 @@
 """The message catalogs: every string the page shows, complete in every shipped language.
 
-rrsite ships en, es, fr, de, pt and it (issue 20): each catalog has every key of en.json, with the
+rrsite ships en, es, fr, de, pt and it: each catalog has every key of en.json, with the
 same placeholders, and is translated (no text left in English but the few words that are the same
 in both languages).
 """
@@ -25,7 +25,7 @@ DYNAMIC = {f"runtime_{stage}" for stage in ("loading", "downloading", "starting"
 DYNAMIC |= {"explain_crosswise", "explain_triangular", "action_card_red", "action_card_black",
             "combined_intro_crosswise", "combined_intro_triangular"}
 DYNAMIC |= {f"report_{r}" for r in ("same", "different", "circle", "triangle")}
-# numbers.js (issue 21): explain_number_<design>, number_action_<action>.
+# numbers.js: explain_number_<design>, number_action_<action>.
 DYNAMIC |= {f"explain_number_{d}" for d in ("laplace", "duchi", "piecewise")}
 DYNAMIC |= {f"number_action_{a}" for a in ("mask", "multiply", "high", "low", "centre", "tails",
                                            "innocuous")}

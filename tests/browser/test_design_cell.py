@@ -1,4 +1,4 @@
-"""A link of `rrsite invite --frame` (issue 22): the page sends the invitee's design cell id as the
+"""A link of `rrsite invite --frame`: the page sends the invitee's design cell id as the
 body's `cell`, beside the invitation code, and nothing else from the link; a malformed cell is
 not sent. The request is answered here (the collector's storage of `cell` is wired separately),
 so only what the page sends is checked."""

@@ -1,4 +1,4 @@
-"""Fielding a study (issue 11) in Chromium: consent blocks the form, show_if hides and shows."""
+"""Fielding a study in Chromium: consent blocks the form, show_if hides and shows."""
 
 from __future__ import annotations
 
@@ -153,7 +153,7 @@ def test_pages_keep_direct_answers_across_pages_and_a_reload(
     assert page.locator("#q-visits").is_visible(), "the restored answer shows its follow-up"
     assert page.locator("#q-visits input[value='once']").is_checked()
 
-    # Submitting (on the last page: the only one with the button, issue 20) with the sensitive
+    # Submitting (on the last page: the only one with the button) with the sensitive
     # question unanswered goes to its page and says why.
     wait_ready(page)
     assert not page.locator("#rr-submit").is_visible()

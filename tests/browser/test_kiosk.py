@@ -1,4 +1,4 @@
-"""Kiosk mode (issue 11) in Chromium: three respondents in a row on one page, offline for the
+"""Kiosk mode in Chromium: three respondents in a row on one page, offline for the
 second, all three arriving exactly once, and nothing of one respondent left for the next."""
 
 from __future__ import annotations
@@ -117,7 +117,7 @@ def blank_for_the_next(page: Page, previous_tokens: list[str]) -> None:
         assert token not in html, "a previous respondent's token is in the page"
     assert shown_body(page) == ""
     assert page.locator("#rr-transcript li").count() == 0
-    # issue 20: nor what the previous respondent chose, nor their reports
+    # nor what the previous respondent chose, nor their reports
     assert page.locator("#rr-chosen dd, #rr-answers dd").count() == 0
     assert f"rrsite:{SURVEY}:" not in stored, "a stored report outlived its respondent"
     assert "rrsite:draft" not in stored and "rrsite:consent" not in stored

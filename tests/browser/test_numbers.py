@@ -1,4 +1,4 @@
-"""Randomized number questions on the page (issue 21), answered as a respondent would.
+"""Randomized number questions on the page, answered as a respondent would.
 
 - The input: a phone's number keyboard (inputmode), range and unit beside it, refusals of a
   number outside [min, max] or no number, in the page's language.

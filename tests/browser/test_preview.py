@@ -1,4 +1,4 @@
-"""`rrsite preview` (issue 11) in Chromium: a save reloads the page, a bad save shows its errors."""
+"""`rrsite preview` in Chromium: a save reloads the page, a bad save shows its errors."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The review's words in every shipped language, and page parts that must not mislead (issue 20).
+"""The review's words in every shipped language, and page parts that must not mislead.
 
 - The review reads at a glance: the largest yes-no survey of surveys/, answered on a 390 x 844
   phone in each shipped language, has a review at most 1.5 screens high. What will be sent comes

@@ -32,7 +32,7 @@ def chance_of(step: dict[str, Any]) -> float:
 
 
 def check_line(line: str, step: dict[str, Any]) -> None:
-    if step["device"] == "draw":  # a number question's mask draw (issue 21): the number shown
+    if step["device"] == "draw":  # a number question's mask draw: the number shown
         assert re.search(r"\d", line.split(":", 1)[-1]), line
         return
     chance = chance_of(step)

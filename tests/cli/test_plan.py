@@ -198,7 +198,7 @@ def test_rrreg_design_bad_p_is_a_usage_error(capsys):
     assert main(["plan", "--compare"]) == 2
 
 
-# ---- the block to paste (issue 20) ------------------------------------------------------------
+# ---- the block to paste ------------------------------------------------------------
 
 PASTED = """\
 ---

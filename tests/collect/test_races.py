@@ -1,6 +1,6 @@
 """Two `rrsite serve` processes on one PostgreSQL database, two requests released together.
 
-Issue 24's races, 25 trials each: an identical resend is answered 200 by whichever process
+The races, 25 trials each: an identical resend is answered 200 by whichever process
 comes second and stored once; one token sent with two codes spends exactly one code (and the
 second answer is 200 for the same answers, 409 for different ones, its code left unused); one
 code sent with two tokens is stored once and the other is refused with a clear message. A code

@@ -1,4 +1,4 @@
-"""The collector and show_if (issue 11): hidden questions are not required and must not be sent."""
+"""The collector and show_if: hidden questions are not required and must not be sent."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 """The attacker who holds the collector's database tries to pair invitation codes with answers.
 
-Issue 24's attack, on both stores: 50 codes issued, 40 used by 40 submissions in shuffled order,
+The attack, on both stores: 50 codes issued, 40 used by 40 submissions in shuffled order,
 then everything an operator or a stolen backup has: SQLite's file with its `-wal` and `-shm` (live
 and after a clean stop); PostgreSQL's system columns (`xmin`, `ctid`), a `pg_dump`, the export,
 and the raw files of the data directory with the write-ahead log (under the documented WAL

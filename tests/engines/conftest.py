@@ -71,7 +71,7 @@ def engine_site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[EngineSite
     sources = root / "surveys"
     sources.mkdir()
     ids = {}
-    # issue 21: every number design, answered in every engine too
+    # every number design, answered in every engine too
     extra = [ROOT / "tests" / "browser" / "surveys" / "number-designs.md"]
     for file in [*sorted((ROOT / "surveys").glob("*.md")), *extra]:
         text = file.read_text("utf-8")

@@ -54,7 +54,7 @@ from rrsite.core.frequency import FREQUENCY_DESIGNS, oracle_from_spec
 
 SURVEYS = Path(__file__).resolve().parents[2] / "surveys"
 SURVEY_FILES = [*sorted(path.name for path in SURVEYS.glob("*.md")),
-                "number-designs.md"]  # issue 21: tests/browser/surveys, every number design
+                "number-designs.md"]  # tests/browser/surveys, every number design
 READY_TIMEOUT_S = 120
 STORED_KEYS = {"format", "body", "randomized_at", "sent_at"}
 RUNTIME_SETTLED = ("['ready', 'failed'].includes(document.documentElement.dataset.rrRuntime)"
@@ -101,12 +101,12 @@ FILL = """((plan) => {
     return element;
   };
   const value = (v) => JSON.stringify(String(v));
-  const agree = document.querySelector("#rr-consent-agree");  // consent first (issue 11)
+  const agree = document.querySelector("#rr-consent-agree");  // consent first
   if (agree && !agree.closest("[hidden]")) agree.click();
   for (const [qid, report] of Object.entries(plan.reports)) {  // crosswise, triangular
     one(`#q-${qid} input[data-report][value=${value(report)}]`).click();
   }
-  const type_in = (selector, text) => {  // a number input (issue 21), typed as a person would
+  const type_in = (selector, text) => {  // a number input, typed as a person would
     const input = one(selector);
     input.focus();
     input.value = String(text);
@@ -143,7 +143,7 @@ FILL = """((plan) => {
       input.dispatchEvent(new Event("change", { bubbles: true }));
     }
   }
-  // A survey in pages (issue 11): Next until the last page, where the submit button is.
+  // A survey in pages: Next until the last page, where the submit button is.
   const progress = document.querySelector("#rr-page-progress");
   for (let i = 0; progress && i < 50 && Number(progress.value) < Number(progress.max); i++) {
     one("#rr-page-next").click();
@@ -247,7 +247,7 @@ def test_answer_and_audit(file: str, engine: Driver, engine_site: EngineSite,
             assert post.body == shown, "the page sent something other than what it showed"
         body = parse_body(target, post.body)
 
-    grouped = {q["id"] for q in sensitive if "groups" in q}  # two-group designs (issue 9)
+    grouped = {q["id"] for q in sensitive if "groups" in q}  # two-group designs
     grouped_body = grouped and target != "netlify"  # Netlify: `<id>.group` form fields
     assert set(body) == {"survey", "version", "respondent", "answers"} | (
         {"groups"} if grouped_body else set())
@@ -256,7 +256,7 @@ def test_answer_and_audit(file: str, engine: Driver, engine_site: EngineSite,
     assert body["survey"] == manifest["id"] and body["version"] == manifest["version"]
     answers = body["answers"]
     for q in sensitive:
-        if q["type"] == "number":  # issue 21: a report the design can produce
+        if q["type"] == "number":  # a report the design can produce
             report = float(answers[q["id"]])  # Netlify's fields are text
             assert number_design_from_spec(q["design"]).impossible(report) is None, q["id"]
             continue

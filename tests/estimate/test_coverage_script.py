@@ -94,7 +94,7 @@ def exact_sld_coverage(script, theta: np.ndarray, n: int) -> tuple[float, float]
 
 @pytest.mark.slow
 def test_sld_weak_cell_covers_exactly() -> None:
-    """Issue 9's weak cell (SLD, N = 100 per group, pi = 0.02), summed exactly over every
+    """The weak cell (SLD, N = 100 per group, pi = 0.02), summed exactly over every
     outcome: the chi2_1 profile interval covered 93.9% (t = 1), the calibrated one >= 94.5%."""
     script = load_script()
     new, old = exact_sld_coverage(script, np.array([0.02, 1.0]), 100)

@@ -244,7 +244,7 @@ def test_bad_counts_are_named() -> None:
 
 
 def test_custom_matrix_matches_rrreg_custom_and_a_grid() -> None:
-    # rrsite's matrix[truth][report] from issue 9; RRreg's PW is its transpose
+    # rrsite's matrix[truth][report]; RRreg's PW is its transpose
     matrix = np.array([[0.8, 0.1, 0.1], [0.2, 0.7, 0.1], [0.1, 0.2, 0.7]])
     design = Design("custom", matrix.T)
     counts = (12, 14, 24)

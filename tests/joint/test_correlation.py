@@ -1,4 +1,4 @@
-"""Correlations with randomized variables (issue 23, item 2): RRcor's estimator.
+"""Correlations with randomized variables: RRcor's estimator.
 
 Independent checks: numpy's corrcoef for direct variables; RRreg's own formulation of the noise
 (mask.var = (1 - pt)/pt (x.var + y.var/pt + (x.mu - y.mu)^2), RRcor.models.R) written out here;
@@ -137,7 +137,7 @@ def test_bad_input_exits_2(export, capsys, variables, message):
     assert message in capsys.readouterr().err
 
 
-# ------------------------------------------------------------------ randomized numbers (issue 21)
+# ------------------------------------------------------------------ randomized numbers
 
 def _bivariate(rng, n, rho):
     """A direct number x and a true number y with correlation rho (both normal)."""

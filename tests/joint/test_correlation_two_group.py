@@ -1,4 +1,4 @@
-"""`--cor` with two-group designs (issue 23): RRcor's estimator with the nuisance re-estimated.
+"""`--cor` with two-group designs: RRcor's estimator with the nuisance re-estimated.
 
 Independent computations written here: each group's P(yes | X) from the designs' definitions,
 RRuni's closed-form moment estimates (UQTunknown, SLD, CDM), the two groups' likelihood maximised

@@ -1,4 +1,4 @@
-"""Joint prevalence (issue 23, item 1): the likelihood, its maximum, its intervals, the CLI.
+"""Joint prevalence: the likelihood, its maximum, its intervals, the CLI.
 
 Independent computations written here: the likelihood as a sum over each respondent's latent
 true answers (no Kronecker product), its maximum by scipy.optimize (SLSQP on the simplex), the

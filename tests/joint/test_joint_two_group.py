@@ -1,4 +1,4 @@
-"""Joint tables with two-group questions (issue 23): the table and each design's tau together.
+"""Joint tables with two-group questions: the table and each design's tau together.
 
 Independent computations written here: each group's matrix from the designs' definitions
 (unrelated-unknown: the sensitive question with probability p_g, else an innocuous one with

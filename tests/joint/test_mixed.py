@@ -1,4 +1,4 @@
-"""Random intercept for a randomized yes-no outcome (issue 23, item 4).
+"""Random intercept for a randomized yes-no outcome.
 
 Independent computations written here: each cluster's integral by scipy.integrate.quad and by a
 non-adaptive Gauss-Hermite rule with 300 nodes; the maximum by scipy.optimize (BFGS) on the

@@ -1,4 +1,4 @@
-"""Moors' design: unrelated-unknown with p = 0 in one group (issue 23, item 5).
+"""Moors' design: unrelated-unknown with p = 0 in one group.
 
 Checked against closed forms written here: with p2 = 0 group 2 reports the innocuous rate q, so
 pi = (lam1 - (1 - p1) lam2) / p1 and RRreg's UQTunknown SE with variances over n - 1.

@@ -1,4 +1,4 @@
-"""`rrsite simulate --predictor` and `rrsite power --predictor` (issue 23, item 6).
+"""`rrsite simulate --predictor` and `rrsite power --predictor`.
 
 Independent checks: the simulated export, analysed, recovers the coefficients it was made with;
 the export holds reports only (the true answers are never written); the asymptotic variance of

@@ -1,4 +1,4 @@
-"""Randomized answers as predictors (issue 23, item 3): likelihood, maximum, SEs, recovery, CLI.
+"""Randomized answers as predictors: likelihood, maximum, SEs, recovery, CLI.
 
 Independent computations written here: the likelihood as a loop over every respondent's latent
 true answers (no Kronecker product, scipy.stats densities), its maximum by scipy.optimize (BFGS on

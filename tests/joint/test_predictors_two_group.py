@@ -1,4 +1,4 @@
-"""Randomized predictors under two-group designs (issue 23): tau estimated in the mixture.
+"""Randomized predictors under two-group designs: tau estimated in the mixture.
 
 Independent computations written here: the likelihood of each row as a sum over its latent true
 answers, with the group matrices from the designs' definitions (unrelated-unknown: the sensitive

@@ -68,7 +68,7 @@ export function exerciseCore(pyodide, { core, questions, imports }, rounds = 1) 
   for (const name of imports) importModule(name);
   let answered = 0;
   for (const question of questions) {
-    if (question.type === "number") { // issue 21: a number's designs (rrsite.core.numbers)
+    if (question.type === "number") { // a number's designs (rrsite.core.numbers)
       const low = question.min ?? 0;
       const high = question.max ?? low + 100;
       for (const share of [0, 0.5, 1]) {

@@ -1,4 +1,4 @@
-"""RRcor with two-group designs against R's RRreg 0.7.6 (issue 23).
+"""RRcor with two-group designs against R's RRreg 0.7.6.
 
 tests/reference/rrreg/make_twogroup_cor.R draws correlated true answers in R, randomizes them
 (Warner, SLD, unrelated-unknown; a number asked directly), writes twogroup_cor.csv and RRcor's

@@ -1,4 +1,4 @@
-"""Languages (issue 20): shipped and own catalogs, `lang` and `dir`, `rrsite new --language`.
+"""Languages: shipped and own catalogs, `lang` and `dir`, `rrsite new --language`.
 
 Built with rrsite's own templates (templates/, every shipped catalog) and the fixture runtime.
 """

@@ -1,4 +1,4 @@
-"""`rrsite preview`'s build (issue 11): the reload script and collector target exist only there."""
+"""`rrsite preview`'s build: the reload script and collector target exist only there."""
 
 from __future__ import annotations
 
@@ -46,7 +46,7 @@ def test_preview_build_adds_the_script_and_sends_every_target_to_the_collector(
 
 
 def test_preview_watches_a_survey_s_own_catalog(tmp_path: Path) -> None:
-    """Issue 20: saving `messages: xx.json` beside a survey rebuilds the preview."""
+    """Saving `messages: xx.json` beside a survey rebuilds the preview."""
     survey = tmp_path / "s.md"
     survey.write_text("---\nid: s\n---\n", encoding="utf-8")
     catalog = tmp_path / "sw.json"

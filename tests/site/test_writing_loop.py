@@ -1,4 +1,4 @@
-"""The writing loop (issue 20, point 2): check and preview reuse the shipped standard library.
+"""The writing loop: check and preview reuse the shipped standard library.
 
 Minifying the standard library starts Node and Pyodide; the tests count those starts (the real
 ``subprocess.run`` is called, only counted) to show that `rrsite check`, `rrsite build` and

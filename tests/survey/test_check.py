@@ -110,7 +110,7 @@ def test_the_command_prints_errors_and_warnings_with_exit_codes(tmp_path: Path):
     assert f"{bad}:{line}: show_if: no question has id 'zz'" in done.stderr
 
 
-# ---- words for the author in what respondents read (issue 20) --------------------------------
+# ---- words for the author in what respondents read --------------------------------
 
 
 def test_intro_and_closing_text_naming_commands_or_files_are_flagged_with_their_line(load):

@@ -1,4 +1,4 @@
-"""The build warns when an author's text names a device the page does not draw with (issue 8)."""
+"""The build warns when an author's text names a device the page does not draw with."""
 
 from __future__ import annotations
 
@@ -50,7 +50,7 @@ def test_named_devices_in_both_languages():
     assert named_devices("<p>Your device spins a <em>spinner</em>.</p>") == {"spinner"}
     assert named_devices("<p>Tu dispositivo lanza dos monedas y un dado.</p>") == {"coin", "die"}
     assert named_devices("<p>Nothing random is named; a diet, a diesel, coinage.</p>") == set()
-    # issue 20: the languages rrsite ships since
+    # the languages rrsite ships since
     assert named_devices("<p>Votre appareil lance deux pièces.</p>") == {"coin"}
     assert named_devices("<p>Ihr Gerät wirft einen Würfel.</p>") == {"die"}
     assert named_devices("<p>O seu dispositivo gira uma roleta.</p>") == {"spinner"}

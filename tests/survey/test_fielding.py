@@ -1,4 +1,4 @@
-"""Consent and show_if in survey files (issue 11): what they produce and what they refuse."""
+"""Consent and show_if in survey files: what they produce and what they refuse."""
 
 from __future__ import annotations
 

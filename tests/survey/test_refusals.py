@@ -388,7 +388,7 @@ def test_direct_types_cannot_be_randomized(valid, refuse, helpers):
                    "type: number\nepsilon: 1")
     error = helpers.only(refuse(text))
     assert error.line == helpers.line_of(text, "epsilon: 1")
-    # a number question is randomized with a number design (issue 21), not with an epsilon alone
+    # a number question is randomized with a number design, not with an epsilon alone
     assert error.message.startswith("a number question is randomized with `randomize:` and one "
                                     "of mixture, mixture-unknown, additive")
 

@@ -1,4 +1,4 @@
-"""YAML errors in plain words with the line to fix, and list items YAML joins (issue 20)."""
+"""YAML errors in plain words with the line to fix, and list items YAML joins."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""`rrsite analyze --model "amount ~ a + b"` with a randomized number as the outcome (issue 21).
+"""`rrsite analyze --model "amount ~ a + b"` with a randomized number as the outcome.
 
 Linear regression with the scrambling removed by moments: each row's report is de-biased with
 its own version's design, ``r_i = (z_i - intercept) / slope`` (rrsite.estimate.numbers.debias),

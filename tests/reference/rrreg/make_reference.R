@@ -24,18 +24,18 @@ out <- "tests/reference/rrreg"
 set.seed(2311)
 n <- 600
 
-# --- numbers (issue 21): mix.unknown, mix.norm, mix.exp over log-normal incomes
+# --- numbers: mix.unknown, mix.norm, mix.exp over log-normal incomes
 income <- pmin(rlnorm(n, 8, 1.2), 1e5)
 inc_group <- sample(1:2, n, replace = TRUE)
 inc_unknown <- ifelse(runif(n) < c(0.3, 0.8)[inc_group], income, runif(n, 0, 10000))
 inc_norm <- ifelse(runif(n) < 0.7, income, rnorm(n, 5000, 3000))
 inc_exp <- ifelse(runif(n) < 0.6, income, rexp(n, 1 / 4000))
 
-# --- Moors (issue 23, item 5): UQTunknown with p2 = 0
+# --- Moors: UQTunknown with p2 = 0
 uq_group <- sample(1:2, n, replace = TRUE)
 uq <- ifelse(runif(n) < c(0.7, 0)[uq_group], rbinom(n, 1, 0.3), rbinom(n, 1, 0.4))
 
-# --- correlated latent answers for RRcor, RRlin and RRmixed (issue 23)
+# --- correlated latent answers for RRcor, RRlin and RRmixed
 school <- rep(1:30, each = n / 30)
 x <- round(rnorm(n), 4)
 common <- rnorm(n)

@@ -1,4 +1,4 @@
-# Held-out reference for RRcor with a two-group design (issue 23), for
+# Held-out reference for RRcor with a two-group design, for
 # tests/reference/test_rrcor_two_group.py. Regenerate from the repository's root with
 #
 #     Rscript tests/reference/rrreg/make_twogroup_cor.R
