@@ -1,6 +1,6 @@
 """No stale state: what the page shows is true now, not left over from before.
 
-Each test fails on a page without these fixes: errors that outlive their fix, an error summary focused
+Each test fails on a page without its fix: errors that outlive their fix, an error summary focused
 without a ring, a status line stuck on "Preparing the randomizer" after a reload, a download survey
 that later says its answers were sent, the closing prose before anything is sent (and the thanks
 twice), and "Try again" for a permanent refusal.
