@@ -179,7 +179,7 @@ async function randomizeAndStore(draw) {
     body: { survey: config.survey, version: config.version, answers,
       respondent: window.rrsiteWaves ? window.rrsiteWaves.respondent(newRespondentToken) : newRespondentToken(),
       ...(Object.keys(groups).length ? { groups } : {}),
-      ...(token ? { token } : invitationCode ? { invitation: invitationCode } : {}), // [collector hooks, issues 12, 24]
+      ...(token ? { token } : invitationCode ? { invitation: invitationCode } : {}), // [collector hooks: invitations]
       ...(designCell ? { cell: designCell } : {}), // [design cell]
       ...(window.rrsitePanel ? await window.rrsitePanel.fields() : {}) }, // [panels: panel.js]
     randomized_at: new Date().toISOString(),

@@ -124,8 +124,15 @@ def _help_texts() -> list[tuple[str, str]]:
 
 
 def test_no_tracker_numbers_in_docs_readme_or_help() -> None:
+    """Docs, README, help texts and the code itself name behaviours, never tracker numbers."""
     sources = [(str(page.relative_to(ROOT)), page.read_text("utf-8")) for page in pages()]
     sources += [("README.md", (ROOT / "README.md").read_text("utf-8")), *_help_texts()]
+    for folder, pattern in (("rrsite", "*.py"), ("templates", "*.*"), ("surveys", "*.md"),
+                            ("benchmarks", "*.py"), ("tests", "*.py"), ("tests", "*.mjs")):
+        sources += [(str(path.relative_to(ROOT)), path.read_text("utf-8"))
+                    for path in sorted((ROOT / folder).rglob(pattern))
+                    if path.is_file() and path.suffix not in {".png", ".svg", ".br", ".gz"}
+                    and path.name != "test_docs_agree.py"]
     for where, text in sources:
         found = TRACKER.search(text)
         assert found is None, f"{where}: {found.group(0) if found else ''}"

@@ -1,4 +1,4 @@
-"""Held-out comparisons with R's RRreg 0.7.6 on data drawn in R (issues 21 and 23).
+"""Held-out comparisons with R's RRreg 0.7.6 on data drawn in R.
 
 tests/reference/rrreg/make_reference.R draws the responses, fits them with RRreg's RRuni,
 RRcor, RRlin and RRmixed, and writes data.csv and rrreg.json. Here the same responses go through

@@ -1,4 +1,4 @@
-"""`--model "y ~ amount + x"` with a randomized number among the predictors (issues 21 and 23).
+"""`--model "y ~ amount + x"` with a randomized number among the predictors.
 
 A randomized number's de-biased report ``r = (z - intercept) / slope`` is the true number ``q``
 plus noise with ``E[noise | q] = 0`` whose variance ``v(q)`` the design fixes (for a mixture or
