@@ -41,7 +41,6 @@ import argparse
 import json
 import os
 import shutil
-import statistics
 import subprocess
 import sys
 import tempfile
@@ -56,7 +55,7 @@ for folder in (str(HERE), str(ROOT)):
         sys.path.insert(0, folder)
 
 import page_load  # noqa: E402
-from page_load import CHROMIUM, CHROMIUM_ARGS, Link, SiteServer  # noqa: E402
+from page_load import Link, SiteServer, median  # noqa: E402
 
 #: Seconds the respondent reads the opening text (and the consent, where there is one).
 READ_S = 8.0
@@ -190,28 +189,13 @@ def profile_loads(playwright: Any, base: str, server: SiteServer, spki: str, lin
                   page_name: str, path: str, manifest: dict[str, Any] | None,
                   other: str | None) -> dict[str, dict[str, float | None]]:
     """A fresh profile: cold, warm, and (for the first survey) another survey of the host."""
-    profile = tempfile.mkdtemp(prefix="rr-human-profile-")
-    try:
-        context = playwright.chromium.launch_persistent_context(
-            profile, executable_path=CHROMIUM, headless=True,
-            args=[*CHROMIUM_ARGS, f"--ignore-certificate-errors-spki-list={spki}"])
-        try:
-            human = page_name != "bare"
-            loads = {"cold": visit(context, base + path, server, link, manifest, human),
-                     "warm": visit(context, base + path, server, link, manifest, human)}
-            if other is not None:
-                loads["other"] = visit(context, base + other, server, link, None, False)
-            return loads
-        finally:
-            context.close()
-    finally:
-        shutil.rmtree(profile, ignore_errors=True)
-
-
-def median(values: list[float | None]) -> float | None:
-    """Median of the values that exist."""
-    present = [v for v in values if v is not None]
-    return statistics.median(present) if present else None
+    with page_load.fresh_profile(playwright, spki) as context:
+        human = page_name != "bare"
+        loads = {"cold": visit(context, base + path, server, link, manifest, human),
+                 "warm": visit(context, base + path, server, link, manifest, human)}
+        if other is not None:
+            loads["other"] = visit(context, base + other, server, link, None, False)
+        return loads
 
 
 def transfer_ms(link: Link, size: float | None) -> float | None:

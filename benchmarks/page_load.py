@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import argparse
 import base64
+import contextlib
 import json
 import shutil
 import ssl
@@ -43,6 +44,7 @@ import sys
 import tempfile
 import threading
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -454,15 +456,23 @@ def load_once(context: Any, url: str, server: SiteServer, link: Link,
 def measure_profile(playwright: Any, url: str, server: SiteServer, spki: str, link: Link,
                     submit: bool) -> dict[str, dict[str, float | None]]:
     """A fresh profile: a cold load, then a warm one (a repeat visit)."""
+    with fresh_profile(playwright, spki) as context:
+        cold = load_once(context, url, server, link, submit)
+        warm = load_once(context, url, server, link, submit)
+        return {"cold": cold, "warm": warm}
+
+
+@contextlib.contextmanager
+def fresh_profile(playwright: Any, spki: str) -> Iterator[Any]:
+    """A Chromium context on a new, empty profile folder (its HTTP cache persists between the
+    visits made in it), trusting the benchmark's certificate; the folder is removed after."""
     profile = tempfile.mkdtemp(prefix="rr-bench-profile-")
     try:
         context = playwright.chromium.launch_persistent_context(
             profile, executable_path=CHROMIUM, headless=True,
             args=[*CHROMIUM_ARGS, f"--ignore-certificate-errors-spki-list={spki}"])
         try:
-            cold = load_once(context, url, server, link, submit)
-            warm = load_once(context, url, server, link, submit)
-            return {"cold": cold, "warm": warm}
+            yield context
         finally:
             context.close()
     finally:
