@@ -20,11 +20,12 @@ read, commit by commit, which invitation code was marked used beside which new s
 with blind invitations, which code was traded when). So after every commit that spent a code,
 traded one for a blind signature or redeemed a blind token, the writer checkpoints with TRUNCATE
 (the log is emptied: the file is cut to zero bytes) before it takes the next batch, and
-`secure_delete` overwrites freed content with zeros. It answers the batch's requests first: the
-commit is already durable in the log, and the log holds the same frames until the checkpoint
-either way, while the requests that arrive meanwhile make the next batch larger (benchmarks/
-collector.py). Commits without a code keep the log (a submission's arrival order links it to
-nothing). A checkpoint cannot empty the log while a reader (an export, a health check) still
+`secure_delete` overwrites freed content with zeros. Such a commit is made without SQLite's own
+flushes (`unflushed`): the checkpoint's flush of the log makes it durable, two flushes a batch
+instead of four, and the batch's requests are answered only after that (benchmarks/collector.py
+measures it). The requests that arrive meanwhile make the next batch larger. Commits without a
+code keep the log (a submission's arrival order links it to nothing) and flush it themselves.
+A checkpoint cannot empty the log while a reader (an export, a health check) still
 reads an older snapshot; it then gives up at once rather than wait, and every later commit tries
 again until the log is empty. A copy of the `-wal` taken continuously (a backup or file-sync
 agent reading it as it is written) sees every commit before it is emptied: such an agent must
@@ -42,11 +43,13 @@ Nothing about the request (no address, no user agent, no headers) ever reaches t
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
+import os
 import queue
 import sqlite3
 import threading
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -109,6 +112,9 @@ CREATE TABLE IF NOT EXISTS invitations (
 """
 #: Submissions waiting for the writer beyond which new ones are refused (503, retry later).
 MAX_QUEUE = 20_000
+#: Pages in the write-ahead log beyond which a commit copies them into the database file
+#: (SQLite's default, restored after each spending commit: `Store._commit_unflushed`).
+AUTOCHECKPOINT = 1000
 #: The writer connection's page cache, KiB (SQLite's default is 2,000).
 WRITER_CACHE_KIB = 65_536
 
@@ -436,31 +442,43 @@ class Store:
             self._run_batch(connection, batch)
 
     def _run_batch(self, connection: sqlite3.Connection, batch: list[_Job]) -> None:
+        # a batch that may spend commits without SQLite's own flushes; the log is flushed (and
+        # emptied) before any of its requests is answered (`unflushed`)
+        may_spend = self._log_holds_codes or any(job.spends for job in batch)
         spent = False
         try:
-            connection.execute("BEGIN IMMEDIATE")
-            for job in batch:
-                connection.execute("SAVEPOINT job")
-                try:
-                    job.result = job.run(connection)
-                except sqlite3.Error:
-                    raise
-                except Exception as error:  # a bug in one job must not fail the others
-                    connection.execute("ROLLBACK TO job")
-                    job.error = error
-                connection.execute("RELEASE job")
-            if any(job.redeems and job.result == STORED for job in batch):
-                blindstore.reorder_tokens(connection, self.mix)  # not in arrival order
-            connection.execute("COMMIT")
+            with unflushed(connection, may_spend):
+                connection.execute("BEGIN IMMEDIATE")
+                for job in batch:
+                    connection.execute("SAVEPOINT job")
+                    try:
+                        job.result = job.run(connection)
+                    except sqlite3.Error:
+                        raise
+                    except Exception as error:  # a bug in one job must not fail the others
+                        connection.execute("ROLLBACK TO job")
+                        job.error = error
+                    connection.execute("RELEASE job")
+                if any(job.redeems and job.result == STORED for job in batch):
+                    blindstore.reorder_tokens(connection, self.mix)  # not in arrival order
+                connection.execute("COMMIT")
             self.commits += 1
             self.committed_jobs += len(batch)
             self.last_error = None
             spent = self._log_holds_codes or any(
                 job.spends and job.result in (STORED, SIGN) for job in batch)
+            if spent:  # before any answer and the next batch (the module docstring)
+                self._log_holds_codes = not self.empty_log(connection)
+            if may_spend and (not spent or self._log_holds_codes) and not self._flush_log():
+                self.last_error = "OSError: the write-ahead log could not be flushed"
+                for job in batch:
+                    job.error = StoreUnavailable("the database could not store it (the "
+                                                 "write-ahead log could not be flushed)")
         except sqlite3.Error as error:
             self.last_error = f"{type(error).__name__}: {error}"
             try:
-                connection.execute("ROLLBACK")
+                if connection.in_transaction:
+                    connection.execute("ROLLBACK")
             except sqlite3.Error:
                 pass
             for job in batch:
@@ -468,8 +486,27 @@ class Store:
             self._counts.clear()  # the rolled-back inserts were counted: count again
         for job in batch:
             self._wake(job)
-        if spent:  # before the next batch is taken (the module docstring)
-            self._log_holds_codes = not self.empty_log(connection)
+
+    def _flush_log(self) -> bool:
+        """Flush the write-ahead log to the disk (fdatasync); False if that failed.
+
+        For a commit made `unflushed` that spent nothing (every code refused), or whose
+        checkpoint gave way (a reader on an older snapshot): the checkpoint then may not have
+        flushed the log.
+        """
+        try:
+            descriptor = os.open(f"{self.path}-wal", os.O_RDONLY)
+        except FileNotFoundError:
+            return True
+        except OSError:
+            return False
+        try:
+            os.fdatasync(descriptor)
+        except OSError:
+            return False
+        finally:
+            os.close(descriptor)
+        return True
 
     @property
     def log_holds_codes(self) -> bool:
@@ -556,6 +593,36 @@ class Store:
                 for survey, survey_versions in versions.items()
             ],
         }
+
+
+@contextlib.contextmanager
+def unflushed(connection: sqlite3.Connection, on: bool) -> Iterator[None]:
+    """Commits inside without SQLite's own flushes of the log (when `on`); the caller flushes.
+
+    After the log was emptied, a commit flushes the log's new header on its own and then its
+    frames, and the checkpoint that empties the log flushes the log again (a no-op by then)
+    before it copies the frames into the database file and flushes that: four flushes. Committed
+    with ``synchronous = OFF`` instead, the header and the frames reach the disk in the
+    checkpoint's one flush of the log, before anything is copied into the database file (so no
+    frame that is not on the disk is ever copied, which is what the header's own flush guards
+    against): two flushes. No automatic checkpoint may run inside such a commit (it would copy
+    frames not flushed yet), so it is turned off for it. The caller answers no request of the
+    commit before the log is flushed (`Store.empty_log`, else `Store._flush_log`): a commit lost
+    before that was never acknowledged. (SQLite refuses to change ``synchronous`` inside a
+    transaction: hence around it.)
+    """
+    if not on:
+        yield
+        return
+    connection.execute("PRAGMA wal_autocheckpoint = 0")
+    connection.execute("PRAGMA synchronous = OFF")
+    try:
+        yield
+    finally:
+        if connection.in_transaction:  # a failed batch: its ROLLBACK comes first
+            connection.execute("ROLLBACK")
+        connection.execute("PRAGMA synchronous = FULL")
+        connection.execute(f"PRAGMA wal_autocheckpoint = {AUTOCHECKPOINT}")
 
 
 class _reader:
