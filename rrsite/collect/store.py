@@ -21,10 +21,12 @@ with blind invitations, which code was traded when). So after every commit that 
 traded one for a blind signature or redeemed a blind token, the writer checkpoints with TRUNCATE
 (the log is emptied: the file is cut to zero bytes) before it takes the next batch, and
 `secure_delete` overwrites freed content with zeros. Such a commit is made without SQLite's own
-flushes (`unflushed`): the checkpoint's flush of the log makes it durable, two flushes a batch
-instead of four, and the batch's requests are answered only after that (benchmarks/collector.py
-measures it). The requests that arrive meanwhile make the next batch larger. Commits without a
-code keep the log (a submission's arrival order links it to nothing) and flush it themselves.
+flushes and the writer flushes the log once (`unflushed`: the log's new header and the frames
+together, where SQLite flushes the header on its own first). It answers the batch's requests
+then, before the checkpoint: the commit is durable in the log, and the log holds the same frames
+until the checkpoint either way, while the requests that arrive meanwhile make the next batch
+larger (benchmarks/collector.py). Commits without a code keep the log (a submission's arrival
+order links it to nothing) and SQLite's own flushes.
 A checkpoint cannot empty the log while a reader (an export, a health check) still
 reads an older snapshot; it then gives up at once rather than wait, and every later commit tries
 again until the log is empty. A copy of the `-wal` taken continuously (a backup or file-sync
@@ -442,8 +444,8 @@ class Store:
             self._run_batch(connection, batch)
 
     def _run_batch(self, connection: sqlite3.Connection, batch: list[_Job]) -> None:
-        # a batch that may spend commits without SQLite's own flushes; the log is flushed (and
-        # emptied) before any of its requests is answered (`unflushed`)
+        # a batch that may spend commits without SQLite's own flushes, and its log is flushed
+        # here before any of its requests is answered (`unflushed`), emptied after
         may_spend = self._log_holds_codes or any(job.spends for job in batch)
         spent = False
         try:
@@ -467,9 +469,7 @@ class Store:
             self.last_error = None
             spent = self._log_holds_codes or any(
                 job.spends and job.result in (STORED, SIGN) for job in batch)
-            if spent:  # before any answer and the next batch (the module docstring)
-                self._log_holds_codes = not self.empty_log(connection)
-            if may_spend and (not spent or self._log_holds_codes) and not self._flush_log():
+            if may_spend and not self._flush_log():  # durable before it is answered
                 self.last_error = "OSError: the write-ahead log could not be flushed"
                 for job in batch:
                     job.error = StoreUnavailable("the database could not store it (the "
@@ -486,13 +486,13 @@ class Store:
             self._counts.clear()  # the rolled-back inserts were counted: count again
         for job in batch:
             self._wake(job)
+        if spent:  # before the next batch is taken (the module docstring)
+            self._log_holds_codes = not self.empty_log(connection)
 
     def _flush_log(self) -> bool:
         """Flush the write-ahead log to the disk (fdatasync); False if that failed.
 
-        For a commit made `unflushed` that spent nothing (every code refused), or whose
-        checkpoint gave way (a reader on an older snapshot): the checkpoint then may not have
-        flushed the log.
+        After a commit made `unflushed`: its header and frames in one flush.
         """
         try:
             descriptor = os.open(f"{self.path}-wal", os.O_RDONLY)
@@ -600,16 +600,14 @@ def unflushed(connection: sqlite3.Connection, on: bool) -> Iterator[None]:
     """Commits inside without SQLite's own flushes of the log (when `on`); the caller flushes.
 
     After the log was emptied, a commit flushes the log's new header on its own and then its
-    frames, and the checkpoint that empties the log flushes the log again (a no-op by then)
-    before it copies the frames into the database file and flushes that: four flushes. Committed
-    with ``synchronous = OFF`` instead, the header and the frames reach the disk in the
-    checkpoint's one flush of the log, before anything is copied into the database file (so no
-    frame that is not on the disk is ever copied, which is what the header's own flush guards
-    against): two flushes. No automatic checkpoint may run inside such a commit (it would copy
-    frames not flushed yet), so it is turned off for it. The caller answers no request of the
-    commit before the log is flushed (`Store.empty_log`, else `Store._flush_log`): a commit lost
-    before that was never acknowledged. (SQLite refuses to change ``synchronous`` inside a
-    transaction: hence around it.)
+    frames: two flushes before the commit returns. Committed with ``synchronous = OFF``
+    instead, the header and the frames reach the disk in one flush, the caller's
+    (`Store._flush_log`), before any request of the commit is answered and before the
+    checkpoint copies anything into the database file (so no frame that is not on the disk is
+    ever copied, which is what the header's own flush guards against): a commit lost before
+    that flush was never acknowledged. No automatic checkpoint may run inside such a commit (it
+    would copy frames not flushed yet), so it is turned off for it. (SQLite refuses to change
+    ``synchronous`` inside a transaction: hence around it.)
     """
     if not on:
         yield
