@@ -16,8 +16,9 @@ asyncio (cheap enough per request that it is not the bottleneck). In the same ru
    1,000,000 codes issued (a database of their own each), measured on the same server and database
    as submissions without a code, alternating --rounds times (the medians compared; the 1,000 codes
    are shared between the rounds, and each round sends as many submissions without a code as with
-   one, so that both are measured over as short a run). SQLite marks the code used in place and
-   empties its write-ahead log after the batch, PostgreSQL spends through its batch writer and pool
+   one, so that both are measured over as short a run). SQLite marks the code used in place,
+   commits the batch without its own flushes, flushes the write-ahead log once, answers, and
+   empties the log (rrsite/collect/store.py), PostgreSQL spends through its batch writer and pool
    (rrsite/collect/invitations/pgspend.py), so that no trace orders the spent codes (docs: the
    threat model). The target: with a code at least 0.8x without, at both sizes;
 4. the store alone, without HTTP, three ways of writing from many threads: the single writer with
