@@ -115,7 +115,7 @@ CREATE TABLE IF NOT EXISTS invitations (
 #: Submissions waiting for the writer beyond which new ones are refused (503, retry later).
 MAX_QUEUE = 20_000
 #: Pages in the write-ahead log beyond which a commit copies them into the database file
-#: (SQLite's default, restored after each spending commit: `Store._commit_unflushed`).
+#: (SQLite's default, turned off for each spending commit and back on after it: `unflushed`).
 AUTOCHECKPOINT = 1000
 #: The writer connection's page cache, KiB (SQLite's default is 2,000).
 WRITER_CACHE_KIB = 65_536
