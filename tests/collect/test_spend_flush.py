@@ -70,7 +70,7 @@ def wait_for_empty_log(wal: Path) -> None:
 
 def writer_pragmas(store: Store) -> tuple[int, int]:
     """The writer connection's synchronous level and automatic checkpoint, read between batches."""
-    connection = store._connection  # noqa: SLF001 (the writer is idle: the store is closed)
+    connection = store._connection
     return (connection.execute("PRAGMA synchronous").fetchone()[0],
             connection.execute("PRAGMA wal_autocheckpoint").fetchone()[0])
 
@@ -119,11 +119,11 @@ def test_the_writer_keeps_its_own_flushes_between_spending_batches(tmp_path: Pat
     store.add_invitations("honor", ["C" * 16])
     store.start()
     assert store.submit_sync("honor", kit.VERSION, "t1", {"violated": "yes"}, "C" * 16) == STORED
-    store._queue.put(None)  # noqa: SLF001 (stop the writer, keep the connection to read it)
-    assert store._thread is not None  # noqa: SLF001
-    store._thread.join(timeout=30)  # noqa: SLF001
+    store._queue.put(None)  # stop the writer, keep the connection
+    assert store._thread is not None
+    store._thread.join(timeout=30)
     assert writer_pragmas(store) == (2, store_module.AUTOCHECKPOINT)
-    store._thread = None  # noqa: SLF001
+    store._thread = None
     store.close()
 
 
