@@ -37,6 +37,7 @@ from rrsite.collect.pgstore import run_outside_loop
 from rrsite.collect.server import create_app
 from rrsite.collect.stores import open_store
 from rrsite.core import blind as rb
+from tests.collect.linkage import ctid, rank_pairs, right, wal_frames
 
 ISSUED, USED = 50, 40
 CHANCE = 4
@@ -46,17 +47,6 @@ JSON = {"content-type": "application/json"}
 TAU_CHANCE = 0.4
 #: Mean time to answer, as a share of the fielding window (None: one respondent at a time).
 ARRIVALS = [None, 0.025, 0.05, 0.10]
-
-
-def rank_pairs(code_keys: dict[str, Any], token_keys: dict[str, Any]) -> dict[str, str]:
-    """Pair the i-th code with the i-th respondent, each ranked by its key (ties by name)."""
-    codes = sorted(code_keys, key=lambda c: (code_keys[c], c))
-    tokens = sorted(token_keys, key=lambda t: (token_keys[t], t))
-    return dict(zip(codes, tokens, strict=False))
-
-
-def right(guess: dict[str, str], truth: dict[str, str]) -> int:
-    return sum(truth.get(code) == respondent for code, respondent in guess.items())
 
 
 def forms(hashed: str) -> list[str]:
@@ -139,11 +129,6 @@ async def _everything(dsn: str) -> dict[str, list[tuple[int, tuple[int, int], st
         await connection.close()
 
 
-def ctid(text: str) -> tuple[int, int]:
-    page, item = text.strip("()").split(",")
-    return int(page), int(item)
-
-
 def pg_attacks(dsn: str, truth: dict[str, str]) -> dict[str, int]:
     """Every table holding codes against the submissions: same xmin, xmin order, heap order."""
     tables = run_outside_loop(_everything(dsn))
@@ -212,15 +197,6 @@ def test_postgres_holds_no_order_of_codes(postgres, tmp_path, kit, blind, spread
 
 
 # -- SQLite -------------------------------------------------------------------------------------
-
-def wal_frames(wal: bytes) -> list[bytes]:
-    """Every page image in a `-wal` file, in file order (older generations' frames too)."""
-    if len(wal) < 32:
-        return []
-    page_size = int.from_bytes(wal[8:12], "big")
-    step = 24 + page_size
-    return [wal[at + 24:at + step] for at in range(32, len(wal) - step + 1, step)]
-
 
 def traded(page: bytes, hashed: str) -> bool:
     """Whether a page holds the code's blind_codes record with a blinded message's hash (not the

@@ -21,7 +21,7 @@ import shutil
 import sqlite3
 import subprocess
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
@@ -30,6 +30,7 @@ import asyncpg
 import pytest
 
 from rrsite.collect.pgstore import PgStore, run_outside_loop
+from tests.collect.linkage import rank_pairs, right, wal_frames
 
 PARTICIPANTS = 40
 CHANCE = 4
@@ -69,18 +70,6 @@ def submit_all(client: Any, kit: Any, pairs: Sequence[tuple[bytes, str]]) -> Non
         assert response.status_code == 201, response.text
 
 
-def rank_pairs(digest_keys: dict[bytes, Any], token_keys: dict[str, Any]) -> dict[bytes, str]:
-    """Pair the i-th digest with the i-th token, each ranked by its key (ties by name)."""
-    digests = sorted(digest_keys, key=lambda d: (digest_keys[d], d))
-    tokens = sorted(token_keys, key=lambda t: (token_keys[t], t))
-    return dict(zip(digests, tokens, strict=False))
-
-
-def right(guess: dict[bytes, str], pairs: Iterable[tuple[bytes, str]]) -> int:
-    truth = dict(pairs)
-    return sum(truth.get(d) == t for d, t in guess.items())
-
-
 def forms(digest_: bytes) -> tuple[bytes, bytes]:
     """A digest as the files may hold it: the bytes, and as hex text (a dump)."""
     return digest_, digest_.hex().encode()
@@ -104,15 +93,6 @@ def order_attacks(data: bytes, pairs: Sequence[tuple[bytes, str]],
 
 
 # -- SQLite -------------------------------------------------------------------------------------
-
-
-def wal_frames(wal: bytes) -> list[bytes]:
-    """Every page image in a `-wal` file, in file order (older generations' frames too)."""
-    if len(wal) < 32:
-        return []
-    page_size = int.from_bytes(wal[8:12], "big")
-    step = 24 + page_size
-    return [wal[at + 24:at + step] for at in range(32, len(wal) - step + 1, step)]
 
 
 def wal_attack(wal: bytes, pairs: Sequence[tuple[bytes, str]]) -> int:

@@ -18,7 +18,7 @@ import re
 import shutil
 import subprocess
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
@@ -30,6 +30,7 @@ from rrsite.collect.pgstore import PgStore, run_outside_loop
 from rrsite.collect.server import create_app
 from rrsite.collect.store import Store, code_hash
 from rrsite.collect.stores import open_store
+from tests.collect.linkage import ctid, rank_pairs, right, wal_frames
 
 ISSUED, USED = 50, 40
 CHANCE = 4
@@ -59,33 +60,12 @@ def submit_all(client: Any, kit: Any, pairs: Sequence[tuple[str, str]]) -> None:
         assert response.status_code == 201, response.text
 
 
-def rank_pairs(code_keys: dict[str, Any], token_keys: dict[str, Any]) -> dict[str, str]:
-    """Pair the i-th code with the i-th token, each ranked by its key (ties by name)."""
-    codes = sorted(code_keys, key=lambda c: (code_keys[c], c))
-    tokens = sorted(token_keys, key=lambda t: (token_keys[t], t))
-    return dict(zip(codes, tokens, strict=False))
-
-
-def right(guess: dict[str, str], pairs: Iterable[tuple[str, str]]) -> int:
-    truth = dict(pairs)
-    return sum(truth.get(code) == token for code, token in guess.items())
-
-
 def hashed(pairs: Sequence[tuple[str, str]]) -> list[tuple[str, str]]:
     """The pairs as the attacker can know them: a code's SHA-256 (stored), the token."""
     return [(code_hash(code), token) for code, token in pairs]
 
 
 # -- SQLite -------------------------------------------------------------------------------------
-
-
-def wal_frames(wal: bytes) -> list[bytes]:
-    """Every page image in a `-wal` file, in file order (older generations' frames too)."""
-    if len(wal) < 32:
-        return []
-    page_size = int.from_bytes(wal[8:12], "big")
-    step = 24 + page_size
-    return [wal[at + 24:at + step] for at in range(32, len(wal) - step + 1, step)]
 
 
 def wal_attack(wal: bytes, pairs: Sequence[tuple[str, str]], survey: bytes = b"honor") -> int:
@@ -169,11 +149,6 @@ async def _rows(dsn: str) -> dict[str, list[Any]]:
         return found
     finally:
         await connection.close()
-
-
-def ctid(text: str) -> tuple[int, int]:
-    page, item = text.strip("()").split(",")
-    return int(page), int(item)
 
 
 def system_column_attacks(dsn: str, pairs: Sequence[tuple[str, str]]) -> dict[str, int]:
@@ -280,7 +255,6 @@ def test_attacks_find_a_link_that_is_there():
     header = b"\0" * 8 + page_size.to_bytes(4, "big") + b"\0" * 20
     assert wal_attack(header + frames, known) == USED
     assert len(codes) == ISSUED
-
 
 
 def test_sqlite_log_left_by_a_reader_is_emptied_by_a_later_commit(tmp_path):
