@@ -24,6 +24,7 @@ from rrsite.cli import main
 from rrsite.collect.pgstore import run_outside_loop
 from rrsite.errors import UsageError
 from rrsite.exports.catalog import manifest_from_survey_file
+from tests.surveytext import LEAVE, TEAM_KRR
 
 from .test_engines_sql import _fill, _pgserver, same_analysis
 
@@ -43,22 +44,10 @@ privacy:
 ---
 ## Did you think of leaving?
 
-```question
-id: leave
-type: yes-no
-randomize: forced-response
-```
-
+""" + LEAVE + """
 ## Which team?
 
-```question
-id: team
-type: choice
-options: [A, B, C]
-randomize: k-rr
-epsilon: 1.5
-```
-
+""" + TEAM_KRR + """
 ## Your site?
 
 ```question

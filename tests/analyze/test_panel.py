@@ -19,6 +19,7 @@ from rrsite.core import design_from_spec
 from rrsite.core.frequency import Memoized, oracle_from_spec
 from rrsite.estimate.frequency import paired_change
 from tests.core.test_waves import brute_epsilon, matrix_joint, unary_joint
+from tests.surveytext import TEAM_KRR
 
 WAVE = """---
 id: climate-w{wave}
@@ -42,14 +43,7 @@ max_ticks: 2
 
 ## Which team?
 
-```question
-id: team
-type: choice
-options: [A, B, C]
-randomize: k-rr
-epsilon: 1.5
-```
-
+""" + TEAM_KRR + """
 ## Did you consider quitting?
 
 ```question

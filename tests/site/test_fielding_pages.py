@@ -15,8 +15,13 @@ import pytest
 
 from rrsite.site.builder import build, default_templates
 from rrsite.survey import SurveyErrors
+from tests.surveytext import ENROLLED, question
 
 from .conftest import PYODIDE
+
+#: the stimulants question, with its comprehension check
+STIMULANTS_CHECKED = question("stimulants", "yes-no", randomize="forced-response", truth=0.7,
+                              check="true")
 
 SURVEY = """\
 ---
@@ -38,22 +43,10 @@ Thank you for taking part.
 
 ## Are you enrolled?
 
-```question
-id: enrolled
-type: yes-no
-screen_out: ["no"]
-```
-
+""" + ENROLLED + """
 ## Have you used stimulants to study?
 
-```question
-id: stimulants
-type: yes-no
-randomize: forced-response
-truth: 0.7
-check: true
-```
-"""
+""" + STIMULANTS_CHECKED
 
 GERMAN = """\
 ---
@@ -63,22 +56,10 @@ Danke für Ihre Teilnahme.
 
 ## Sind Sie eingeschrieben?
 
-```question
-id: enrolled
-type: yes-no
-screen_out: ["no"]
-```
-
+""" + ENROLLED + """
 ## Haben Sie Aufputschmittel zum Lernen genommen?
 
-```question
-id: stimulants
-type: yes-no
-randomize: forced-response
-truth: 0.7
-check: true
-```
-"""
+""" + STIMULANTS_CHECKED
 
 
 def sources(folder: Path, survey: str = SURVEY, german: str = GERMAN) -> Path:

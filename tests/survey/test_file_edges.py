@@ -17,6 +17,7 @@ import pytest
 
 from rrsite.survey import SurveyErrors, load_survey
 from rrsite.survey.render import render_block, render_inline
+from tests.surveytext import faculty
 
 
 def replace(text: str, old: str, new: str) -> str:
@@ -155,28 +156,14 @@ privacy:
 ---
 ## Which faculty are you in?
 
-```question
-id: faculty
-type: choice
-options:
-  - {value: science, label: Science}
-  - {value: arts, label: Arts}
-```
-"""
+""" + faculty()
 GERMAN = """\
 ---
 title: Campusleben
 ---
 ## An welcher Fakultät studieren Sie? Siehe [hier](javascript:alert(1))
 
-```question
-id: faculty
-type: choice
-options:
-  - {value: science, label: Naturwissenschaften}
-  - {value: arts, label: Geisteswissenschaften}
-```
-"""
+""" + faculty("Naturwissenschaften", "Geisteswissenschaften")
 
 
 def test_a_translation_is_read_as_the_survey_is(tmp_path, helpers):
