@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -69,13 +70,19 @@ def panel(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, list[Path], l
     return root, surveys, [root / f"out-{w}.csv" for w in (1, 2, 3)]
 
 
-def test_the_ledger_is_the_exact_composition(panel, capsys) -> None:
-    root, surveys, exports = panel
+def analyzed(panel: tuple[Path, list[Path], list[Path]], capsys: pytest.CaptureFixture[str]
+             ) -> dict[str, Any]:
+    """`rrsite analyze` of the three waves' exports, as JSON."""
+    _, surveys, exports = panel
     capsys.readouterr()
     assert main(["analyze", *map(str, exports), *(x for s in surveys for x in ("--survey",
                                                                               str(s))),
                  "--format", "json"]) == 0
-    result = json.loads(capsys.readouterr().out)
+    return json.loads(capsys.readouterr().out)  # type: ignore[no-any-return]
+
+
+def test_the_ledger_is_the_exact_composition(panel, capsys) -> None:
+    result = analyzed(panel, capsys)
     assert result["series"] == "climate" and [w["wave"] for w in result["waves"]] == [1, 2, 3]
     ledger = result["ledger"]
     everywhere = [e for e in ledger if all(p["waves"] == [1, 2, 3]
@@ -98,12 +105,8 @@ def test_the_ledger_is_the_exact_composition(panel, capsys) -> None:
 
 
 def test_changes_are_paired_and_follow_the_truth(panel, capsys) -> None:
-    root, surveys, exports = panel
-    capsys.readouterr()
-    assert main(["analyze", *map(str, exports), *(x for s in surveys for x in ("--survey",
-                                                                              str(s))),
-                 "--format", "json"]) == 0
-    result = json.loads(capsys.readouterr().out)
+    _, surveys, exports = panel
+    result = analyzed(panel, capsys)
     quits = {(c["from_wave"], c["to_wave"]): c for c in result["changes"]
              if c["question"] == "quit"}
     assert set(quits) == {(1, 2), (2, 3)}
