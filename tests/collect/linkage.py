@@ -8,7 +8,10 @@ other, and ``right`` counts how many of its pairs are true ones.
 
 from __future__ import annotations
 
+import shutil
+import sqlite3
 from collections.abc import Hashable, Iterable, Mapping
+from pathlib import Path
 from typing import Any, TypeVar
 
 Key = TypeVar("Key", bound=Hashable)
@@ -40,3 +43,24 @@ def ctid(text: str) -> tuple[int, int]:
     """A PostgreSQL ctid, ``(page,item)``, as numbers."""
     page, item = text.strip("()").split(",")
     return int(page), int(item)
+
+
+def row_order(db: Path) -> dict[str, int]:
+    """Each respondent token's place in the submissions table (by row id), read from a stopped
+    copy of the SQLite file (immutable: nothing is written to it)."""
+    connection = sqlite3.connect(f"file:{db}?mode=ro&immutable=1", uri=True)
+    try:
+        return {row[0]: i for i, row in enumerate(connection.execute(
+            "SELECT respondent FROM submissions ORDER BY rowid"))}
+    finally:
+        connection.close()
+
+
+def snapshot(folder: Path) -> Path:
+    """Copy the whole SQLite database of ``folder`` (c.db and its -wal and -shm), as it stands
+    while the collector runs, into ``folder``/live."""
+    live = folder / "live"
+    live.mkdir()
+    for path in folder.glob("c.db*"):
+        shutil.copy(path, live / path.name)
+    return live

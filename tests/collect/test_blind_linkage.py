@@ -21,7 +21,6 @@ import hashlib
 import json
 import random
 import re
-import shutil
 import sqlite3
 import subprocess
 from pathlib import Path
@@ -37,7 +36,7 @@ from rrsite.collect.pgstore import run_outside_loop
 from rrsite.collect.server import create_app
 from rrsite.collect.stores import open_store
 from rrsite.core import blind as rb
-from tests.collect.linkage import ctid, rank_pairs, right, wal_frames
+from tests.collect.linkage import ctid, rank_pairs, right, row_order, snapshot, wal_frames
 
 ISSUED, USED = 50, 40
 CHANCE = 4
@@ -225,12 +224,7 @@ def sqlite_attacks(folder: Path, truth: dict[str, str]) -> tuple[dict[str, int],
                 first_seen[respondent] = index
     results = {"wal": right(rank_pairs(first_traded, first_seen), truth)}
     data = db.read_bytes()
-    connection = sqlite3.connect(f"file:{db}?mode=ro&immutable=1", uri=True)
-    try:
-        order = {row[0]: i for i, row in enumerate(connection.execute(
-            "SELECT respondent FROM submissions ORDER BY rowid"))}
-    finally:
-        connection.close()
+    order = row_order(db)
     records: dict[str, int] = {}
     for hashed in truth:  # where the record that changed with the trade or spend lies
         for match in re.finditer(re.escape(hashed.encode()), data):
@@ -268,13 +262,10 @@ def test_sqlite_holds_no_order_of_codes(tmp_path, kit, blind, spread):
     db = tmp_path / "c.db"
     codes, key = invite(tmp_path, str(db), blind)
     dist = kit.write_dist(tmp_path / "dist")
-    live = tmp_path / "live"
-    live.mkdir()
     signer = load_key(key) if blind else None
     with TestClient(create_app(dist, open_store(db), blind_key=signer)) as client:
         truth = play(client, kit, codes, events(7, spread), blind, seed=30)
-        for path in tmp_path.glob("c.db*"):  # the whole database while the collector runs
-            shutil.copy(path, live / path.name)
+        live = snapshot(tmp_path)  # the whole database while the collector runs
     running, running_tau = sqlite_attacks(live, truth)
     stopped, stopped_tau = sqlite_attacks(tmp_path, truth)
     assert max(running.values()) <= CHANCE, str(running)

@@ -17,7 +17,6 @@ from __future__ import annotations
 import hashlib
 import json
 import random
-import shutil
 import sqlite3
 import subprocess
 import time
@@ -30,7 +29,7 @@ import asyncpg
 import pytest
 
 from rrsite.collect.pgstore import PgStore, run_outside_loop
-from tests.collect.linkage import rank_pairs, right, wal_frames
+from tests.collect.linkage import rank_pairs, right, row_order, snapshot, wal_frames
 
 PARTICIPANTS = 40
 CHANCE = 4
@@ -115,12 +114,7 @@ def sqlite_attacks(folder: Path, pairs: Sequence[tuple[bytes, str]]) -> dict[str
     results = {"wal: first frame": wal_attack(log, pairs),
                **order_attacks(data, pairs, "file"), **order_attacks(data + log, pairs,
                                                                      "file and log")}
-    connection = sqlite3.connect(f"file:{db}?mode=ro&immutable=1", uri=True)
-    try:
-        order = {row[0]: i for i, row in enumerate(connection.execute(
-            "SELECT respondent FROM submissions ORDER BY rowid"))}
-    finally:
-        connection.close()
+    order = row_order(db)
     places = {d: first_at(data, d) for d, _ in pairs}
     results["digest place x row id"] = right(rank_pairs(places, order), pairs)
     return results
@@ -134,12 +128,9 @@ def test_sqlite_holds_no_link_between_completions_and_answers(tmp_path: Path, ki
     pairs = study(participants=participants)
     dist = panel_dist(kit, tmp_path / "dist")
     db = tmp_path / "c.db"
-    live = tmp_path / "live"
-    live.mkdir()
     with kit.make_client(dist, db) as client:
         submit_all(client, kit, pairs)
-        for path in tmp_path.glob("c.db*"):  # the whole database while the collector runs
-            shutil.copy(path, live / path.name)
+        live = snapshot(tmp_path)  # the whole database while the collector runs
     stopped = sqlite_attacks(tmp_path, pairs)
     running = sqlite_attacks(live, pairs)
     print("SQLite, stopped:", stopped)

@@ -15,7 +15,6 @@ from __future__ import annotations
 import json
 import random
 import re
-import shutil
 import subprocess
 import time
 from collections.abc import Sequence
@@ -30,7 +29,7 @@ from rrsite.collect.pgstore import PgStore, run_outside_loop
 from rrsite.collect.server import create_app
 from rrsite.collect.store import Store, code_hash
 from rrsite.collect.stores import open_store
-from tests.collect.linkage import ctid, rank_pairs, right, wal_frames
+from tests.collect.linkage import ctid, rank_pairs, right, row_order, snapshot, wal_frames
 
 ISSUED, USED = 50, 40
 CHANCE = 4
@@ -94,20 +93,13 @@ def file_order_attack(data: bytes, pairs: Sequence[tuple[str, str]]) -> int:
 
 
 def sqlite_attacks(folder: Path, pairs: Sequence[tuple[str, str]]) -> dict[str, int]:
-    import sqlite3
 
     db = folder / "c.db"
     wal = folder / "c.db-wal"
     results = {"wal": wal_attack(wal.read_bytes() if wal.exists() else b"", pairs),
                "file order": file_order_attack(db.read_bytes(), pairs)}
-    connection = sqlite3.connect(f"file:{db}?mode=ro&immutable=1", uri=True)
-    try:
-        order = {row[0]: i for i, row in enumerate(connection.execute(
-            "SELECT respondent FROM submissions ORDER BY rowid"))}
-        codes = {h: db.read_bytes().find(h.encode()) for h, _ in pairs}
-        results["code offset x row id"] = right(rank_pairs(codes, order), pairs)
-    finally:
-        connection.close()
+    codes = {h: db.read_bytes().find(h.encode()) for h, _ in pairs}
+    results["code offset x row id"] = right(rank_pairs(codes, row_order(db)), pairs)
     return results
 
 
@@ -119,12 +111,9 @@ def test_sqlite_holds_no_link_between_codes_and_answers(tmp_path, kit):
     store.add_invitations("honor", codes)
     store.close()
     known = hashed(pairs)
-    live = tmp_path / "live"
-    live.mkdir()
     with kit.make_client(dist, db) as client:
         submit_all(client, kit, pairs)
-        for path in tmp_path.glob("c.db*"):  # the whole database while the collector runs
-            shutil.copy(path, live / path.name)
+        live = snapshot(tmp_path)  # the whole database while the collector runs
     stopped = sqlite_attacks(tmp_path, known)
     running = sqlite_attacks(live, known)
     assert max(running.values()) <= CHANCE, running
