@@ -10,6 +10,7 @@ from __future__ import annotations
 import csv
 import json
 import math
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -256,15 +257,20 @@ def test_no_design_options_no_design_keys(sample, capsys):
 FRAME = "docs/data/school-frame.csv"
 
 
-def test_simulate_from_a_frame_draws_clusters_per_stratum(tmp_path, capsys):
-    from pathlib import Path
-
+def from_frame(tmp_path: Path, clusters: int, seed: int) -> tuple[Path, Path, Path]:
+    """`rrsite simulate` of honor-code.md from the school frame: ``clusters`` schools drawn per
+    region. The repository's root, the survey, and the export written."""
     root = Path(__file__).resolve().parents[2]
     survey = root / "surveys" / "honor-code.md"
     out = tmp_path / "f.csv"
     assert main(["simulate", str(survey), "--frame", str(root / FRAME), "--strata", "region",
-                 "--cluster", "school", "--sample-clusters", "3", "--frame-truth",
-                 "violated=p_violated", "--seed", "4", "-o", str(out)]) == 0
+                 "--cluster", "school", "--sample-clusters", str(clusters), "--frame-truth",
+                 "violated=p_violated", "--seed", str(seed), "-o", str(out)]) == 0
+    return root, survey, out
+
+
+def test_simulate_from_a_frame_draws_clusters_per_stratum(tmp_path, capsys):
+    root, survey, out = from_frame(tmp_path, clusters=3, seed=4)
     with open(root / FRAME, newline="", encoding="utf-8") as handle:
         frame = list(csv.DictReader(handle))
     with open(out, newline="", encoding="utf-8") as handle:
@@ -291,8 +297,6 @@ def test_simulate_from_a_frame_draws_clusters_per_stratum(tmp_path, capsys):
 
 
 def test_simulate_frame_bad_options(tmp_path, capsys):
-    from pathlib import Path
-
     root = Path(__file__).resolve().parents[2]
     survey = str(root / "surveys" / "honor-code.md")
     frame = str(root / FRAME)
@@ -348,16 +352,9 @@ def test_rake_to_margins_of_a_direct_question(sample, tmp_path, capsys):
 
 
 def test_model_with_weights_is_the_weighted_pseudo_likelihood(tmp_path, capsys):
-    from pathlib import Path
-
     from scipy import optimize
 
-    root = Path(__file__).resolve().parents[2]
-    survey = root / "surveys" / "honor-code.md"
-    out = tmp_path / "f.csv"
-    assert main(["simulate", str(survey), "--frame", str(root / FRAME), "--strata", "region",
-                 "--cluster", "school", "--sample-clusters", "5", "--frame-truth",
-                 "violated=p_violated", "--seed", "8", "-o", str(out)]) == 0
+    root, survey, out = from_frame(tmp_path, clusters=5, seed=8)
     capsys.readouterr()
     assert main(["analyze", str(out), "--survey", str(survey), "--weights", "weight",
                  "--strata", "region", "--cluster", "school", "--model", "violated ~ courses",
