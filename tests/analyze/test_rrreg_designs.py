@@ -7,6 +7,7 @@ import base64
 import csv
 import json
 import math
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -419,14 +420,22 @@ innocuous: Born in spring?
     return survey_1, survey_2
 
 
-def test_versions_with_other_p_are_one_likelihood(tmp_path):
-    survey_1, survey_2 = two_versions(
-        tmp_path, "randomize: crosswise\np: 0.1\ninnocuous: Born in spring?")
-    paths = []
+def simulated_versions(tmp_path: Path, second_design: str, respondents: int, seed: int
+                       ) -> tuple[Path, Path, list[Path]]:
+    """two_versions, each simulated (q's true rate 0.3) into a.csv and b.csv with seeds ``seed``
+    and ``seed`` + 1: the two survey files and the two exports."""
+    survey_1, survey_2 = two_versions(tmp_path, second_design)
+    paths: list[Path] = []
     for name, survey in (("a.csv", survey_1), ("b.csv", survey_2)):
-        assert main(["simulate", str(survey), "--respondents", "6000", "--truth", "q=0.3",
-                     "--seed", str(len(paths) + 1), "-o", str(tmp_path / name)]) == 0
+        assert main(["simulate", str(survey), "--respondents", str(respondents), "--truth",
+                     "q=0.3", "--seed", str(len(paths) + seed), "-o", str(tmp_path / name)]) == 0
         paths.append(tmp_path / name)
+    return survey_1, survey_2, paths
+
+
+def test_versions_with_other_p_are_one_likelihood(tmp_path):
+    survey_1, survey_2, paths = simulated_versions(
+        tmp_path, "randomize: crosswise\np: 0.1\ninnocuous: Born in spring?", 6000, seed=1)
     result = analyze(paths, survey=[survey_1, survey_2], progress=False)
     same = [sum(r["q"] == "same" for r in read_rows(p)) for p in paths]
 
@@ -447,13 +456,8 @@ def test_versions_with_other_p_are_one_likelihood(tmp_path):
 
 
 def test_versions_that_cannot_be_pooled_are_reported_apart(tmp_path):
-    survey_1, survey_2 = two_versions(
-        tmp_path, "randomize: sld\np: [0.25, 0.75]\naccept_no_epsilon: true")
-    paths = []
-    for name, survey in (("a.csv", survey_1), ("b.csv", survey_2)):
-        assert main(["simulate", str(survey), "--respondents", "3000", "--truth", "q=0.3",
-                     "--seed", str(len(paths) + 3), "-o", str(tmp_path / name)]) == 0
-        paths.append(tmp_path / name)
+    survey_1, survey_2, paths = simulated_versions(
+        tmp_path, "randomize: sld\np: [0.25, 0.75]\naccept_no_epsilon: true", 3000, seed=3)
     result = analyze(paths, survey=[survey_1, survey_2], progress=False)
     assert [q.id for q in result.questions] == ["q", "q [SLD]"]
     assert any("cannot be pooled" in note and "'q [SLD]'" in note for note in result.notes)
