@@ -34,7 +34,6 @@ from tests.collect.linkage import rank_pairs, right, row_order, snapshot, wal_fr
 PARTICIPANTS = 40
 CHANCE = 4
 JSON = {"content-type": "application/json"}
-MINIMAL_WAL = {"wal_level": "minimal", "max_wal_senders": "0", "wal_skip_threshold": "0"}
 PANEL = {"provider": "prolific", "id": "PROLIFIC_PID", "name": "Prolific", "complete": "C1",
          "redirect": None, "screen_out": None, "over_quota": None, "no_consent": None,
          "record": True}
@@ -235,15 +234,6 @@ def test_postgres_system_columns_and_dump_hold_no_link(postgres: Any, pg_db: str
                                  "pg_dump"))
     print("PostgreSQL, columns and dump:", results)
     assert max(results.values()) <= CHANCE, results
-
-
-@pytest.fixture
-def minimal_wal_server(kit: Any) -> Any:
-    server = kit.PgServer(settings=MINIMAL_WAL).start()
-    try:
-        yield server
-    finally:
-        server.remove()
 
 
 def test_postgres_data_directory_holds_no_link_under_minimal_wal(minimal_wal_server: Any,

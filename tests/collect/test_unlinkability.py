@@ -23,7 +23,6 @@ from typing import Any
 from urllib.parse import urlsplit
 
 import asyncpg
-import pytest
 
 from rrsite.collect.pgstore import PgStore, run_outside_loop
 from rrsite.collect.server import create_app
@@ -37,7 +36,6 @@ CHANCE = 4
 
 JSON_HEADERS = {"content-type": "application/json"}
 #: PostgreSQL settings under which a rewritten table is not copied into the write-ahead log.
-MINIMAL_WAL = {"wal_level": "minimal", "max_wal_senders": "0", "wal_skip_threshold": "0"}
 
 
 def study(seed: int = 24) -> tuple[list[str], list[tuple[str, str]]]:
@@ -207,15 +205,6 @@ def test_postgres_system_columns_and_dump_hold_no_link(postgres, pg_db, tmp_path
     results = system_column_attacks(pg_db, known)
     results["pg_dump order"] = dump_attack(postgres, urlsplit(pg_db).path.lstrip("/"), known)
     assert results and max(results.values()) <= CHANCE, results
-
-
-@pytest.fixture
-def minimal_wal_server(kit: Any) -> Any:
-    server = kit.PgServer(settings=MINIMAL_WAL).start()
-    try:
-        yield server
-    finally:
-        server.remove()
 
 
 def test_postgres_data_directory_holds_no_link_under_minimal_wal(minimal_wal_server, tmp_path,
