@@ -8,6 +8,8 @@ import math
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 from rrsite.core import design_from_spec, privacy_of
 
 SURVEY = "honor-code-2026"
@@ -90,6 +92,23 @@ def read_table(path: Path) -> tuple[list[str], list[list[str]]]:
         reader = csv.reader(handle)
         header = next(reader)
         return header, list(reader)
+
+
+def with_design_cells(root: Path, seed: int, clusters: int, spread: tuple[float, float],
+                      psus: str) -> tuple[list[str], list[list[str]], Any, Any, Any]:
+    """root/plain.csv with a design cell per row, written to root/design.csv: 3 strata of
+    ``clusters`` clusters each, weights (1 + stratum) x uniform(``spread``), rounded to 3
+    decimals, and ``psus`` clusters per stratum in the population. The export's header and rows,
+    and each row's stratum, cluster and weight (numpy arrays)."""
+    header, rows = read_table(root / "plain.csv")
+    rng = np.random.default_rng(seed)
+    stratum = rng.integers(0, 3, len(rows))
+    cluster = rng.integers(0, clusters, len(rows))
+    weight = np.round((1 + stratum) * rng.uniform(*spread, len(rows)), 3)
+    write_table(root / "design.csv", [*header, "stratum", "psu", "w", "psus"],
+                [[*r, f"h{s}", f"c{c}", f"{w}", psus]
+                 for r, s, c, w in zip(rows, stratum, cluster, weight, strict=True)])
+    return header, rows, stratum, cluster, weight
 
 
 def write_table(path: Path, header: list[str], rows: Any) -> Path:

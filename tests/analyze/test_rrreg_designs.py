@@ -68,15 +68,22 @@ def rate(rows, qid, report, group=None):
     return sum(v == report for v in chosen) / len(chosen)
 
 
-@pytest.fixture(scope="module")
-def simulated(tmp_path_factory):
-    root = tmp_path_factory.mktemp("rrreg")
+def simulate(root: Path, seed: int, *names: str, respondents: int = N) -> Path:
+    """SIMULATED written to root/s.md and simulated (TRUTH's rates) into each file of ``names``
+    with ``seed``: the survey file."""
     survey = root / "s.md"
     survey.write_text(SIMULATED, encoding="utf-8")
     truths = [arg for q, r in TRUTH.items() for arg in ("--truth", f"{q}={r}")]
-    for name in ("out.csv", "out.jsonl"):
-        assert main(["simulate", str(survey), "--respondents", str(N), *truths, "--seed", "11",
-                     "-o", str(root / name)]) == 0
+    for name in names:
+        assert main(["simulate", str(survey), "--respondents", str(respondents), *truths,
+                     "--seed", str(seed), "-o", str(root / name)]) == 0
+    return survey
+
+
+@pytest.fixture(scope="module")
+def simulated(tmp_path_factory):
+    root = tmp_path_factory.mktemp("rrreg")
+    survey = simulate(root, 11, "out.csv", "out.jsonl")
     rows = read_rows(root / "out.csv")
     return survey, root, rows, analyze([root / "out.csv"], survey=survey, progress=False)
 

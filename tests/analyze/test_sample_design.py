@@ -19,8 +19,8 @@ from rrsite.analyze import analyze
 from rrsite.analyze.sample_design import SampleOptions
 from rrsite.cli import main
 
-from .helpers import read_table, write_table
-from .test_rrreg_designs import SIMULATED, TRUTH
+from .helpers import with_design_cells, write_table
+from .test_rrreg_designs import TRUTH, simulate
 
 N = 3000
 
@@ -29,19 +29,9 @@ N = 3000
 def sample(tmp_path_factory):
     """A simulated export with a design cell per row: 3 strata, 8 clusters each, unequal weights."""
     root = tmp_path_factory.mktemp("sample")
-    survey = root / "s.md"
-    survey.write_text(SIMULATED, encoding="utf-8")
-    truths = [arg for q, r in TRUTH.items() for arg in ("--truth", f"{q}={r}")]
-    assert main(["simulate", str(survey), "--respondents", str(N), *truths, "--seed", "5",
-                 "-o", str(root / "plain.csv")]) == 0
-    header, rows = read_table(root / "plain.csv")
-    rng = np.random.default_rng(3)
-    stratum = rng.integers(0, 3, N)
-    cluster = rng.integers(0, 8, N)
-    weight = np.round((1 + stratum) * rng.uniform(5, 15, N), 3)
-    design_rows = [[*r, f"h{s}", f"c{c}", f"{w}", "40"]
-                   for r, s, c, w in zip(rows, stratum, cluster, weight, strict=True)]
-    write_table(root / "design.csv", [*header, "stratum", "psu", "w", "psus"], design_rows)
+    survey = simulate(root, 5, "plain.csv", respondents=N)
+    header, rows, stratum, cluster, weight = with_design_cells(
+        root, seed=3, clusters=8, spread=(5, 15), psus="40")
     # the same cells in a separate file, joined by token; the export in a new order
     token = header.index("respondent")
     write_table(root / "cells.csv", ["respondent", "stratum", "psu", "w", "psus"],
