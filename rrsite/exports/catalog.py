@@ -175,11 +175,7 @@ class Catalog:
 
     def question_ids(self) -> list[str]:
         """Every question id of every version, the primary version's order first."""
-        seen: dict[str, None] = {}
-        for version in self.versions:
-            for question in version.questions:
-                seen.setdefault(question.id, None)
-        return list(seen)
+        return list(dict.fromkeys(q.id for version in self.versions for q in version.questions))
 
     def grouped_ids(self) -> list[str]:
         """Question ids that some version asks with a two-group design."""
