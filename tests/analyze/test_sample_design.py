@@ -59,23 +59,23 @@ def test_crosswise_and_kuk_match_weighted_closed_forms(sample):
     survey, root, records, stratum, cluster, w = sample
     result = analyze([root / "design.csv"], survey=survey, progress=False,
                      sample=SampleOptions(weights="w", strata="stratum", cluster="psu"))
-    # crosswise, p = 1/4: P(same) = p pi + (1 - p)(1 - pi) -> r = (same - (1 - p)) / (2p - 1)
-    answered = np.array([r["cross"] != "" for r in records])
-    same = np.array([r["cross"] == "same" for r in records], dtype=float)
-    r = (same - 0.75) / (0.5 - 1)
-    m, v = _svymean(r[answered], w[answered], stratum[answered], cluster[answered])
-    got = result.question("cross").design_based["values"]["yes"]
-    assert got["estimate"] == pytest.approx(m, rel=1e-10)
-    assert got["variance"] == pytest.approx(v, rel=1e-8)
-    assert got["df"] == 24 - 3
+
+    def closed_form(qid: str, report: str, low: float, high: float) -> dict:
+        """The weighted mean and variance of r = (``report`` - low) / (high - low) over the
+        rows that answered ``qid``, against the analyzer's design-based figures."""
+        answered = np.array([r[qid] != "" for r in records])
+        said = np.array([r[qid] == report for r in records], dtype=float)
+        m, v = _svymean(((said - low) / (high - low))[answered], w[answered],
+                        stratum[answered], cluster[answered])
+        got = result.question(qid).design_based["values"]["yes"]
+        assert got["estimate"] == pytest.approx(m, rel=1e-10)
+        assert got["variance"] == pytest.approx(v, rel=1e-8)
+        return got  # type: ignore[no-any-return]
+
+    # crosswise, p = 1/4: P(same) = p pi + (1 - p)(1 - pi) -> r = (same - (1 - p)) / (p - (1 - p))
+    assert closed_form("cross", "same", 0.75, 0.25)["df"] == 24 - 3
     # kuk with one card: red = 1 -> r = (red - p0) / (p1 - p0)
-    answered = np.array([r["kuk1"] != "" for r in records])
-    reds = np.array([r["kuk1"] == "1" for r in records], dtype=float)
-    r = (reds - 0.2) / (0.7 - 0.2)
-    m, v = _svymean(r[answered], w[answered], stratum[answered], cluster[answered])
-    got = result.question("kuk1").design_based["values"]["yes"]
-    assert got["estimate"] == pytest.approx(m, rel=1e-10)
-    assert got["variance"] == pytest.approx(v, rel=1e-8)
+    closed_form("kuk1", "1", 0.2, 0.7)
     for qid, truth in TRUTH.items():
         figures = result.question(qid).design_based["values"]["yes"]
         assert abs(figures["estimate"] - truth) < 4 * figures["se"], qid
