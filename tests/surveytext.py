@@ -86,3 +86,7 @@ def faculty(science: str = "Science", arts: str = "Arts") -> str:
     them)."""
     return question("faculty", "choice", options=f"\n  - {{value: science, label: {science}}}"
                     f"\n  - {{value: arts, label: {arts}}}")
+
+
+#: The front matter of the campus survey in two languages (no closing ``---``: more may follow).
+CAMPUS_FRONT = "---\nid: campus\ntitle: Campus life\nlanguages: [en, de]\nprivacy:\n  budget: 4\n"

@@ -15,7 +15,7 @@ import pytest
 
 from rrsite.site.builder import build, default_templates
 from rrsite.survey import SurveyErrors
-from tests.surveytext import ENROLLED, question
+from tests.surveytext import CAMPUS_FRONT, ENROLLED, question
 
 from .conftest import PYODIDE
 
@@ -23,13 +23,7 @@ from .conftest import PYODIDE
 STIMULANTS_CHECKED = question("stimulants", "yes-no", randomize="forced-response", truth=0.7,
                               check="true")
 
-SURVEY = """\
----
-id: campus
-title: Campus life
-languages: [en, de]
-privacy:
-  budget: 4
+SURVEY = CAMPUS_FRONT + """\
 validation:
   direct_share: 0.3
   questions: [stimulants]

@@ -17,7 +17,7 @@ import pytest
 
 from rrsite.survey import SurveyErrors, load_survey
 from rrsite.survey.render import render_block, render_inline
-from tests.surveytext import faculty
+from tests.surveytext import CAMPUS_FRONT, faculty
 
 
 def replace(text: str, old: str, new: str) -> str:
@@ -146,13 +146,7 @@ def test_a_catalog_with_control_characters_is_refused(tmp_path, valid, helpers):
                for e in info.value.errors), [str(e) for e in info.value.errors]
 
 
-CAMPUS = """\
----
-id: campus
-title: Campus life
-languages: [en, de]
-privacy:
-  budget: 4
+CAMPUS = CAMPUS_FRONT + """\
 ---
 ## Which faculty are you in?
 
