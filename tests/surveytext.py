@@ -90,3 +90,11 @@ def faculty(science: str = "Science", arts: str = "Arts") -> str:
 
 #: The front matter of the campus survey in two languages (no closing ``---``: more may follow).
 CAMPUS_FRONT = "---\nid: campus\ntitle: Campus life\nlanguages: [en, de]\nprivacy:\n  budget: 4\n"
+
+
+def wave_front(series: str, title: str, budget: float, wave_epsilon: float) -> str:
+    """The front matter of one wave of a series, with its closing ``---``; ``{wave}`` is left in
+    it for ``str.format`` (the wave's number)."""
+    return (f"---\nid: {series}-w{{wave}}\ntitle: {title}, wave {{wave}}\nseries: {series}\n"
+            f"wave: {{wave}}\nprivacy:\n  budget: {budget:g}\n  wave_epsilon: {wave_epsilon:g}\n"
+            "---\n")

@@ -20,17 +20,9 @@ from rrsite.core import design_from_spec
 from rrsite.core.frequency import Memoized, oracle_from_spec
 from rrsite.estimate.frequency import paired_change
 from tests.core.test_waves import brute_epsilon, matrix_joint, unary_joint
-from tests.surveytext import TEAM_KRR
+from tests.surveytext import TEAM_KRR, wave_front
 
-WAVE = """---
-id: climate-w{wave}
-title: Climate, wave {wave}
-series: climate
-wave: {wave}
-privacy:
-  budget: 5
-  wave_epsilon: 0.7
----
+WAVE = wave_front("climate", "Climate", 5, 0.7) + """\
 ## Which of these happened to you?
 
 ```question
