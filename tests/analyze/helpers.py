@@ -9,8 +9,11 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+import pytest
 
+from rrsite.analyze.api import analyze_counts
 from rrsite.core import design_from_spec, privacy_of
+from rrsite.exports.readers import ExportError
 
 SURVEY = "honor-code-2026"
 VERSION = "3f9a1c0d2b4e5f60"
@@ -170,3 +173,10 @@ def write_jsonl(path: Path, rows: list[dict[str, Any]]) -> Path:
 def write_manifest(path: Path, data: dict) -> Path:
     path.write_text(json.dumps(data), encoding="utf-8")
     return path
+
+
+def counts_refused(path: Path, survey: Any) -> str:
+    """The message of the ExportError that analyze_counts raises for the counts file ``path``."""
+    with pytest.raises(ExportError) as caught:
+        analyze_counts(path, survey=survey)
+    return str(caught.value)
