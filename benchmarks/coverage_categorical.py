@@ -8,11 +8,11 @@ analyzer's profile-likelihood intervals against the Wald intervals it used befor
 
 from __future__ import annotations
 
-import argparse
 import sys
 import time
 
 import numpy as np
+from study import study_parser  # benchmarks/, beside this script
 
 from rrsite.estimate.estimators import categorical_estimate
 
@@ -21,9 +21,7 @@ CASES = [(50, (0.02, 0.18, 0.80)), (200, (0.02, 0.18, 0.80)), (50, (1 / 3, 1 / 3
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--reps", type=int, default=2000)
-    parser.add_argument("--seed", type=int, default=9)
+    parser = study_parser(__doc__, reps=2000, seed=9)
     args = parser.parse_args(argv)
     rng = np.random.default_rng(args.seed)
     worst = 1.0

@@ -18,12 +18,12 @@ Exit status 1 when an interval of rrsite covers less than 94%.
 
 from __future__ import annotations
 
-import argparse
 import math
 import time
 
 import numpy as np
 from scipy import stats
+from study import study_parser  # benchmarks/, beside this script
 
 from rrsite.estimate.compliance import crosswise as cw
 from rrsite.estimate.compliance.split import difference
@@ -141,9 +141,7 @@ def extended(reps: int, rng: np.random.Generator) -> float:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--reps", type=int, default=4000)
-    parser.add_argument("--seed", type=int, default=36)
+    parser = study_parser(__doc__, reps=4000, seed=36)
     args = parser.parse_args(argv)
     rng = np.random.default_rng(args.seed)
     started = time.perf_counter()

@@ -18,7 +18,6 @@ laws.
 
 from __future__ import annotations
 
-import argparse
 import sys
 import time
 from concurrent.futures import ProcessPoolExecutor
@@ -27,6 +26,7 @@ import coverage_numbers  # benchmarks/, beside this script
 import numpy as np
 from coverage_numbers import DAYS, INCOME
 from scipy import stats
+from study import study_parser  # benchmarks/, beside this script
 
 from rrsite.core.numbers import number_design_from_spec
 from rrsite.estimate.deconvolution import cells, deconvolve, design_matrix, report_bins
@@ -125,10 +125,8 @@ def run(job: tuple[str, dict, int, int, int, bool]) -> dict:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--reps", type=int, default=400)
+    parser = study_parser(__doc__, reps=400, seed=5)
     parser.add_argument("--n", type=int, default=2000)
-    parser.add_argument("--seed", type=int, default=5)
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--bootstrap", action="store_true",
                         help="also the baseline: percentile-bootstrap bands (slow)")

@@ -24,13 +24,13 @@ the others the Hajek mean).
 
 from __future__ import annotations
 
-import argparse
 import math
 import sys
 import time
 
 import numpy as np
 from scipy import stats
+from study import study_parser  # benchmarks/, beside this script
 
 from rrsite.estimate import survey_design as sd
 
@@ -54,9 +54,7 @@ def population(rng: np.random.Generator) -> list[list[np.ndarray]]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--reps", type=int, default=4000)
-    parser.add_argument("--seed", type=int, default=22)
+    parser = study_parser(__doc__, reps=4000, seed=22)
     args = parser.parse_args(argv)
     rng = np.random.default_rng(args.seed)
     frame = population(np.random.default_rng(1))

@@ -16,7 +16,6 @@ space, on which the report probabilities are linear).
 
 from __future__ import annotations
 
-import argparse
 import sys
 import time
 
@@ -190,9 +189,10 @@ def moment_theta(design: Design, lam1: float, lam2: float) -> np.ndarray:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--reps", type=int, default=4000)
-    parser.add_argument("--seed", type=int, default=9)
+    # benchmarks/, beside this script; imported here, as tests load this module by its path
+    from study import study_parser
+
+    parser = study_parser(__doc__, reps=4000, seed=9)
     parser.add_argument("--model", help="only the designs of this RRreg model (e.g. SLD)")
     parser.add_argument("--n", type=int, nargs="*", default=list(NS), help="N per group")
     parser.add_argument("--rate", type=float, nargs="*", default=list(RATES))

@@ -18,12 +18,12 @@ design instead of auto's.
 
 from __future__ import annotations
 
-import argparse
 import math
 import sys
 import time
 
 import numpy as np
+from study import study_parser  # benchmarks/, beside this script
 
 from rrsite.core.frequency import SubsetSelection, auto
 from rrsite.core.frequency.choose import build
@@ -50,10 +50,8 @@ def exact_coverage(law: Law, share: np.ndarray, n: int) -> np.ndarray:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--reps", type=int, default=1000)
+    parser = study_parser(__doc__, reps=1000, seed=5)
     parser.add_argument("--epsilon", type=float, default=1.0)
-    parser.add_argument("--seed", type=int, default=5)
     parser.add_argument("--design", default="auto", help="auto (default), oue, olh, subset, ...")
     args = parser.parse_args(argv)
     rng = np.random.default_rng(args.seed)

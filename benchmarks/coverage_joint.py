@@ -24,7 +24,6 @@ Prints each interval's coverage (and its Monte-Carlo standard error) and the wor
 
 from __future__ import annotations
 
-import argparse
 import sys
 import time
 
@@ -121,10 +120,11 @@ def sd_coverage(rng: np.random.Generator, n: int, reps: int, s: float = 0.8) -> 
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--reps", type=int, default=1000)
+    # benchmarks/, beside this script; imported here, as tests load this module by its path
+    from study import study_parser
+
+    parser = study_parser(__doc__, reps=1000, seed=23)
     parser.add_argument("--boot", type=int, default=400)
-    parser.add_argument("--seed", type=int, default=23)
     parser.add_argument("--model-reps", type=int, default=200)
     parser.add_argument("--mixed-reps", type=int, default=None,
                         help="replications of the random-intercept fit (default: --model-reps)")

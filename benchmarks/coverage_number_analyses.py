@@ -16,13 +16,13 @@ it as the baseline.
 
 from __future__ import annotations
 
-import argparse
 import math
 import sys
 import time
 
 import numpy as np
 from scipy import stats
+from study import study_parser  # benchmarks/, beside this script
 
 from rrsite.analyze.regression.number_predictors import fit_corrected
 from rrsite.core.numbers import MixtureUnknown, number_design_from_spec
@@ -92,10 +92,8 @@ def predictor_cell(rng: np.random.Generator, design: object, n: int, reps: int
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--reps", type=int, default=2000)
+    parser = study_parser(__doc__, reps=2000, seed=7)
     parser.add_argument("--boot", type=int, default=400)
-    parser.add_argument("--seed", type=int, default=7)
     args = parser.parse_args(argv)
     rng = np.random.default_rng(args.seed)
     started = time.perf_counter()

@@ -21,13 +21,14 @@ variance). The Wald (normal quantile) interval is shown beside it as the baselin
 
 from __future__ import annotations
 
-import argparse
 import math
 import sys
 import time
+from collections.abc import Iterator
 
 import numpy as np
 from scipy import stats
+from study import study_parser  # benchmarks/, beside this script
 
 from rrsite.analyze.numbers import number_estimate
 from rrsite.analyze.results import NumberPart
@@ -68,6 +69,14 @@ DESIGNS: dict[str, list[dict]] = {
         {"name": "piecewise", "epsilon": 2},
     ],
 }
+
+
+def each_design() -> Iterator[tuple[str, dict, NumberDesign]]:
+    """Every design of DESIGNS on its quantity's bounds: (kind, spec with the bounds, design)."""
+    for kind, specs in DESIGNS.items():
+        for spec in specs:
+            bounded = {**spec, **(INCOME if kind == "income" else DAYS)}
+            yield kind, bounded, number_design_from_spec(bounded)
 
 
 def income_mean() -> float:
@@ -144,25 +153,22 @@ def small_table(rng: np.random.Generator, reps: int, truths: dict[str, float],
           "surveys per cell; rN: N surveys a design could not estimate (mixture-unknown needs "
           "2 reports per group)")
     print(f"{'truth':<8}{'design':<17}" + "".join(f"{'N=' + str(n):>17}" for n in SMALL_SIZES))
-    for kind, specs in DESIGNS.items():
-        bounds = INCOME if kind == "income" else DAYS
-        for spec in specs:
-            design = number_design_from_spec({**spec, **bounds})
-            cells = []
-            for n in SMALL_SIZES:
-                tally = Tally()
-                for _ in range(reps):
-                    y, other = draw_truths(rng, kind, n)
-                    reports, groups = simulate_reports(rng, design, y, other)
-                    if groups is not None and min(np.sum(groups == 1), np.sum(groups == 2)) < 2:
-                        found = None
-                    else:
-                        found = combine([fit_part(design, reports, groups)], 0.95)
-                    for counter in (tally, total):
-                        counter.add(found, truths[kind], bounds["min"], bounds["max"])
-                cells.append(tally.cell())
-            print(f"{kind:<8}{spec['name']:<17}" + "".join(f"{c:>17}" for c in cells),
-                  flush=True)
+    for kind, spec, design in each_design():
+        cells = []
+        for n in SMALL_SIZES:
+            tally = Tally()
+            for _ in range(reps):
+                y, other = draw_truths(rng, kind, n)
+                reports, groups = simulate_reports(rng, design, y, other)
+                if groups is not None and min(np.sum(groups == 1), np.sum(groups == 2)) < 2:
+                    found = None
+                else:
+                    found = combine([fit_part(design, reports, groups)], 0.95)
+                for counter in (tally, total):
+                    counter.add(found, truths[kind], spec["min"], spec["max"])
+            cells.append(tally.cell())
+        print(f"{kind:<8}{spec['name']:<17}" + "".join(f"{c:>17}" for c in cells),
+              flush=True)
 
 
 def subgroup_table(rng: np.random.Generator, reps: int, truths: dict[str, float],
@@ -173,35 +179,30 @@ def subgroup_table(rng: np.random.Generator, reps: int, truths: dict[str, float]
           f"inform) over {reps:,} surveys; mean size of each subgroup in brackets")
     sizes = [f"~{SUBGROUP_N * share:.0f}" for share in SUBGROUP_SHARES]
     print(f"{'truth':<8}{'design':<17}" + "".join(f"{'n' + s:>17}" for s in sizes))
-    for kind, specs in DESIGNS.items():
-        bounds = INCOME if kind == "income" else DAYS
-        for spec in specs:
-            design = number_design_from_spec({**spec, **bounds})
-            tallies = [Tally() for _ in SUBGROUP_SHARES]
-            for _ in range(reps):
-                y, other = draw_truths(rng, kind, SUBGROUP_N)
-                reports, groups = simulate_reports(rng, design, y, other)
-                subgroup = rng.choice(len(SUBGROUP_SHARES), SUBGROUP_N, p=SUBGROUP_SHARES)
-                part = NumberPart(design, ["v"], reports, subgroup,
-                                  np.zeros(SUBGROUP_N, dtype=int) if groups is None else groups,
-                                  Privacy(1.0, 0.0))
-                for g, tally in enumerate(tallies):
-                    try:
-                        found: NumberEstimate | None = number_estimate([part], g, 0.95, None)
-                    except NumberEstimateError:  # a subgroup of 0 or 1, or a group too small
-                        found = None
-                    for counter in (tally, total):
-                        counter.add(found, truths[kind], bounds["min"], bounds["max"])
-            print(f"{kind:<8}{spec['name']:<17}" + "".join(f"{t.cell():>17}" for t in tallies),
-                  flush=True)
+    for kind, spec, design in each_design():
+        tallies = [Tally() for _ in SUBGROUP_SHARES]
+        for _ in range(reps):
+            y, other = draw_truths(rng, kind, SUBGROUP_N)
+            reports, groups = simulate_reports(rng, design, y, other)
+            subgroup = rng.choice(len(SUBGROUP_SHARES), SUBGROUP_N, p=SUBGROUP_SHARES)
+            part = NumberPart(design, ["v"], reports, subgroup,
+                              np.zeros(SUBGROUP_N, dtype=int) if groups is None else groups,
+                              Privacy(1.0, 0.0))
+            for g, tally in enumerate(tallies):
+                try:
+                    found: NumberEstimate | None = number_estimate([part], g, 0.95, None)
+                except NumberEstimateError:  # a subgroup of 0 or 1, or a group too small
+                    found = None
+                for counter in (tally, total):
+                    counter.add(found, truths[kind], spec["min"], spec["max"])
+        print(f"{kind:<8}{spec['name']:<17}" + "".join(f"{t.cell():>17}" for t in tallies),
+              flush=True)
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--reps", type=int, default=10000)
+    parser = study_parser(__doc__, reps=10000, seed=21)
     parser.add_argument("--small-reps", type=int, default=2000,
                         help="surveys per cell of the small-survey and subgroup tables")
-    parser.add_argument("--seed", type=int, default=21)
     parser.add_argument("--only", choices=("large", "small", "subgroups"))
     args = parser.parse_args(argv)
     rng = np.random.default_rng(args.seed)
@@ -224,16 +225,13 @@ def main(argv: list[str] | None = None) -> int:
           f"(Monte Carlo SE about {100 * math.sqrt(0.95 * 0.05 / args.reps):.2f} points)")
     print(f"{'truth':<8}{'design':<17}" + "".join(f"{'N=' + str(n):>16}" for n in SIZES))
     print(f"{'':<25}" + "".join(f"{'t / Wald':>16}" for _ in SIZES))
-    for kind, specs in DESIGNS.items():
-        bounds = INCOME if kind == "income" else DAYS
-        for spec in specs:
-            design = number_design_from_spec({**spec, **bounds})
-            cells = []
-            for n in SIZES:
-                t_cov, wald = coverage(rng, design, kind, n, args.reps, truths[kind])
-                worst = min(worst, t_cov)
-                cells.append(f"{100 * t_cov:6.1f} / {100 * wald:5.1f}")
-            print(f"{kind:<8}{spec['name']:<17}" + "".join(f"{c:>16}" for c in cells))
+    for kind, spec, design in each_design():
+        cells = []
+        for n in SIZES:
+            t_cov, wald = coverage(rng, design, kind, n, args.reps, truths[kind])
+            worst = min(worst, t_cov)
+            cells.append(f"{100 * t_cov:6.1f} / {100 * wald:5.1f}")
+        print(f"{kind:<8}{spec['name']:<17}" + "".join(f"{c:>16}" for c in cells))
     print(f"lowest t coverage: {100 * worst:.1f}%  ({time.perf_counter() - started:.0f} s)")
     return 0
 

@@ -15,13 +15,13 @@ more than three standard errors.
 
 from __future__ import annotations
 
-import argparse
 import math
 import sys
 import time
 from typing import Any
 
 import numpy as np
+from study import study_parser  # benchmarks/, beside this script
 
 from rrsite.core import KRR, design_from_spec
 from rrsite.core.frequency import Memoized, UnaryEncoding
@@ -54,11 +54,9 @@ def debiased(memo: Memoized, reports: list[Any]) -> np.ndarray:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--reps", type=int, default=500)
+    parser = study_parser(__doc__, reps=500, seed=3)
     parser.add_argument("--respondents", type=int, default=2000)
     parser.add_argument("--churn", type=float, default=0.3)
-    parser.add_argument("--seed", type=int, default=3)
     args = parser.parse_args(argv)
     rng = np.random.default_rng(args.seed)
     n = args.respondents

@@ -15,12 +15,12 @@ smaller check (the fit on the cell counts in closed form, 4,000 surveys).
 
 from __future__ import annotations
 
-import argparse
 import math
 import time
 
 import numpy as np
 from scipy import special
+from study import study_parser  # benchmarks/, beside this script
 
 from rrsite.estimate.joint import JointPart
 from rrsite.estimate.regression.predictors import fit_predictors, latent_classes
@@ -47,10 +47,8 @@ def spread(s: PredictorScenario, n: int, reps: int, seed: int) -> tuple[np.ndarr
 
 def main(argv: list[str] | None = None) -> int:
     """Run the study and print its figures."""
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--reps", type=int, default=400)
+    parser = study_parser(__doc__, reps=400, seed=7)
     parser.add_argument("--n", type=int, default=2000)
-    parser.add_argument("--seed", type=int, default=7)
     args = parser.parse_args(argv)
     s = PredictorScenario(0.8, 0.8, 0.3, 0.4, 2.0)
     started = time.perf_counter()

@@ -19,13 +19,13 @@ Prints each interval's coverage and its Monte-Carlo standard error.
 
 from __future__ import annotations
 
-import argparse
 import itertools
 import math
 import sys
 import time
 
 import numpy as np
+from study import study_parser  # benchmarks/, beside this script
 
 from rrsite.estimate.correlation import CorVariable, GroupedDesign, rrcor_groups
 from rrsite.estimate.joint_groups import GroupedPart, fit_joint_groups
@@ -83,11 +83,9 @@ def cor_coverage(rng: np.random.Generator, n: int, reps: int, boot: int,
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
-    parser.add_argument("--reps", type=int, default=200)
+    parser = study_parser(__doc__, reps=200, seed=5)
     parser.add_argument("--n", type=int, default=1000)
     parser.add_argument("--boot", type=int, default=200)
-    parser.add_argument("--seed", type=int, default=5)
     parser.add_argument("--only", choices=("joint", "cor"), default=None)
     args = parser.parse_args(argv)
     rng = np.random.default_rng(args.seed)

@@ -55,7 +55,7 @@ for folder in (str(HERE), str(ROOT)):
         sys.path.insert(0, folder)
 
 import page_load  # noqa: E402
-from page_load import Link, SiteServer, median  # noqa: E402
+from page_load import Link, SiteServer, median, tear_down  # noqa: E402
 
 #: Seconds the respondent reads the opening text (and the consent, where there is one).
 READ_S = 8.0
@@ -257,10 +257,7 @@ def main(argv: list[str] | None = None) -> int:
                         for kind, figures in loads.items():
                             per_page.setdefault(kind, []).append(figures)
     finally:
-        if server is not None:
-            server.shutdown()
-            server.server_close()
-        shutil.rmtree(work, ignore_errors=True)
+        tear_down(server, work)
     if args.json:
         args.json.write_text(json.dumps(results, indent=2))
     print_report(results, names, args.runs, loads_seen)

@@ -479,6 +479,14 @@ def fresh_profile(playwright: Any, spki: str) -> Iterator[Any]:
         shutil.rmtree(profile, ignore_errors=True)
 
 
+def tear_down(server: SiteServer | None, work: Path) -> None:
+    """Stop the site's server (if it started) and remove the work folder."""
+    if server is not None:
+        server.shutdown()
+        server.server_close()
+    shutil.rmtree(work, ignore_errors=True)
+
+
 def median(values: list[float | None]) -> float | None:
     """Median of the values that exist."""
     present = [v for v in values if v is not None]
@@ -542,10 +550,7 @@ def main(argv: list[str] | None = None) -> int:
                         for kind, figures in loads.items():
                             per_page[kind].append(figures)
     finally:
-        if server is not None:
-            server.shutdown()
-            server.server_close()
-        shutil.rmtree(work, ignore_errors=True)
+        tear_down(server, work)
 
     if args.json:
         args.json.write_text(json.dumps(results, indent=2))

@@ -68,3 +68,33 @@ MOTHER = "My mother was born in January to March."
 def days_question(qid: str = "days", **design: object) -> str:
     """A whole number of days out of the last 30 (0 to 30), with the design's fields if any."""
     return question(qid, "number", min=0, max=30, integer="true", **design)
+
+
+# blocks that several surveys of the tests share
+STIMULANTS = question("stimulants", "yes-no", randomize="forced-response", truth=0.7)
+LEAVE = question("leave", "yes-no", randomize="forced-response")
+TEAM_KRR = question("team", "choice", options="[A, B, C]", randomize="k-rr", epsilon=1.5)
+DID = question("did", "yes-no", randomize="forced-response")
+DID_HALF = question("did", "yes-no", randomize="forced-response", truth="1/2")
+YEAR_THREE = question("year", "choice", options="[First, Second, Third]")
+SMOKER = question("smoker", "yes-no")
+ENROLLED = question("enrolled", "yes-no", screen_out='["no"]')
+
+
+def faculty(science: str = "Science", arts: str = "Arts") -> str:
+    """The campus survey's faculty question, its two options labelled (a translation relabels
+    them)."""
+    return question("faculty", "choice", options=f"\n  - {{value: science, label: {science}}}"
+                    f"\n  - {{value: arts, label: {arts}}}")
+
+
+#: The front matter of the campus survey in two languages (no closing ``---``: more may follow).
+CAMPUS_FRONT = "---\nid: campus\ntitle: Campus life\nlanguages: [en, de]\nprivacy:\n  budget: 4\n"
+
+
+def wave_front(series: str, title: str, budget: float, wave_epsilon: float) -> str:
+    """The front matter of one wave of a series, with its closing ``---``; ``{wave}`` is left in
+    it for ``str.format`` (the wave's number)."""
+    return (f"---\nid: {series}-w{{wave}}\ntitle: {title}, wave {{wave}}\nseries: {series}\n"
+            f"wave: {{wave}}\nprivacy:\n  budget: {budget:g}\n  wave_epsilon: {wave_epsilon:g}\n"
+            "---\n")

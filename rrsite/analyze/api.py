@@ -22,7 +22,7 @@ from typing import Any
 
 from ..errors import RRSiteError, UsageError
 from ..estimate.intervals import METHODS
-from ..exports.catalog import CHOICE_TYPES, Catalog, build_catalog
+from ..exports.catalog import CHOICE_TYPES, Catalog, build_catalog, exports_and_catalog
 from ..exports.counts import read_counts
 from ..exports.pipeline import read_into
 from ..exports.progress import Progress
@@ -120,11 +120,7 @@ def analyze(
     """
     if population is not None and (isinstance(population, bool) or not population > 0):
         raise UsageError(f"--population must be a positive number, got {population!r}")
-    paths = [exports] if isinstance(exports, str | Path) else list(exports)
-    if not paths:
-        raise UsageError("give at least one export file")
-    surveys = [] if survey is None else [survey] if isinstance(survey, str | Path) else list(survey)
-    catalog = build_catalog(surveys, manifests)
+    paths, catalog = exports_and_catalog(exports, survey, manifests)
     by_questions = check_options(catalog, confidence, interval, by)
     if mapping is None:
         column_map: dict[str, str] = {}

@@ -34,7 +34,7 @@ from ..estimate.correlation import (
     rrcor_groups,
 )
 from ..estimate.regression.logistic import NUISANCE_OF_MODEL
-from ..exports.catalog import Catalog, build_catalog
+from ..exports.catalog import Catalog, exports_and_catalog
 from ..exports.readers import parse_mapping
 from ..exports.rejections import Rejections
 from ..exports.rows import Rows, read_rows
@@ -191,14 +191,8 @@ def correlate(
     replicates: int = 1000,
 ) -> CorResult:
     """RRcor's correlations of ``questions`` from the exports (see the module docstring)."""
-    paths = [exports] if isinstance(exports, str | Path) else list(exports)
-    if not paths:
-        raise UsageError("give at least one export file")
-    if not 0 < confidence < 1:
-        raise UsageError(f"--confidence must be between 0 and 1, not {confidence}")
+    paths, catalog = exports_and_catalog(exports, survey, manifests, confidence)
     ids = parse_variables(questions)
-    surveys = [] if survey is None else [survey] if isinstance(survey, str | Path) else list(survey)
-    catalog = build_catalog(surveys, manifests)
     for qid in ids:
         _check(catalog, qid)
     rows = read_rows(paths, catalog, parse_mapping(list(mapping or ()), catalog), ids)

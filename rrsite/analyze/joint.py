@@ -33,7 +33,7 @@ from ..errors import UsageError
 from ..estimate.joint import JointFit, JointPart, fit_joint
 from ..estimate.joint_groups import GroupedPart, fit_joint_groups
 from ..estimate.regression.logistic import NUISANCE_MEANING, NUISANCE_OF_MODEL, two_group_rates
-from ..exports.catalog import Catalog, QuestionSpec, build_catalog
+from ..exports.catalog import Catalog, QuestionSpec, exports_and_catalog
 from ..exports.readers import parse_mapping
 from ..exports.rejections import Rejections
 from ..exports.rows import Rows, read_rows
@@ -337,14 +337,8 @@ def joint(
     mapping: Sequence[str] | None = None,
 ) -> JointResult:
     """The joint table of ``questions`` from the exports (see the module docstring)."""
-    paths = [exports] if isinstance(exports, str | Path) else list(exports)
-    if not paths:
-        raise UsageError("give at least one export file")
-    if not 0 < confidence < 1:
-        raise UsageError(f"--confidence must be between 0 and 1, not {confidence}")
+    paths, catalog = exports_and_catalog(exports, survey, manifests, confidence)
     ids = parse_questions(questions)
-    surveys = [] if survey is None else [survey] if isinstance(survey, str | Path) else list(survey)
-    catalog = build_catalog(surveys, manifests)
     for qid in ids:
         check_question(catalog, qid)
     column_map = parse_mapping(list(mapping or ()), catalog)

@@ -21,7 +21,7 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TextIO
 
 import numpy as np
 
@@ -263,11 +263,7 @@ def _join_design_file(
     ``tokens``: each export row's respondent token, or its cell id for a file keyed by cell
     (many rows share a cell).
     """
-    try:
-        handle = open(path, newline="", encoding="utf-8-sig")  # noqa: SIM115
-    except OSError as error:
-        raise DesignInputError(f"{path}: cannot read: {error.strerror or error}") from error
-    with handle:
+    with _open_csv(path) as handle:
         reader = csv.DictReader(handle)
         header = reader.fieldnames or []
         key = CELL if CELL in header else next(
@@ -413,16 +409,20 @@ def parse_rake(items: Sequence[str]) -> list[tuple[str, str]]:
     return out
 
 
+def _open_csv(path: str) -> TextIO:
+    """``path`` opened for the csv module (BOM skipped), or a DesignInputError naming it."""
+    try:
+        return open(path, newline="", encoding="utf-8-sig")  # noqa: SIM115
+    except OSError as error:
+        raise DesignInputError(f"{path}: cannot read: {error.strerror or error}") from error
+
+
 def read_margins(path: str, name: str, population: float | None) -> dict[str, float]:
     """A margins file: a category column, then ``count`` (population counts) or ``share``.
 
     Shares (adding up to 1) need ``--population N``; they become counts N x share.
     """
-    try:
-        handle = open(path, newline="", encoding="utf-8-sig")  # noqa: SIM115
-    except OSError as error:
-        raise DesignInputError(f"{path}: cannot read: {error.strerror or error}") from error
-    with handle:
+    with _open_csv(path) as handle:
         reader = csv.reader(handle)
         header = next(reader, [])
         if len(header) != 2 or header[1].strip().lower() not in ("count", "share"):

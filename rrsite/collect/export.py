@@ -19,19 +19,18 @@ text answer with a bare CR reads back as one cell of one row. Rows end in LF, as
 
 from __future__ import annotations
 
-import asyncio
 import csv
 import io
 import json
 import os
 import sqlite3
 import tempfile
-import threading
-from collections.abc import Callable, Coroutine, Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any, TextIO
 
 from ..errors import RRSiteError
+from ..pgsnapshot import Snapshot
 from ..spreadsheet import neutralise
 from .manifests import CELL_KEY, GROUP_SUFFIX
 from .store import connect
@@ -210,17 +209,9 @@ class PgExport(Export):
 
         self.db = shown(dsn)  # type: ignore[assignment]
         self.survey = survey
-        # a loop in a thread of its own: the caller may be inside a running event loop
-        self._loop = asyncio.new_event_loop()
-        self._thread = threading.Thread(target=self._loop.run_forever, daemon=True,
-                                        name="rrsite-export")
-        self._thread.start()
-        self._connection: Any = None
+        self._snapshot: Snapshot | None = None
         try:
-            self._connection = self._call(asyncpg.connect(dsn, timeout=10))
-            transaction = self._connection.transaction(isolation="repeatable_read",
-                                                       readonly=True)
-            self._call(transaction.start())
+            self._snapshot = Snapshot(dsn, "rrsite-export")
             self.manifests = [json.loads(row[0]) for row in self._fetch(
                 "SELECT manifest FROM manifests ORDER BY seq")]
             surveys = [row[0] for row in self._fetch(
@@ -232,20 +223,15 @@ class PgExport(Export):
             self.close()
             _no_survey(self.db, survey, surveys)
 
-    def _call(self, work: Coroutine[Any, Any, Any]) -> Any:
-        return asyncio.run_coroutine_threadsafe(work, self._loop).result()
-
     def _fetch(self, query: str, *args: Any) -> list[Any]:
-        return list(self._call(self._connection.fetch(query, *args)))
+        assert self._snapshot is not None
+        return self._snapshot.fetch(query, *args)
 
     def close(self) -> None:
         """End the snapshot and close the connection."""
-        if self._connection is not None:
-            self._call(self._connection.close())
-            self._connection = None
-        self._loop.call_soon_threadsafe(self._loop.stop)
-        self._thread.join(timeout=10)
-        self._loop.close()
+        if self._snapshot is not None:
+            self._snapshot.close()
+            self._snapshot = None
 
     def has_cells(self) -> bool:
         """Whether any exported submission came with a design cell."""

@@ -248,13 +248,8 @@ def _report(args: argparse.Namespace, analysis: Any) -> int:
             f"--strict: {rejected.total:,} of {analysis.rows_read:,} rows rejected\n"
             + rejected.summary()
         )
-    report = render(analysis, args.format)
-    if args.output:
-        write_atomically(args.output, report)
-        print(f"wrote {args.output} ({analysis.rows_accepted:,} rows accepted, "
-              f"{rejected.total:,} rejected)", file=sys.stderr)
-    else:
-        sys.stdout.write(report)
+    _emit(args, render(analysis, args.format),
+          f" ({analysis.rows_accepted:,} rows accepted, {rejected.total:,} rejected)")
     if rejected.total and (args.output or args.format != "table"):
         print(f"{rejected.total:,} rows rejected:\n{rejected.summary()}", file=sys.stderr)
     return 0
@@ -276,11 +271,7 @@ def _run_panel(args: argparse.Namespace, waves: list[Any]) -> int:
     result = analyze_panel(args.exports, waves, confidence=args.confidence,
                            interval=args.interval, mapping=args.mapping, progress=args.progress)
     report = render(result, args.format)
-    if args.output:
-        write_atomically(args.output, report)
-        print(f"wrote {args.output}", file=sys.stderr)
-    else:
-        sys.stdout.write(report)
+    _emit(args, report)
     return 0
 
 
@@ -308,19 +299,10 @@ def _run_models(args: argparse.Namespace) -> int:
     models = regress(args.exports, survey=args.survey, manifests=args.manifest,
                      models=args.model, confidence=args.confidence, mapping=args.mapping,
                      bias_reduced=args.bias_reduced, sample=_sample_options(args))
-    rejected = models[0].rejected if models else None
-    if rejected is not None and rejected.total:
-        if args.strict:
-            raise RejectedRowsError(f"--strict: {rejected.total:,} rows rejected\n"
-                                    + rejected.summary())
-        print(f"{rejected.total:,} rows rejected (left out of every model):\n"
-              f"{rejected.summary()}", file=sys.stderr)
+    if models:
+        _refuse_or_tell(args, models[0].rejected, "left out of every model")
     report = render(models, args.format)
-    if args.output:
-        write_atomically(args.output, report)
-        print(f"wrote {args.output}", file=sys.stderr)
-    else:
-        sys.stdout.write(report)
+    _emit(args, report)
     return 0
 
 
@@ -346,16 +328,26 @@ def _run_joint(args: argparse.Namespace) -> int:
         result = correlate(args.exports, survey=args.survey, manifests=args.manifest,
                            questions=args.cor, confidence=args.confidence, mapping=args.mapping)
         render = render_cor  # type: ignore[assignment]
-    if result.rejected.total:
-        if args.strict:
-            raise RejectedRowsError(f"--strict: {result.rejected.total:,} rows rejected\n"
-                                    + result.rejected.summary())
-        print(f"{result.rejected.total:,} rows rejected (left out of the table):\n"
-              f"{result.rejected.summary()}", file=sys.stderr)
+    _refuse_or_tell(args, result.rejected, "left out of the table")
     report = render(result, args.format)
+    _emit(args, report)
+    return 0
+
+
+def _refuse_or_tell(args: argparse.Namespace, rejected: Any, where: str) -> None:
+    """Rejected rows: an error with --strict (exit 2), else listed on stderr."""
+    if rejected is None or not rejected.total:
+        return
+    if args.strict:
+        raise RejectedRowsError(f"--strict: {rejected.total:,} rows rejected\n"
+                                + rejected.summary())
+    print(f"{rejected.total:,} rows rejected ({where}):\n{rejected.summary()}", file=sys.stderr)
+
+
+def _emit(args: argparse.Namespace, report: str, note: str = "") -> None:
+    """Write the report to -o (atomically, ``note`` after its name on stderr), or print it."""
     if args.output:
         write_atomically(args.output, report)
-        print(f"wrote {args.output}", file=sys.stderr)
+        print(f"wrote {args.output}{note}", file=sys.stderr)
     else:
         sys.stdout.write(report)
-    return 0

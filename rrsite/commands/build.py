@@ -15,15 +15,24 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="a survey .md file, or a folder of them")
     parser.add_argument("-o", "--output", type=Path, required=True, metavar="DIST",
                         help="output folder, replaced as a whole only when every survey built")
-    parser.add_argument("--templates", type=Path, metavar="DIR",
-                        help=f"page templates (default: {default_templates()})")
-    parser.add_argument("--pyodide", type=Path, metavar="DIR",
-                        help=f"Pyodide runtime to ship (default: {default_pyodide()})")
+    add_site_options(parser, pyodide="Pyodide runtime to ship")
     parser.add_argument("--full-stdlib", action="store_true",
                         help="ship Pyodide's whole standard library, not the one trimmed to what "
                              "the page imports (for debugging or comparison)")
     parser.add_argument("--no-compress", action="store_true",
                         help="skip the .br/.gz copies (faster; for development only)")
+
+
+def add_site_options(parser: argparse.ArgumentParser, templates: str = "page templates",
+                     pyodide: str = "Pyodide runtime") -> None:
+    """--templates and --pyodide: what build, check, preview and verify build a site from.
+
+    ``templates`` and ``pyodide`` are the command's own words that start each option's help.
+    """
+    parser.add_argument("--templates", type=Path, metavar="DIR",
+                        help=f"{templates} (default: {default_templates()})")
+    parser.add_argument("--pyodide", type=Path, metavar="DIR",
+                        help=f"{pyodide} (default: {default_pyodide()})")
 
 
 def run(args: argparse.Namespace) -> int:

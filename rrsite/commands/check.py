@@ -7,9 +7,10 @@ import sys
 import tempfile
 from pathlib import Path
 
-from ..site.builder import build, default_pyodide, default_templates
+from ..site.builder import build
 from ..survey import SurveyError
 from ..survey.check import DEFAULT_RESPONDENTS, check_survey
+from .build import add_site_options
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -21,10 +22,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              f"combinations that single people out (default {DEFAULT_RESPONDENTS})")
     parser.add_argument("--strict", action="store_true",
                         help="exit with code 1 when there are warnings")
-    parser.add_argument("--templates", type=Path, metavar="DIR",
-                        help=f"page templates (default: {default_templates()})")
-    parser.add_argument("--pyodide", type=Path, metavar="DIR",
-                        help=f"Pyodide runtime (default: {default_pyodide()})")
+    add_site_options(parser)
 
 
 def run(args: argparse.Namespace) -> int:

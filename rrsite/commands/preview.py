@@ -20,6 +20,7 @@ from pathlib import Path
 
 from ..site.builder import default_pyodide, default_templates
 from ..site.preview import PREVIEW_PREFIX, RELOAD_JS, PreviewState, Watcher, preview_build
+from .build import add_site_options
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -29,10 +30,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--host", default="127.0.0.1", help="address (default 127.0.0.1)")
     parser.add_argument("--port", type=int, default=8000,
                         help="port (default 8000; 0 picks a free one)")
-    parser.add_argument("--templates", type=Path, metavar="DIR",
-                        help=f"page templates, watched too (default: {default_templates()})")
-    parser.add_argument("--pyodide", type=Path, metavar="DIR",
-                        help=f"Pyodide runtime (default: {default_pyodide()})")
+    add_site_options(parser, templates="page templates, watched too")
 
 
 def run(args: argparse.Namespace) -> int:

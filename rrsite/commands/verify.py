@@ -6,8 +6,8 @@ import argparse
 import sys
 from pathlib import Path
 
-from ..site.builder import default_pyodide, default_templates
 from ..site.verify import as_json, describe, verify
+from .build import add_site_options
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -17,12 +17,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--survey", dest="surveys", action="append", type=Path, required=True,
                         metavar="FILE.md",
                         help="a survey file the site was built from (repeat for several)")
-    parser.add_argument("--templates", type=Path, metavar="DIR",
-                        help=f"page templates the site was built with (default: "
-                             f"{default_templates()})")
-    parser.add_argument("--pyodide", type=Path, metavar="DIR",
-                        help=f"Pyodide runtime the site was built with (default: "
-                             f"{default_pyodide()})")
+    add_site_options(parser, templates="page templates the site was built with",
+                     pyodide="Pyodide runtime the site was built with")
     parser.add_argument("--full-stdlib", action="store_true",
                         help="the site was built with --full-stdlib")
     parser.add_argument("--timeout", type=float, default=30.0, metavar="SECONDS",

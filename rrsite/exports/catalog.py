@@ -30,7 +30,7 @@ from ..core import (
     privacy_of,
 )
 from ..core.frequency import FREQUENCY_DESIGNS, FrequencyOracle, Memoized, oracle_from_spec
-from ..errors import RRSiteError
+from ..errors import RRSiteError, UsageError
 
 #: Question types whose answers are one value of ``values`` (these can be counted and grouped).
 CHOICE_TYPES = ("yes-no", "choice")
@@ -175,11 +175,7 @@ class Catalog:
 
     def question_ids(self) -> list[str]:
         """Every question id of every version, the primary version's order first."""
-        seen: dict[str, None] = {}
-        for version in self.versions:
-            for question in version.questions:
-                seen.setdefault(question.id, None)
-        return list(seen)
+        return list(dict.fromkeys(q.id for version in self.versions for q in version.questions))
 
     def grouped_ids(self) -> list[str]:
         """Question ids that some version asks with a two-group design."""
@@ -533,3 +529,23 @@ def _meaning(manifest: Mapping[str, Any]) -> str:
         if isinstance(q, Mapping) and q.get("role") != "language"
     ]
     return json.dumps([manifest.get("id"), questions], sort_keys=True)
+
+
+def exports_and_catalog(
+    exports: str | Path | Iterable[str | Path],
+    survey: str | Path | Iterable[str | Path] | None = None,
+    manifests: Iterable[str | Path | Mapping[str, Any]] = (),
+    confidence: float | None = None,
+) -> tuple[list[str | Path], Catalog]:
+    """The export files (at least one) and the catalog of the survey files and manifests.
+
+    ``confidence``, when given, is checked on the way (between 0 and 1), before the surveys are
+    read.
+    """
+    paths = [exports] if isinstance(exports, str | Path) else list(exports)
+    if not paths:
+        raise UsageError("give at least one export file")
+    if confidence is not None and not 0 < confidence < 1:
+        raise UsageError(f"--confidence must be between 0 and 1, not {confidence}")
+    surveys = [] if survey is None else [survey] if isinstance(survey, str | Path) else list(survey)
+    return paths, build_catalog(surveys, manifests)

@@ -90,21 +90,21 @@ class Filling:
         if m is None:
             return (f"no question: a row of accepted rows needs a version of "
                     f"{self.catalog.survey!r}, got {row.get('version', '')!r}")
-        count = self._count_of(row)
-        if isinstance(count, str):
-            return count
-        self.accepted[m] = self.accepted.get(m, 0) + count
-        return None
+        return self._add(self.accepted, m, row)
 
     def _rejected(self, reason: str, row: Mapping[str, str]) -> str | None:
         if reason not in REASONS:
             return f"rejected {reason!r} is not a reason ({', '.join(REASONS)})"
         if row.get("row", ""):
             return self._example(reason, row)
+        return self._add(self.rejected, reason, row)
+
+    def _add(self, table: dict[Any, int], key: Any, row: Mapping[str, str]) -> str | None:
+        """Add the row's count to ``table[key]``; the problem with its count, if any."""
         count = self._count_of(row)
         if isinstance(count, str):
             return count
-        self.rejected[reason] = self.rejected.get(reason, 0) + count
+        table[key] = table.get(key, 0) + count
         return None
 
     def _example(self, reason: str, row: Mapping[str, str]) -> str | None:

@@ -62,7 +62,7 @@ def decode_all(oracle: FrequencyOracle, values: Sequence[str],
     return reports, problems
 
 
-def _parity(values: np.ndarray) -> np.ndarray:
+def parity(values: np.ndarray) -> np.ndarray:
     """The parity of each number's set bits (numbers below 2^32), by folding with xor."""
     folded = values.copy()
     for shift in (16, 8, 4, 2, 1):
@@ -89,7 +89,7 @@ def supports(oracle: FrequencyOracle, reports: Sequence[Any]) -> np.ndarray:
     if isinstance(base, HadamardResponse):
         columns = np.array([reports[i] for i in present], dtype=np.int64)
         rows_of = np.arange(1, k + 1, dtype=np.int64)
-        table[index] = _parity(columns[:, None] & rows_of[None, :]) == 0
+        table[index] = parity(columns[:, None] & rows_of[None, :]) == 0
         return table
     assert isinstance(base, LocalHashing)
     g = base.g

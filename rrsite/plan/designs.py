@@ -469,14 +469,7 @@ def table(result: dict[str, Any]) -> str:
             f"  tied with   p00 = {alt['p00']:.6g}, p11 = {alt['p11']:.6g}"
             f"   (vertex {alt['vertex']})"
         )
-    if result["epsilon"] is None:
-        lines.append("privacy       NOT differentially private for any epsilon")
-        lines.extend(f"              {reason}" for reason in result.get("not_private", []))
-        lines.append(f"              delta = {result['delta']:.6g} whatever epsilon")
-    else:
-        lines.append(
-            f"privacy       epsilon = {result['epsilon']:.6g}, delta = {result['delta']:.6g}"
-        )
+    lines += _privacy_lines(result, " whatever epsilon")
     lines.append(
         f"variance      {result['variance']:.6g} for one respondent at true rate "
         f"{result['prior']:g}"
@@ -518,18 +511,22 @@ def _margin_cell(row: dict[str, Any]) -> str:
     return f"   {'-' if margin is None else f'±{margin:.3g}':>14}"
 
 
+def _privacy_lines(result: dict[str, Any], after_delta: str = "") -> list[str]:
+    """The privacy lines of a design's table: epsilon and delta, or why it is not private."""
+    if result["epsilon"] is not None:
+        return [f"privacy       epsilon = {result['epsilon']:.6g}, "
+                f"delta = {result['delta']:.6g}"]
+    return ["privacy       NOT differentially private for any epsilon",
+            *(f"              {reason}" for reason in result.get("not_private", [])),
+            f"              delta = {result['delta']:.6g}{after_delta}"]
+
+
 def rrreg_table(result: dict[str, Any]) -> str:
     """`plan --design` of an RRreg design (two groups or a card deck): its figures as text."""
     design = result["design"]
     lines = [f"design        {design['name']} (RRreg {design['model']}, p = {design['p']}"
              + (f", Kukrep = {design['Kukrep']}" if "Kukrep" in design else "") + ")"]
-    if result["epsilon"] is None:
-        lines.append("privacy       NOT differentially private for any epsilon")
-        lines.extend(f"              {reason}" for reason in result.get("not_private", []))
-        lines.append(f"              delta = {result['delta']:.6g}")
-    else:
-        lines.append(
-            f"privacy       epsilon = {result['epsilon']:.6g}, delta = {result['delta']:.6g}")
+    lines += _privacy_lines(result)
     variance = result["variance"]
     shown_prior = result["prior"]
     lines.append(f"variance      {variance:.6g} for one respondent at true rate {shown_prior:g}")

@@ -24,18 +24,17 @@ from ..estimate.intervals import quantiles
 from ..estimate.joint import JointPart
 from ..estimate.regression.logistic import RegressionError
 from ..estimate.regression.predictors import fit_predictors, latent_classes
+from .power import Scenario
 from .search import smallest_n
 
 
 @dataclass
-class PredictorScenario:
-    """The data-generating model of a randomized predictor and a direct yes-no outcome."""
+class PredictorScenario(Scenario):
+    """The data-generating model of a randomized predictor and a direct yes-no outcome.
 
-    p00: float
-    p11: float
-    prevalence: float
-    exposed: float
-    odds_ratio: float
+    The numbers (and ``beta``) are those of `rrsite power`'s Scenario; here the design randomizes
+    the predictor, and ``exposed`` is the share of its true "yes".
+    """
 
     @property
     def matrix(self) -> np.ndarray:
@@ -45,9 +44,7 @@ class PredictorScenario:
     @property
     def theta(self) -> np.ndarray:
         """(b0, b1, logit of the exposed share)."""
-        p = self.prevalence
-        return np.array([math.log(p / (1 - p)), math.log(self.odds_ratio),
-                         math.log(self.exposed / (1 - self.exposed))])
+        return np.append(self.beta, math.log(self.exposed / (1 - self.exposed)))
 
 
 def cell_probabilities(theta: np.ndarray, matrix: np.ndarray) -> np.ndarray:

@@ -88,3 +88,14 @@ def sensitive_reports(
         group = np.where(rng.random(len(truth)) < design.probability, 1, 2)
         return reports[randomize_in_groups(rng, design, truth, group)].tolist(), group.tolist()
     return reports[randomize(rng, question.matrix, truth)].tolist(), None
+
+
+def probability(item: str, text: str) -> float:
+    """A rate ``text`` of ``--truth ITEM``: a number in [0, 1], or a UsageError naming ITEM."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise UsageError(f"--truth {item!r}: {text!r} is not a number") from None
+    if not 0.0 <= value <= 1.0:
+        raise UsageError(f"--truth {item!r}: {value:g} is not a rate in [0, 1]")
+    return value

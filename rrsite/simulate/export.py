@@ -24,7 +24,14 @@ from ..errors import UsageError
 from ..estimate.numbers import simulate_reports
 from ..exports.catalog import CHOICE_TYPES, QuestionSpec, VersionSpec, version_from_manifest
 from .cor import cor_answers
-from .draws import GROUP_SUFFIX, draw, randomize, randomize_in_groups, sensitive_reports
+from .draws import (
+    GROUP_SUFFIX,
+    draw,
+    probability,
+    randomize,
+    randomize_in_groups,
+    sensitive_reports,
+)
 from .joint import joint_answers
 from .logit import LogitModel
 from .numbers import NumberTruth
@@ -67,23 +74,13 @@ def parse_truths(items: Sequence[str], version: VersionSpec) -> dict[str, np.nda
     return truths
 
 
-def _probability(item: str, text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise UsageError(f"--truth {item!r}: {text!r} is not a number") from None
-    if not 0.0 <= value <= 1.0:
-        raise UsageError(f"--truth {item!r}: {value:g} is not a rate in [0, 1]")
-    return value
-
-
 def _shares(item: str, text: str, question: QuestionSpec) -> np.ndarray:
     values = list(question.values)
     if ":" not in text:
         if question.type != "yes-no":
             raise UsageError(f"--truth {item!r}: give shares per answer, e.g. "
                              f"{question.id}={values[0]}:0.3,{values[1]}:0.7")
-        rate = _probability(item, text)
+        rate = probability(item, text)
         return np.array([1.0 - rate, rate]) if values == ["no", "yes"] else \
             np.array([rate if v == "yes" else 1.0 - rate for v in values])
     shares = np.full(len(values), np.nan)
@@ -92,7 +89,7 @@ def _shares(item: str, text: str, question: QuestionSpec) -> np.ndarray:
         if not sep or value not in values:
             raise UsageError(f"--truth {item!r}: {value!r} is not an answer of {question.id} "
                              f"({', '.join(values)})")
-        shares[values.index(value)] = _probability(item, number)
+        shares[values.index(value)] = probability(item, number)
     given = float(np.nansum(shares))
     left = np.isnan(shares)
     if given > 1.0 + 1e-9 or (not left.any() and abs(given - 1.0) > 1e-9):

@@ -83,6 +83,27 @@ def _as_list(value: Any) -> list[Any]:
     return parsed if isinstance(parsed, list) else []
 
 
+def parse_terms(rest: str, where: str) -> tuple[float, dict[str, float]]:
+    """``b0 + b1*column + ...``: the intercept and each column's coefficient (added up).
+
+    ``where`` starts the error message of a term that cannot be read.
+    """
+    intercept, position = 0.0, 0
+    coefficients: dict[str, float] = {}
+    rest = rest.rstrip()
+    while position < len(rest):
+        match = TERM.match(rest, position)
+        if not match or match.end() == position:
+            raise UsageError(f"{where}: cannot read {rest[position:].strip()!r}")
+        value = float(match["coef"]) * (-1.0 if match["sign"] == "-" else 1.0)
+        if match["column"]:
+            coefficients[match["column"]] = coefficients.get(match["column"], 0.0) + value
+        else:
+            intercept += value
+        position = match.end()
+    return intercept, coefficients
+
+
 def parse_logit(text: str, version: VersionSpec) -> LogitModel:
     """``QID ~ b0 + b1*column + ...`` (see the module docstring)."""
     outcome, tilde, rest = text.partition("~")
@@ -92,19 +113,7 @@ def parse_logit(text: str, version: VersionSpec) -> LogitModel:
     question = version.question(outcome)
     if question is None or question.type != "yes-no":
         raise UsageError(f"--logit {text!r}: {outcome!r} is not a yes-no question of the survey")
-    intercept, position = 0.0, 0
-    coefficients: dict[str, float] = {}
-    rest = rest.rstrip()
-    while position < len(rest):
-        match = TERM.match(rest, position)
-        if not match or match.end() == position:
-            raise UsageError(f"--logit {text!r}: cannot read {rest[position:].strip()!r}")
-        value = float(match["coef"]) * (-1.0 if match["sign"] == "-" else 1.0)
-        if match["column"]:
-            coefficients[match["column"]] = coefficients.get(match["column"], 0.0) + value
-        else:
-            intercept += value
-        position = match.end()
+    intercept, coefficients = parse_terms(rest, f"--logit {text!r}")
     model = LogitModel(outcome, intercept, coefficients)
     dummy: dict[str, list[Any]] = {q.id: [] for q in version.questions}
     model.linear_predictor(version, dummy, 0)      # unknown columns fail here, before writing

@@ -26,6 +26,8 @@ from ..core.frequency import (
 )
 from ..errors import UsageError
 from ..exports.catalog import QuestionSpec
+from ..exports.oracles import parity
+from .draws import probability
 
 #: A redraw of a set with too many ticks is tried this often before giving up.
 REDRAWS = 1000
@@ -40,14 +42,6 @@ def hash_buckets(seeds: np.ndarray, answers: np.ndarray, k: int, g: int) -> np.n
     for j in range(d):
         total = total + (seeds // g ** j % g) * (answers // g ** j % g)
     out: np.ndarray = total % g
-    return out
-
-
-def _parity(values: np.ndarray) -> np.ndarray:
-    folded = values.copy()
-    for shift in (16, 8, 4, 2, 1):
-        folded ^= folded >> shift
-    out: np.ndarray = folded & 1
     return out
 
 
@@ -77,7 +71,7 @@ def sample(rng: np.random.Generator, oracle: FrequencyOracle, truth: np.ndarray)
     inside = rng.random(n) < design.p
     columns = rng.integers(0, design.size, n)
     rows = truth + 1
-    plus = _parity(columns & rows) == 0
+    plus = parity(columns & rows) == 0
     picked: list[Any] = np.where(plus == inside, columns, columns ^ (rows & -rows)).tolist()
     return picked
 
@@ -102,13 +96,7 @@ def parse_set_rates(text: str, question: QuestionSpec, item: str) -> np.ndarray:
         if not sep or value not in question.values:
             raise UsageError(f"--truth {item!r}: {value!r} is not an option of {question.id} "
                              f"({', '.join(question.values)})")
-        try:
-            rate = float(number)
-        except ValueError:
-            raise UsageError(f"--truth {item!r}: {number!r} is not a number") from None
-        if not 0.0 <= rate <= 1.0:
-            raise UsageError(f"--truth {item!r}: {rate:g} is not a rate in [0, 1]")
-        rates[question.values.index(value)] = rate
+        rates[question.values.index(value)] = probability(item, number)
     return rates
 
 

@@ -28,7 +28,7 @@ from ..core import TwoGroupDesign
 from ..errors import UsageError
 from ..exports.catalog import VersionSpec
 from .draws import GROUP_SUFFIX, randomize, randomize_in_groups
-from .logit import TERM, column_values
+from .logit import column_values, parse_terms
 
 _SD = re.compile(r";\s*sd\s*=\s*(?P<sd>[0-9.eE+-]+)\s*$")
 
@@ -71,19 +71,7 @@ def parse_predictor(text: str, version: VersionSpec) -> PredictorModel:
         raise UsageError(f"{where}: sd is for a number outcome")
     if not sd > 0:
         raise UsageError(f"{where}: sd must be above 0")
-    intercept, position = 0.0, 0
-    coefficients: dict[str, float] = {}
-    rest = rest.rstrip()
-    while position < len(rest):
-        term = TERM.match(rest, position)
-        if not term or term.end() == position:
-            raise UsageError(f"{where}: cannot read {rest[position:].strip()!r}")
-        value = float(term["coef"]) * (-1.0 if term["sign"] == "-" else 1.0)
-        if term["column"]:
-            coefficients[term["column"]] = coefficients.get(term["column"], 0.0) + value
-        else:
-            intercept += value
-        position = term.end()
+    intercept, coefficients = parse_terms(rest, where)
     randomized: list[str] = []
     for column in coefficients:
         for part in column.split(":"):

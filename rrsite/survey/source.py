@@ -202,19 +202,15 @@ def split(text: str, problems: Problems) -> Source:
             prose.lines.extend(lines[index:stop])
             index = stop
             continue
-        page_break = _PAGE_BREAK.match(line)
-        if page_break:
+        # a page break or a heading ends the prose above it
+        kind: type[PageBreak | Heading] = PageBreak
+        match = _PAGE_BREAK.match(line)
+        if match is None:
+            kind, match = Heading, _HEADING2.match(line)
+        if match:
             if prose.lines:
                 parts.append(prose)
-            parts.append(PageBreak(index + 1, (page_break.group(1) or "").strip()))
-            prose = Prose(index + 2)
-            index += 1
-            continue
-        heading = _HEADING2.match(line)
-        if heading:
-            if prose.lines:
-                parts.append(prose)
-            parts.append(Heading(index + 1, (heading.group(1) or "").strip()))
+            parts.append(kind(index + 1, (match.group(1) or "").strip()))
             prose = Prose(index + 2)
         else:
             prose.lines.append(line)

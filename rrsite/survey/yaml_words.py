@@ -17,6 +17,7 @@ not mean: a list item indented deeper than the item above it is read as the rest
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 
 import yaml
 
@@ -135,14 +136,8 @@ def explain(error: yaml.MarkedYAMLError, lines: list[str]) -> tuple[int, str]:
                      f"{index + 1} and of the line above it")
 
 
-def joined_items(node: yaml.Node | None, lines: list[str]) -> list[tuple[int, str]]:
-    """``(1-based line, message)`` for each list item YAML joined to the item above it.
-
-    A plain (unquoted) value spread over several lines whose continuation line starts with
-    ``- `` is a list item indented deeper than the one above it; YAML folds both into one
-    string, ``"Sometimes - Rarely"``.
-    """
-    found: list[tuple[int, str]] = []
+def scalars(node: yaml.Node | None) -> Iterator[yaml.ScalarNode]:
+    """Every scalar node under ``node``: mapping keys and values, list items, depth first."""
     stack = [node] if node is not None else []
     while stack:
         current = stack.pop()
@@ -151,17 +146,31 @@ def joined_items(node: yaml.Node | None, lines: list[str]) -> list[tuple[int, st
                 stack.extend((key, value))
         elif isinstance(current, yaml.SequenceNode):
             stack.extend(current.value)
-        elif isinstance(current, yaml.ScalarNode) and current.style is None:
-            first, last = current.start_mark.line, current.end_mark.line
-            for index in range(first + 1, last + 1):
-                stripped = _line(lines, index).strip()
-                if stripped == "-" or stripped.startswith("- "):
-                    start = _line(lines, first)
-                    found.append((index + 1, (
-                        f"check the indentation of line {index + 1}: '{stripped}' is indented "
-                        f"deeper than line {first + 1} ('{start.strip()}'), so YAML reads them "
-                        f"as one value, {current.value!r}. Indent it like line {first + 1}")))
-                    break
+        elif isinstance(current, yaml.ScalarNode):
+            yield current
+
+
+def joined_items(node: yaml.Node | None, lines: list[str]) -> list[tuple[int, str]]:
+    """``(1-based line, message)`` for each list item YAML joined to the item above it.
+
+    A plain (unquoted) value spread over several lines whose continuation line starts with
+    ``- `` is a list item indented deeper than the one above it; YAML folds both into one
+    string, ``"Sometimes - Rarely"``.
+    """
+    found: list[tuple[int, str]] = []
+    for current in scalars(node):
+        if current.style is not None:
+            continue
+        first, last = current.start_mark.line, current.end_mark.line
+        for index in range(first + 1, last + 1):
+            stripped = _line(lines, index).strip()
+            if stripped == "-" or stripped.startswith("- "):
+                start = _line(lines, first)
+                found.append((index + 1, (
+                    f"check the indentation of line {index + 1}: '{stripped}' is indented "
+                    f"deeper than line {first + 1} ('{start.strip()}'), so YAML reads them "
+                    f"as one value, {current.value!r}. Indent it like line {first + 1}")))
+                break
     return sorted(found)
 
 
@@ -199,15 +208,8 @@ def bounded(text: str, problems: Problems, what: str) -> bool:
 
 def _clean_scalars(node: yaml.Node | None, problems: Problems, what: str) -> None:
     """Control characters in a text value are errors; bidirectional ones removed (a warning)."""
-    stack = [node] if node is not None else []
-    while stack:
-        current = stack.pop()
-        if isinstance(current, yaml.MappingNode):
-            for key, value in current.value:
-                stack.extend((key, value))
-        elif isinstance(current, yaml.SequenceNode):
-            stack.extend(current.value)
-        elif isinstance(current, yaml.ScalarNode) and isinstance(current.value, str):
+    for current in scalars(node):
+        if isinstance(current.value, str):
             current.value = clean_characters(current.value, current.start_mark.line + 1,
                                              problems, f"a value of {what}")
 

@@ -8,7 +8,12 @@ import math
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+import pytest
+
+from rrsite.analyze.api import analyze_counts
 from rrsite.core import design_from_spec, privacy_of
+from rrsite.exports.readers import ExportError
 
 SURVEY = "honor-code-2026"
 VERSION = "3f9a1c0d2b4e5f60"
@@ -92,6 +97,23 @@ def read_table(path: Path) -> tuple[list[str], list[list[str]]]:
         return header, list(reader)
 
 
+def with_design_cells(root: Path, seed: int, clusters: int, spread: tuple[float, float],
+                      psus: str) -> tuple[list[str], list[list[str]], Any, Any, Any]:
+    """root/plain.csv with a design cell per row, written to root/design.csv: 3 strata of
+    ``clusters`` clusters each, weights (1 + stratum) x uniform(``spread``), rounded to 3
+    decimals, and ``psus`` clusters per stratum in the population. The export's header and rows,
+    and each row's stratum, cluster and weight (numpy arrays)."""
+    header, rows = read_table(root / "plain.csv")
+    rng = np.random.default_rng(seed)
+    stratum = rng.integers(0, 3, len(rows))
+    cluster = rng.integers(0, clusters, len(rows))
+    weight = np.round((1 + stratum) * rng.uniform(*spread, len(rows)), 3)
+    write_table(root / "design.csv", [*header, "stratum", "psu", "w", "psus"],
+                [[*r, f"h{s}", f"c{c}", f"{w}", psus]
+                 for r, s, c, w in zip(rows, stratum, cluster, weight, strict=True)])
+    return header, rows, stratum, cluster, weight
+
+
 def write_table(path: Path, header: list[str], rows: Any) -> Path:
     """Write a header and rows (sequences of cells) as CSV with \\n line ends."""
     with open(path, "w", newline="", encoding="utf-8") as handle:
@@ -151,3 +173,10 @@ def write_jsonl(path: Path, rows: list[dict[str, Any]]) -> Path:
 def write_manifest(path: Path, data: dict) -> Path:
     path.write_text(json.dumps(data), encoding="utf-8")
     return path
+
+
+def counts_refused(path: Path, survey: Any) -> str:
+    """The message of the ExportError that analyze_counts raises for the counts file ``path``."""
+    with pytest.raises(ExportError) as caught:
+        analyze_counts(path, survey=survey)
+    return str(caught.value)

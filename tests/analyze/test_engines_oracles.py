@@ -24,6 +24,7 @@ from rrsite.cli import main
 from rrsite.collect.pgstore import run_outside_loop
 from rrsite.errors import UsageError
 from rrsite.exports.catalog import manifest_from_survey_file
+from tests.surveytext import LEAVE, TEAM_KRR, wave_front
 
 from .test_engines_sql import _fill, _pgserver, same_analysis
 
@@ -32,33 +33,13 @@ ORACLES = SURVEYS / "substances.md"
 #: The questions of substances.md with a frequency oracle, as the refusal names them.
 NAMED = ("'most' (", "'risks' (oue)", "'district' (olh)")
 
-SERIES = """---
-id: morale-w{wave}
-title: Morale, wave {wave}
-series: morale
-wave: {wave}
-privacy:
-  budget: 4
-  wave_epsilon: 0.6
----
+SERIES = wave_front("morale", "Morale", 4, 0.6) + """\
 ## Did you think of leaving?
 
-```question
-id: leave
-type: yes-no
-randomize: forced-response
-```
-
+""" + LEAVE + """
 ## Which team?
 
-```question
-id: team
-type: choice
-options: [A, B, C]
-randomize: k-rr
-epsilon: 1.5
-```
-
+""" + TEAM_KRR + """
 ## Your site?
 
 ```question

@@ -216,16 +216,22 @@ def test_the_r_script_fits_each_group_and_both(tmp_path: Path) -> None:
     assert "G2 <- 2 * (saturated - best$objective)" in text and "pchisq(G2, 1)" in text
 
 
-def test_report_counts_give_the_same_test(tmp_path: Path) -> None:
-    from rrsite.analyze.api import analyze_counts
-
+def simulated(tmp_path: Path, respondents: int, stimulants: float, seed: int
+              ) -> tuple[Path, Path, list[dict[str, str]]]:
+    """SURVEY simulated into tmp_path/export.csv: the survey file, the export, and its rows."""
     survey = tmp_path / "campus.md"
     survey.write_text(SURVEY, "utf-8")
     export = tmp_path / "export.csv"
-    assert main(["simulate", str(survey), "--respondents", "1000", "--truth",
-                 "stimulants=0.3", "--seed", "4", "-o", str(export)]) == 0
+    assert main(["simulate", str(survey), "--respondents", str(respondents), "--truth",
+                 f"stimulants={stimulants}", "--seed", str(seed), "-o", str(export)]) == 0
     with open(export, newline="", encoding="utf-8") as handle:
-        rows = list(csv.DictReader(handle))
+        return survey, export, list(csv.DictReader(handle))
+
+
+def test_report_counts_give_the_same_test(tmp_path: Path) -> None:
+    from rrsite.analyze.api import analyze_counts
+
+    survey, export, rows = simulated(tmp_path, 1000, 0.3, seed=4)
     counts = tmp_path / "counts.csv"
     with open(counts, "w", newline="", encoding="utf-8") as handle:
         writer = csv.writer(handle)
@@ -260,13 +266,7 @@ def test_plan_sizes_it_as_the_crosswise_model(capsys) -> None:
 
 
 def test_design_based_estimates_debias_each_row_with_its_groups_p(tmp_path: Path) -> None:
-    survey = tmp_path / "campus.md"
-    survey.write_text(SURVEY, "utf-8")
-    export = tmp_path / "export.csv"
-    assert main(["simulate", str(survey), "--respondents", "1200", "--truth",
-                 "stimulants=0.25", "--seed", "9", "-o", str(export)]) == 0
-    with open(export, newline="", encoding="utf-8") as handle:
-        rows = list(csv.DictReader(handle))
+    survey, export, rows = simulated(tmp_path, 1200, 0.25, seed=9)
     for i, row in enumerate(rows):
         row["w"] = str(1 + i % 4)
     weighted = tmp_path / "weighted.csv"

@@ -21,7 +21,7 @@ from rrsite.analyze import analyze
 from rrsite.analyze.sample_design import SampleOptions
 from rrsite.cli import main
 
-from .helpers import read_table, write_table
+from .helpers import read_table, with_design_cells, write_table
 
 ROOT = Path(__file__).resolve().parents[2]
 SURVEY = ROOT / "surveys" / "hidden-numbers.md"
@@ -34,14 +34,8 @@ def sample(tmp_path_factory):
     root = tmp_path_factory.mktemp("numdesign")
     assert main(["simulate", str(SURVEY), "--respondents", str(N), "--seed", "11",
                  "-o", str(root / "plain.csv")]) == 0
-    header, rows = read_table(root / "plain.csv")
-    rng = np.random.default_rng(7)
-    stratum = rng.integers(0, 3, N)
-    cluster = rng.integers(0, 6, N)
-    weight = np.round((1 + stratum) * rng.uniform(2, 8, N), 3)
-    write_table(root / "design.csv", [*header, "stratum", "psu", "w", "psus"],
-           [[*r, f"h{s}", f"c{c}", f"{w}", "24"]
-            for r, s, c, w in zip(rows, stratum, cluster, weight, strict=True)])
+    header, rows, stratum, cluster, weight = with_design_cells(
+        root, seed=7, clusters=6, spread=(2, 8), psus="24")
     records = [dict(zip(header, r, strict=True)) for r in rows]
     days = np.array([float(r["days"]) for r in records])
     income = np.array([float(r["undeclared"]) for r in records])

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -19,16 +20,9 @@ from rrsite.core import design_from_spec
 from rrsite.core.frequency import Memoized, oracle_from_spec
 from rrsite.estimate.frequency import paired_change
 from tests.core.test_waves import brute_epsilon, matrix_joint, unary_joint
+from tests.surveytext import TEAM_KRR, wave_front
 
-WAVE = """---
-id: climate-w{wave}
-title: Climate, wave {wave}
-series: climate
-wave: {wave}
-privacy:
-  budget: 5
-  wave_epsilon: 0.7
----
+WAVE = wave_front("climate", "Climate", 5, 0.7) + """\
 ## Which of these happened to you?
 
 ```question
@@ -42,14 +36,7 @@ max_ticks: 2
 
 ## Which team?
 
-```question
-id: team
-type: choice
-options: [A, B, C]
-randomize: k-rr
-epsilon: 1.5
-```
-
+""" + TEAM_KRR + """
 ## Did you consider quitting?
 
 ```question
@@ -75,13 +62,19 @@ def panel(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, list[Path], l
     return root, surveys, [root / f"out-{w}.csv" for w in (1, 2, 3)]
 
 
-def test_the_ledger_is_the_exact_composition(panel, capsys) -> None:
-    root, surveys, exports = panel
+def analyzed(panel: tuple[Path, list[Path], list[Path]], capsys: pytest.CaptureFixture[str]
+             ) -> dict[str, Any]:
+    """`rrsite analyze` of the three waves' exports, as JSON."""
+    _, surveys, exports = panel
     capsys.readouterr()
     assert main(["analyze", *map(str, exports), *(x for s in surveys for x in ("--survey",
                                                                               str(s))),
                  "--format", "json"]) == 0
-    result = json.loads(capsys.readouterr().out)
+    return json.loads(capsys.readouterr().out)  # type: ignore[no-any-return]
+
+
+def test_the_ledger_is_the_exact_composition(panel, capsys) -> None:
+    result = analyzed(panel, capsys)
     assert result["series"] == "climate" and [w["wave"] for w in result["waves"]] == [1, 2, 3]
     ledger = result["ledger"]
     everywhere = [e for e in ledger if all(p["waves"] == [1, 2, 3]
@@ -104,12 +97,8 @@ def test_the_ledger_is_the_exact_composition(panel, capsys) -> None:
 
 
 def test_changes_are_paired_and_follow_the_truth(panel, capsys) -> None:
-    root, surveys, exports = panel
-    capsys.readouterr()
-    assert main(["analyze", *map(str, exports), *(x for s in surveys for x in ("--survey",
-                                                                              str(s))),
-                 "--format", "json"]) == 0
-    result = json.loads(capsys.readouterr().out)
+    _, surveys, exports = panel
+    result = analyzed(panel, capsys)
     quits = {(c["from_wave"], c["to_wave"]): c for c in result["changes"]
              if c["question"] == "quit"}
     assert set(quits) == {(1, 2), (2, 3)}

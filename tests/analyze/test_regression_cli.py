@@ -14,6 +14,7 @@ import statsmodels.api as sm
 from rrsite.analyze.regression import regress
 from rrsite.cli import main
 from rrsite.exports.catalog import build_catalog
+from tests.surveytext import SMOKER, YEAR_THREE
 
 SURVEY = """---
 id: regtest
@@ -36,19 +37,10 @@ no: 1/4
 
 ## Smoker?
 
-```question
-id: smoker
-type: yes-no
-```
-
+""" + SMOKER + """
 ## Year
 
-```question
-id: year
-type: choice
-options: [First, Second, Third]
-```
-
+""" + YEAR_THREE + """
 ## Age
 
 ```question

@@ -7,6 +7,7 @@ import base64
 import csv
 import json
 import math
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -16,9 +17,10 @@ from rrsite.analyze import analyze
 from rrsite.analyze.api import analyze_counts
 from rrsite.cli import main
 from rrsite.exports.catalog import manifest_from_survey_file
-from rrsite.exports.readers import ExportError
 from rrsite.report.analysis import render
 from tests.surveytext import KUK3, MOTHER, SLD_QUARTERS, question, survey_text
+
+from .helpers import counts_refused
 
 N = 40_000
 HEAD = """\
@@ -67,15 +69,22 @@ def rate(rows, qid, report, group=None):
     return sum(v == report for v in chosen) / len(chosen)
 
 
-@pytest.fixture(scope="module")
-def simulated(tmp_path_factory):
-    root = tmp_path_factory.mktemp("rrreg")
+def simulate(root: Path, seed: int, *names: str, respondents: int = N) -> Path:
+    """SIMULATED written to root/s.md and simulated (TRUTH's rates) into each file of ``names``
+    with ``seed``: the survey file."""
     survey = root / "s.md"
     survey.write_text(SIMULATED, encoding="utf-8")
     truths = [arg for q, r in TRUTH.items() for arg in ("--truth", f"{q}={r}")]
-    for name in ("out.csv", "out.jsonl"):
-        assert main(["simulate", str(survey), "--respondents", str(N), *truths, "--seed", "11",
-                     "-o", str(root / name)]) == 0
+    for name in names:
+        assert main(["simulate", str(survey), "--respondents", str(respondents), *truths,
+                     "--seed", str(seed), "-o", str(root / name)]) == 0
+    return survey
+
+
+@pytest.fixture(scope="module")
+def simulated(tmp_path_factory):
+    root = tmp_path_factory.mktemp("rrreg")
+    survey = simulate(root, 11, "out.csv", "out.jsonl")
     rows = read_rows(root / "out.csv")
     return survey, root, rows, analyze([root / "out.csv"], survey=survey, progress=False)
 
@@ -238,9 +247,7 @@ def test_counts_file_rejects_bad_groups_and_reports(simulated, tmp_path):
                     "uqt,unrelated-unknown,3,yes,10\n"
                     "cross,crosswise,,yes,10\n"
                     "cross,crosswise,2,same,10\n", encoding="utf-8")
-    with pytest.raises(ExportError) as caught:
-        analyze_counts(path, survey=survey)
-    message = str(caught.value)
+    message = counts_refused(path, survey)
     assert f"{path}:2: group '': 'uqt' in this version is a two-group design" in message
     assert f"{path}:3: group '3'" in message
     assert f"{path}:4: report 'yes' is not a report of 'cross' (different, same)" in message
@@ -419,14 +426,22 @@ innocuous: Born in spring?
     return survey_1, survey_2
 
 
-def test_versions_with_other_p_are_one_likelihood(tmp_path):
-    survey_1, survey_2 = two_versions(
-        tmp_path, "randomize: crosswise\np: 0.1\ninnocuous: Born in spring?")
-    paths = []
+def simulated_versions(tmp_path: Path, second_design: str, respondents: int, seed: int
+                       ) -> tuple[Path, Path, list[Path]]:
+    """two_versions, each simulated (q's true rate 0.3) into a.csv and b.csv with seeds ``seed``
+    and ``seed`` + 1: the two survey files and the two exports."""
+    survey_1, survey_2 = two_versions(tmp_path, second_design)
+    paths: list[Path] = []
     for name, survey in (("a.csv", survey_1), ("b.csv", survey_2)):
-        assert main(["simulate", str(survey), "--respondents", "6000", "--truth", "q=0.3",
-                     "--seed", str(len(paths) + 1), "-o", str(tmp_path / name)]) == 0
+        assert main(["simulate", str(survey), "--respondents", str(respondents), "--truth",
+                     "q=0.3", "--seed", str(len(paths) + seed), "-o", str(tmp_path / name)]) == 0
         paths.append(tmp_path / name)
+    return survey_1, survey_2, paths
+
+
+def test_versions_with_other_p_are_one_likelihood(tmp_path):
+    survey_1, survey_2, paths = simulated_versions(
+        tmp_path, "randomize: crosswise\np: 0.1\ninnocuous: Born in spring?", 6000, seed=1)
     result = analyze(paths, survey=[survey_1, survey_2], progress=False)
     same = [sum(r["q"] == "same" for r in read_rows(p)) for p in paths]
 
@@ -447,13 +462,8 @@ def test_versions_with_other_p_are_one_likelihood(tmp_path):
 
 
 def test_versions_that_cannot_be_pooled_are_reported_apart(tmp_path):
-    survey_1, survey_2 = two_versions(
-        tmp_path, "randomize: sld\np: [0.25, 0.75]\naccept_no_epsilon: true")
-    paths = []
-    for name, survey in (("a.csv", survey_1), ("b.csv", survey_2)):
-        assert main(["simulate", str(survey), "--respondents", "3000", "--truth", "q=0.3",
-                     "--seed", str(len(paths) + 3), "-o", str(tmp_path / name)]) == 0
-        paths.append(tmp_path / name)
+    survey_1, survey_2, paths = simulated_versions(
+        tmp_path, "randomize: sld\np: [0.25, 0.75]\naccept_no_epsilon: true", 3000, seed=3)
     result = analyze(paths, survey=[survey_1, survey_2], progress=False)
     assert [q.id for q in result.questions] == ["q", "q [SLD]"]
     assert any("cannot be pooled" in note and "'q [SLD]'" in note for note in result.notes)

@@ -10,6 +10,7 @@ from __future__ import annotations
 import csv
 import json
 import math
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -18,8 +19,8 @@ from rrsite.analyze import analyze
 from rrsite.analyze.sample_design import SampleOptions
 from rrsite.cli import main
 
-from .helpers import read_table, write_table
-from .test_rrreg_designs import SIMULATED, TRUTH
+from .helpers import with_design_cells, write_table
+from .test_rrreg_designs import TRUTH, simulate
 
 N = 3000
 
@@ -28,19 +29,9 @@ N = 3000
 def sample(tmp_path_factory):
     """A simulated export with a design cell per row: 3 strata, 8 clusters each, unequal weights."""
     root = tmp_path_factory.mktemp("sample")
-    survey = root / "s.md"
-    survey.write_text(SIMULATED, encoding="utf-8")
-    truths = [arg for q, r in TRUTH.items() for arg in ("--truth", f"{q}={r}")]
-    assert main(["simulate", str(survey), "--respondents", str(N), *truths, "--seed", "5",
-                 "-o", str(root / "plain.csv")]) == 0
-    header, rows = read_table(root / "plain.csv")
-    rng = np.random.default_rng(3)
-    stratum = rng.integers(0, 3, N)
-    cluster = rng.integers(0, 8, N)
-    weight = np.round((1 + stratum) * rng.uniform(5, 15, N), 3)
-    design_rows = [[*r, f"h{s}", f"c{c}", f"{w}", "40"]
-                   for r, s, c, w in zip(rows, stratum, cluster, weight, strict=True)]
-    write_table(root / "design.csv", [*header, "stratum", "psu", "w", "psus"], design_rows)
+    survey = simulate(root, 5, "plain.csv", respondents=N)
+    header, rows, stratum, cluster, weight = with_design_cells(
+        root, seed=3, clusters=8, spread=(5, 15), psus="40")
     # the same cells in a separate file, joined by token; the export in a new order
     token = header.index("respondent")
     write_table(root / "cells.csv", ["respondent", "stratum", "psu", "w", "psus"],
@@ -68,23 +59,23 @@ def test_crosswise_and_kuk_match_weighted_closed_forms(sample):
     survey, root, records, stratum, cluster, w = sample
     result = analyze([root / "design.csv"], survey=survey, progress=False,
                      sample=SampleOptions(weights="w", strata="stratum", cluster="psu"))
-    # crosswise, p = 1/4: P(same) = p pi + (1 - p)(1 - pi) -> r = (same - (1 - p)) / (2p - 1)
-    answered = np.array([r["cross"] != "" for r in records])
-    same = np.array([r["cross"] == "same" for r in records], dtype=float)
-    r = (same - 0.75) / (0.5 - 1)
-    m, v = _svymean(r[answered], w[answered], stratum[answered], cluster[answered])
-    got = result.question("cross").design_based["values"]["yes"]
-    assert got["estimate"] == pytest.approx(m, rel=1e-10)
-    assert got["variance"] == pytest.approx(v, rel=1e-8)
-    assert got["df"] == 24 - 3
+
+    def closed_form(qid: str, report: str, low: float, high: float) -> dict:
+        """The weighted mean and variance of r = (``report`` - low) / (high - low) over the
+        rows that answered ``qid``, against the analyzer's design-based figures."""
+        answered = np.array([r[qid] != "" for r in records])
+        said = np.array([r[qid] == report for r in records], dtype=float)
+        m, v = _svymean(((said - low) / (high - low))[answered], w[answered],
+                        stratum[answered], cluster[answered])
+        got = result.question(qid).design_based["values"]["yes"]
+        assert got["estimate"] == pytest.approx(m, rel=1e-10)
+        assert got["variance"] == pytest.approx(v, rel=1e-8)
+        return got  # type: ignore[no-any-return]
+
+    # crosswise, p = 1/4: P(same) = p pi + (1 - p)(1 - pi) -> r = (same - (1 - p)) / (p - (1 - p))
+    assert closed_form("cross", "same", 0.75, 0.25)["df"] == 24 - 3
     # kuk with one card: red = 1 -> r = (red - p0) / (p1 - p0)
-    answered = np.array([r["kuk1"] != "" for r in records])
-    reds = np.array([r["kuk1"] == "1" for r in records], dtype=float)
-    r = (reds - 0.2) / (0.7 - 0.2)
-    m, v = _svymean(r[answered], w[answered], stratum[answered], cluster[answered])
-    got = result.question("kuk1").design_based["values"]["yes"]
-    assert got["estimate"] == pytest.approx(m, rel=1e-10)
-    assert got["variance"] == pytest.approx(v, rel=1e-8)
+    closed_form("kuk1", "1", 0.2, 0.7)
     for qid, truth in TRUTH.items():
         figures = result.question(qid).design_based["values"]["yes"]
         assert abs(figures["estimate"] - truth) < 4 * figures["se"], qid
@@ -256,15 +247,20 @@ def test_no_design_options_no_design_keys(sample, capsys):
 FRAME = "docs/data/school-frame.csv"
 
 
-def test_simulate_from_a_frame_draws_clusters_per_stratum(tmp_path, capsys):
-    from pathlib import Path
-
+def from_frame(tmp_path: Path, clusters: int, seed: int) -> tuple[Path, Path, Path]:
+    """`rrsite simulate` of honor-code.md from the school frame: ``clusters`` schools drawn per
+    region. The repository's root, the survey, and the export written."""
     root = Path(__file__).resolve().parents[2]
     survey = root / "surveys" / "honor-code.md"
     out = tmp_path / "f.csv"
     assert main(["simulate", str(survey), "--frame", str(root / FRAME), "--strata", "region",
-                 "--cluster", "school", "--sample-clusters", "3", "--frame-truth",
-                 "violated=p_violated", "--seed", "4", "-o", str(out)]) == 0
+                 "--cluster", "school", "--sample-clusters", str(clusters), "--frame-truth",
+                 "violated=p_violated", "--seed", str(seed), "-o", str(out)]) == 0
+    return root, survey, out
+
+
+def test_simulate_from_a_frame_draws_clusters_per_stratum(tmp_path, capsys):
+    root, survey, out = from_frame(tmp_path, clusters=3, seed=4)
     with open(root / FRAME, newline="", encoding="utf-8") as handle:
         frame = list(csv.DictReader(handle))
     with open(out, newline="", encoding="utf-8") as handle:
@@ -291,8 +287,6 @@ def test_simulate_from_a_frame_draws_clusters_per_stratum(tmp_path, capsys):
 
 
 def test_simulate_frame_bad_options(tmp_path, capsys):
-    from pathlib import Path
-
     root = Path(__file__).resolve().parents[2]
     survey = str(root / "surveys" / "honor-code.md")
     frame = str(root / FRAME)
@@ -348,16 +342,9 @@ def test_rake_to_margins_of_a_direct_question(sample, tmp_path, capsys):
 
 
 def test_model_with_weights_is_the_weighted_pseudo_likelihood(tmp_path, capsys):
-    from pathlib import Path
-
     from scipy import optimize
 
-    root = Path(__file__).resolve().parents[2]
-    survey = root / "surveys" / "honor-code.md"
-    out = tmp_path / "f.csv"
-    assert main(["simulate", str(survey), "--frame", str(root / FRAME), "--strata", "region",
-                 "--cluster", "school", "--sample-clusters", "5", "--frame-truth",
-                 "violated=p_violated", "--seed", "8", "-o", str(out)]) == 0
+    root, survey, out = from_frame(tmp_path, clusters=5, seed=8)
     capsys.readouterr()
     assert main(["analyze", str(out), "--survey", str(survey), "--weights", "weight",
                  "--strata", "region", "--cluster", "school", "--model", "violated ~ courses",

@@ -281,3 +281,15 @@ def postgres() -> Iterator[Any]:
 def pg_db(postgres: Any) -> str:
     """The URL of a new, empty PostgreSQL database."""
     return str(postgres.create_database())
+
+
+@pytest.fixture
+def minimal_wal_server() -> Iterator[Any]:
+    """A PostgreSQL server of its own with wal_level minimal: the unlinkability tests read its
+    data directory, which then holds the tables' files and little log."""
+    server = PgServer(settings={"wal_level": "minimal", "max_wal_senders": "0",
+                                "wal_skip_threshold": "0"}).start()
+    try:
+        yield server
+    finally:
+        server.remove()

@@ -27,6 +27,7 @@ from rrsite.collect.pgstore import run_outside_loop
 from rrsite.collect.server import create_app
 from rrsite.collect.stores import open_store
 from rrsite.core import blind as rb
+from tests.collect.twostores import both_open
 
 JSON = {"content-type": "application/json"}
 URL = "https://surveys.example.org/honor/"
@@ -263,18 +264,12 @@ def test_identical_token_resends_racing_on_two_postgresql_stores(pg_db, kit):
     tokens = [(kit.token(), bytes([i]).hex() * 32) for i in range(25)]
 
     async def race() -> list[str]:
-        await first.open()
-        await second.open()
-        try:
-            jobs = [store.submit("honor", kit.VERSION, respondent, {"violated": "yes"}, None,
-                                 token_hash)
-                    for respondent, token_hash in tokens for store in (first, second)]
-            return list(await asyncio.gather(*jobs))
-        finally:
-            await first.aclose()
-            await second.aclose()
+        jobs = [store.submit("honor", kit.VERSION, respondent, {"violated": "yes"}, None,
+                             token_hash)
+                for respondent, token_hash in tokens for store in (first, second)]
+        return list(await asyncio.gather(*jobs))
 
-    outcomes = run_outside_loop(race())
+    outcomes = both_open(first, second, race)
     assert outcomes.count(STORED) == len(tokens)
     assert outcomes.count(DUPLICATE) == len(tokens)
 
@@ -294,19 +289,13 @@ def test_one_code_traded_twice_at_once_on_two_postgresql_stores(pg_db):
     mark_blind(first, "honor", "0" * 32)
 
     async def race() -> list[str]:
-        await first.open()
-        await second.open()
-        try:
-            jobs = [exchange(store, "honor", code_hash(code), code_hash(f"{i}-{n}"))
-                    for i, code in enumerate(codes[:20]) for n, store in enumerate((first, second))]
-            jobs += [exchange(store, "honor", code_hash(code), code_hash("same"))
-                     for code in codes[20:] for store in (first, second)]
-            return list(await asyncio.gather(*jobs))
-        finally:
-            await first.aclose()
-            await second.aclose()
+        jobs = [exchange(store, "honor", code_hash(code), code_hash(f"{i}-{n}"))
+                for i, code in enumerate(codes[:20]) for n, store in enumerate((first, second))]
+        jobs += [exchange(store, "honor", code_hash(code), code_hash("same"))
+                 for code in codes[20:] for store in (first, second)]
+        return list(await asyncio.gather(*jobs))
 
-    outcomes = run_outside_loop(race())
+    outcomes = both_open(first, second, race)
     different, same = outcomes[:40], outcomes[40:]
     for i in range(20):
         assert sorted(different[2 * i:2 * i + 2]) == sorted([SIGN, USED_CODE])
@@ -331,19 +320,13 @@ def test_one_respondent_with_two_tokens_at_once_spends_one(pg_db, kit):
              for i in range(25)]
 
     async def race() -> list[list[str]]:
-        await first.open()
-        await second.open()
-        try:
-            results = []
-            for respondent, one, other, same in cases:
-                answers = ({"violated": "yes"}, {"violated": "yes" if same else "no"})
-                results.append(list(await asyncio.gather(
-                    first.submit("honor", kit.VERSION, respondent, answers[0], None, one),
-                    second.submit("honor", kit.VERSION, respondent, answers[1], None, other))))
-            return results
-        finally:
-            await first.aclose()
-            await second.aclose()
+        results = []
+        for respondent, one, other, same in cases:
+            answers = ({"violated": "yes"}, {"violated": "yes" if same else "no"})
+            results.append(list(await asyncio.gather(
+                first.submit("honor", kit.VERSION, respondent, answers[0], None, one),
+                second.submit("honor", kit.VERSION, respondent, answers[1], None, other))))
+        return results
 
     async def spent() -> int:
         connection = await asyncpg.connect(pg_db)
@@ -353,6 +336,6 @@ def test_one_respondent_with_two_tokens_at_once_spends_one(pg_db, kit):
         finally:
             await connection.close()
 
-    for (_, _, _, same), outcome in zip(cases, run_outside_loop(race()), strict=True):
+    for (_, _, _, same), outcome in zip(cases, both_open(first, second, race), strict=True):
         assert sorted(outcome) == sorted([STORED, DUPLICATE if same else CONFLICT]), outcome
     assert run_outside_loop(spent()) == len(cases)

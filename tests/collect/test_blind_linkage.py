@@ -21,7 +21,6 @@ import hashlib
 import json
 import random
 import re
-import shutil
 import sqlite3
 import subprocess
 from pathlib import Path
@@ -37,6 +36,7 @@ from rrsite.collect.pgstore import run_outside_loop
 from rrsite.collect.server import create_app
 from rrsite.collect.stores import open_store
 from rrsite.core import blind as rb
+from tests.collect.linkage import ctid, rank_pairs, right, row_order, snapshot, wal_frames
 
 ISSUED, USED = 50, 40
 CHANCE = 4
@@ -46,17 +46,6 @@ JSON = {"content-type": "application/json"}
 TAU_CHANCE = 0.4
 #: Mean time to answer, as a share of the fielding window (None: one respondent at a time).
 ARRIVALS = [None, 0.025, 0.05, 0.10]
-
-
-def rank_pairs(code_keys: dict[str, Any], token_keys: dict[str, Any]) -> dict[str, str]:
-    """Pair the i-th code with the i-th respondent, each ranked by its key (ties by name)."""
-    codes = sorted(code_keys, key=lambda c: (code_keys[c], c))
-    tokens = sorted(token_keys, key=lambda t: (token_keys[t], t))
-    return dict(zip(codes, tokens, strict=False))
-
-
-def right(guess: dict[str, str], truth: dict[str, str]) -> int:
-    return sum(truth.get(code) == respondent for code, respondent in guess.items())
 
 
 def forms(hashed: str) -> list[str]:
@@ -139,11 +128,6 @@ async def _everything(dsn: str) -> dict[str, list[tuple[int, tuple[int, int], st
         await connection.close()
 
 
-def ctid(text: str) -> tuple[int, int]:
-    page, item = text.strip("()").split(",")
-    return int(page), int(item)
-
-
 def pg_attacks(dsn: str, truth: dict[str, str]) -> dict[str, int]:
     """Every table holding codes against the submissions: same xmin, xmin order, heap order."""
     tables = run_outside_loop(_everything(dsn))
@@ -213,15 +197,6 @@ def test_postgres_holds_no_order_of_codes(postgres, tmp_path, kit, blind, spread
 
 # -- SQLite -------------------------------------------------------------------------------------
 
-def wal_frames(wal: bytes) -> list[bytes]:
-    """Every page image in a `-wal` file, in file order (older generations' frames too)."""
-    if len(wal) < 32:
-        return []
-    page_size = int.from_bytes(wal[8:12], "big")
-    step = 24 + page_size
-    return [wal[at + 24:at + step] for at in range(32, len(wal) - step + 1, step)]
-
-
 def traded(page: bytes, hashed: str) -> bool:
     """Whether a page holds the code's blind_codes record with a blinded message's hash (not the
     placeholder of zeros), or its invitations record marked used (serial type 9: the integer 1)."""
@@ -249,12 +224,7 @@ def sqlite_attacks(folder: Path, truth: dict[str, str]) -> tuple[dict[str, int],
                 first_seen[respondent] = index
     results = {"wal": right(rank_pairs(first_traded, first_seen), truth)}
     data = db.read_bytes()
-    connection = sqlite3.connect(f"file:{db}?mode=ro&immutable=1", uri=True)
-    try:
-        order = {row[0]: i for i, row in enumerate(connection.execute(
-            "SELECT respondent FROM submissions ORDER BY rowid"))}
-    finally:
-        connection.close()
+    order = row_order(db)
     records: dict[str, int] = {}
     for hashed in truth:  # where the record that changed with the trade or spend lies
         for match in re.finditer(re.escape(hashed.encode()), data):
@@ -292,13 +262,10 @@ def test_sqlite_holds_no_order_of_codes(tmp_path, kit, blind, spread):
     db = tmp_path / "c.db"
     codes, key = invite(tmp_path, str(db), blind)
     dist = kit.write_dist(tmp_path / "dist")
-    live = tmp_path / "live"
-    live.mkdir()
     signer = load_key(key) if blind else None
     with TestClient(create_app(dist, open_store(db), blind_key=signer)) as client:
         truth = play(client, kit, codes, events(7, spread), blind, seed=30)
-        for path in tmp_path.glob("c.db*"):  # the whole database while the collector runs
-            shutil.copy(path, live / path.name)
+        live = snapshot(tmp_path)  # the whole database while the collector runs
     running, running_tau = sqlite_attacks(live, truth)
     stopped, stopped_tau = sqlite_attacks(tmp_path, truth)
     assert max(running.values()) <= CHANCE, str(running)

@@ -17,11 +17,10 @@ from __future__ import annotations
 import hashlib
 import json
 import random
-import shutil
 import sqlite3
 import subprocess
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
@@ -30,11 +29,11 @@ import asyncpg
 import pytest
 
 from rrsite.collect.pgstore import PgStore, run_outside_loop
+from tests.collect.linkage import rank_pairs, right, row_order, snapshot, wal_frames
 
 PARTICIPANTS = 40
 CHANCE = 4
 JSON = {"content-type": "application/json"}
-MINIMAL_WAL = {"wal_level": "minimal", "max_wal_senders": "0", "wal_skip_threshold": "0"}
 PANEL = {"provider": "prolific", "id": "PROLIFIC_PID", "name": "Prolific", "complete": "C1",
          "redirect": None, "screen_out": None, "over_quota": None, "no_consent": None,
          "record": True}
@@ -69,18 +68,6 @@ def submit_all(client: Any, kit: Any, pairs: Sequence[tuple[bytes, str]]) -> Non
         assert response.status_code == 201, response.text
 
 
-def rank_pairs(digest_keys: dict[bytes, Any], token_keys: dict[str, Any]) -> dict[bytes, str]:
-    """Pair the i-th digest with the i-th token, each ranked by its key (ties by name)."""
-    digests = sorted(digest_keys, key=lambda d: (digest_keys[d], d))
-    tokens = sorted(token_keys, key=lambda t: (token_keys[t], t))
-    return dict(zip(digests, tokens, strict=False))
-
-
-def right(guess: dict[bytes, str], pairs: Iterable[tuple[bytes, str]]) -> int:
-    truth = dict(pairs)
-    return sum(truth.get(d) == t for d, t in guess.items())
-
-
 def forms(digest_: bytes) -> tuple[bytes, bytes]:
     """A digest as the files may hold it: the bytes, and as hex text (a dump)."""
     return digest_, digest_.hex().encode()
@@ -106,15 +93,6 @@ def order_attacks(data: bytes, pairs: Sequence[tuple[bytes, str]],
 # -- SQLite -------------------------------------------------------------------------------------
 
 
-def wal_frames(wal: bytes) -> list[bytes]:
-    """Every page image in a `-wal` file, in file order (older generations' frames too)."""
-    if len(wal) < 32:
-        return []
-    page_size = int.from_bytes(wal[8:12], "big")
-    step = 24 + page_size
-    return [wal[at + 24:at + step] for at in range(32, len(wal) - step + 1, step)]
-
-
 def wal_attack(wal: bytes, pairs: Sequence[tuple[bytes, str]]) -> int:
     """Rank each digest by the first frame holding it, each token by its first frame."""
     first_digest: dict[bytes, int] = {}
@@ -135,12 +113,7 @@ def sqlite_attacks(folder: Path, pairs: Sequence[tuple[bytes, str]]) -> dict[str
     results = {"wal: first frame": wal_attack(log, pairs),
                **order_attacks(data, pairs, "file"), **order_attacks(data + log, pairs,
                                                                      "file and log")}
-    connection = sqlite3.connect(f"file:{db}?mode=ro&immutable=1", uri=True)
-    try:
-        order = {row[0]: i for i, row in enumerate(connection.execute(
-            "SELECT respondent FROM submissions ORDER BY rowid"))}
-    finally:
-        connection.close()
+    order = row_order(db)
     places = {d: first_at(data, d) for d, _ in pairs}
     results["digest place x row id"] = right(rank_pairs(places, order), pairs)
     return results
@@ -154,12 +127,9 @@ def test_sqlite_holds_no_link_between_completions_and_answers(tmp_path: Path, ki
     pairs = study(participants=participants)
     dist = panel_dist(kit, tmp_path / "dist")
     db = tmp_path / "c.db"
-    live = tmp_path / "live"
-    live.mkdir()
     with kit.make_client(dist, db) as client:
         submit_all(client, kit, pairs)
-        for path in tmp_path.glob("c.db*"):  # the whole database while the collector runs
-            shutil.copy(path, live / path.name)
+        live = snapshot(tmp_path)  # the whole database while the collector runs
     stopped = sqlite_attacks(tmp_path, pairs)
     running = sqlite_attacks(live, pairs)
     print("SQLite, stopped:", stopped)
@@ -264,15 +234,6 @@ def test_postgres_system_columns_and_dump_hold_no_link(postgres: Any, pg_db: str
                                  "pg_dump"))
     print("PostgreSQL, columns and dump:", results)
     assert max(results.values()) <= CHANCE, results
-
-
-@pytest.fixture
-def minimal_wal_server(kit: Any) -> Any:
-    server = kit.PgServer(settings=MINIMAL_WAL).start()
-    try:
-        yield server
-    finally:
-        server.remove()
 
 
 def test_postgres_data_directory_holds_no_link_under_minimal_wal(minimal_wal_server: Any,

@@ -8,6 +8,7 @@ import itertools
 import json
 import re
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -59,14 +60,20 @@ def read_rows(path: Path) -> list[dict[str, str]]:
         return list(csv.DictReader(handle))
 
 
-@pytest.fixture
-def hostile(tmp_path, kit) -> tuple[Path, list[dict], dict]:
-    """A database holding formula-like text answers, choice values and a token starting '-'."""
+def grouped_dist(tmp_path: Path, kit: Any) -> tuple[dict, Path]:
+    """The kit's survey with its year question turned into a choice of GROUPS: its manifest, and
+    the site built from it."""
     questions = [q for q in kit.QUESTIONS if q["id"] != "year"] + [
         {"id": "year", "text": "Group", "type": "choice", "sensitive": False, "required": True,
          "values": GROUPS, "options": [{"value": v, "label": v} for v in GROUPS]}]
     manifest = kit.manifest(questions=questions)
-    dist = kit.write_dist(tmp_path / "dist", [manifest])
+    return manifest, kit.write_dist(tmp_path / "dist", [manifest])
+
+
+@pytest.fixture
+def hostile(tmp_path, kit) -> tuple[Path, list[dict], dict]:
+    """A database holding formula-like text answers, choice values and a token starting '-'."""
+    manifest, dist = grouped_dist(tmp_path, kit)
     db = tmp_path / "c.db"
     sent: list[dict] = []
     with kit.make_client(dist, db) as client:
@@ -128,11 +135,7 @@ def test_analyze_reads_neutralised_cells_back(hostile, tmp_path):
 def test_analyze_reads_multiline_text_back(tmp_path, kit):
     """Text answers with CR, LF and CRLF followed by formulas: every row reaches the analyzer
     (a bare CR used to go out unquoted and split its row in two)."""
-    questions = [q for q in kit.QUESTIONS if q["id"] != "year"] + [
-        {"id": "year", "text": "Group", "type": "choice", "sensitive": False, "required": True,
-         "values": GROUPS, "options": [{"value": v, "label": v} for v in GROUPS]}]
-    manifest = kit.manifest(questions=questions)
-    dist = kit.write_dist(tmp_path / "dist", [manifest])
+    manifest, dist = grouped_dist(tmp_path, kit)
     db = tmp_path / "c.db"
     sent = []
     with kit.make_client(dist, db) as client:

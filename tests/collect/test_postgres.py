@@ -13,6 +13,7 @@ from rrsite.cli import main
 from rrsite.collect.pgstore import PgStore, run_outside_loop
 from rrsite.collect.store import CONFLICT, DUPLICATE, STORED, StoreError
 from rrsite.collect.stores import open_store
+from tests.collect.twostores import both_open
 
 JSON = {"content-type": "application/json"}
 
@@ -49,18 +50,12 @@ def test_concurrent_submissions_decided_by_the_database(pg_db, kit):
     first, second = PgStore(pg_db), PgStore(pg_db)
 
     async def race() -> list[str]:
-        await first.open()
-        await second.open()
-        try:
-            jobs = [store.submit("honor", kit.VERSION, token, {"violated": "yes"})
-                    for token in tokens for store in (first, second)]
-            jobs += [first.submit("honor", kit.VERSION, tokens[0], {"violated": "no"})]
-            return list(await asyncio.gather(*jobs))
-        finally:
-            await first.aclose()
-            await second.aclose()
+        jobs = [store.submit("honor", kit.VERSION, token, {"violated": "yes"})
+                for token in tokens for store in (first, second)]
+        jobs += [first.submit("honor", kit.VERSION, tokens[0], {"violated": "no"})]
+        return list(await asyncio.gather(*jobs))
 
-    outcomes = run_outside_loop(race())
+    outcomes = both_open(first, second, race)
     assert outcomes.count(STORED) == len(tokens)
     # tokens[0] got "yes" twice and "no" once: whichever committed first, the others conflict
     conflicts = outcomes.count(CONFLICT)

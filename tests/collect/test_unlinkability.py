@@ -15,21 +15,20 @@ from __future__ import annotations
 import json
 import random
 import re
-import shutil
 import subprocess
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
 import asyncpg
-import pytest
 
 from rrsite.collect.pgstore import PgStore, run_outside_loop
 from rrsite.collect.server import create_app
 from rrsite.collect.store import Store, code_hash
 from rrsite.collect.stores import open_store
+from tests.collect.linkage import ctid, rank_pairs, right, row_order, snapshot, wal_frames
 
 ISSUED, USED = 50, 40
 CHANCE = 4
@@ -37,7 +36,6 @@ CHANCE = 4
 
 JSON_HEADERS = {"content-type": "application/json"}
 #: PostgreSQL settings under which a rewritten table is not copied into the write-ahead log.
-MINIMAL_WAL = {"wal_level": "minimal", "max_wal_senders": "0", "wal_skip_threshold": "0"}
 
 
 def study(seed: int = 24) -> tuple[list[str], list[tuple[str, str]]]:
@@ -59,33 +57,12 @@ def submit_all(client: Any, kit: Any, pairs: Sequence[tuple[str, str]]) -> None:
         assert response.status_code == 201, response.text
 
 
-def rank_pairs(code_keys: dict[str, Any], token_keys: dict[str, Any]) -> dict[str, str]:
-    """Pair the i-th code with the i-th token, each ranked by its key (ties by name)."""
-    codes = sorted(code_keys, key=lambda c: (code_keys[c], c))
-    tokens = sorted(token_keys, key=lambda t: (token_keys[t], t))
-    return dict(zip(codes, tokens, strict=False))
-
-
-def right(guess: dict[str, str], pairs: Iterable[tuple[str, str]]) -> int:
-    truth = dict(pairs)
-    return sum(truth.get(code) == token for code, token in guess.items())
-
-
 def hashed(pairs: Sequence[tuple[str, str]]) -> list[tuple[str, str]]:
     """The pairs as the attacker can know them: a code's SHA-256 (stored), the token."""
     return [(code_hash(code), token) for code, token in pairs]
 
 
 # -- SQLite -------------------------------------------------------------------------------------
-
-
-def wal_frames(wal: bytes) -> list[bytes]:
-    """Every page image in a `-wal` file, in file order (older generations' frames too)."""
-    if len(wal) < 32:
-        return []
-    page_size = int.from_bytes(wal[8:12], "big")
-    step = 24 + page_size
-    return [wal[at + 24:at + step] for at in range(32, len(wal) - step + 1, step)]
 
 
 def wal_attack(wal: bytes, pairs: Sequence[tuple[str, str]], survey: bytes = b"honor") -> int:
@@ -114,20 +91,13 @@ def file_order_attack(data: bytes, pairs: Sequence[tuple[str, str]]) -> int:
 
 
 def sqlite_attacks(folder: Path, pairs: Sequence[tuple[str, str]]) -> dict[str, int]:
-    import sqlite3
 
     db = folder / "c.db"
     wal = folder / "c.db-wal"
     results = {"wal": wal_attack(wal.read_bytes() if wal.exists() else b"", pairs),
                "file order": file_order_attack(db.read_bytes(), pairs)}
-    connection = sqlite3.connect(f"file:{db}?mode=ro&immutable=1", uri=True)
-    try:
-        order = {row[0]: i for i, row in enumerate(connection.execute(
-            "SELECT respondent FROM submissions ORDER BY rowid"))}
-        codes = {h: db.read_bytes().find(h.encode()) for h, _ in pairs}
-        results["code offset x row id"] = right(rank_pairs(codes, order), pairs)
-    finally:
-        connection.close()
+    codes = {h: db.read_bytes().find(h.encode()) for h, _ in pairs}
+    results["code offset x row id"] = right(rank_pairs(codes, row_order(db)), pairs)
     return results
 
 
@@ -139,12 +109,9 @@ def test_sqlite_holds_no_link_between_codes_and_answers(tmp_path, kit):
     store.add_invitations("honor", codes)
     store.close()
     known = hashed(pairs)
-    live = tmp_path / "live"
-    live.mkdir()
     with kit.make_client(dist, db) as client:
         submit_all(client, kit, pairs)
-        for path in tmp_path.glob("c.db*"):  # the whole database while the collector runs
-            shutil.copy(path, live / path.name)
+        live = snapshot(tmp_path)  # the whole database while the collector runs
     stopped = sqlite_attacks(tmp_path, known)
     running = sqlite_attacks(live, known)
     assert max(running.values()) <= CHANCE, running
@@ -169,11 +136,6 @@ async def _rows(dsn: str) -> dict[str, list[Any]]:
         return found
     finally:
         await connection.close()
-
-
-def ctid(text: str) -> tuple[int, int]:
-    page, item = text.strip("()").split(",")
-    return int(page), int(item)
 
 
 def system_column_attacks(dsn: str, pairs: Sequence[tuple[str, str]]) -> dict[str, int]:
@@ -245,15 +207,6 @@ def test_postgres_system_columns_and_dump_hold_no_link(postgres, pg_db, tmp_path
     assert results and max(results.values()) <= CHANCE, results
 
 
-@pytest.fixture
-def minimal_wal_server(kit: Any) -> Any:
-    server = kit.PgServer(settings=MINIMAL_WAL).start()
-    try:
-        yield server
-    finally:
-        server.remove()
-
-
 def test_postgres_data_directory_holds_no_link_under_minimal_wal(minimal_wal_server, tmp_path,
                                                                 kit):
     server = minimal_wal_server
@@ -280,7 +233,6 @@ def test_attacks_find_a_link_that_is_there():
     header = b"\0" * 8 + page_size.to_bytes(4, "big") + b"\0" * 20
     assert wal_attack(header + frames, known) == USED
     assert len(codes) == ISSUED
-
 
 
 def test_sqlite_log_left_by_a_reader_is_emptied_by_a_later_commit(tmp_path):

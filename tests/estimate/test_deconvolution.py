@@ -17,7 +17,7 @@ import pytest
 from scipy import optimize, stats
 
 from rrsite.analyze.results import NumberResult
-from rrsite.core.numbers import number_design_from_spec
+from rrsite.core.numbers import NumberDesign, number_design_from_spec
 from rrsite.core.privacy import Privacy
 from rrsite.estimate.deconvolution import (
     DeconvolutionError,
@@ -90,6 +90,26 @@ def _without_atom(design, t, y: float, jump: float) -> np.ndarray:
     return np.asarray((cdf - jump * (np.asarray(t) >= y - 1e-9)) / (1 - jump))
 
 
+def assert_report_law(design: NumberDesign, reports: np.ndarray, values: np.ndarray,
+                      y: float) -> None:
+    """Chi-square of the reports of true answer ``y`` against report_cdf, over bins ending at
+    each value reported (few values) or at 40 quantiles of the reports; bins expecting fewer
+    than 5 are pooled."""
+    edges = values if len(values) <= 60 else np.unique(np.quantile(reports, np.linspace(
+        0, 1, 41)[1:-1]))
+    cdf = report_cdf(design, edges, np.full(len(edges), y))
+    expected = np.diff(np.concatenate(([0.0], cdf, [1.0]))) * len(reports)
+    observed = np.bincount(np.searchsorted(edges, reports, side="left"),
+                           minlength=len(edges) + 1)
+    keep = expected >= 5
+    counts = np.append(observed[keep], observed[~keep].sum())
+    wanted = np.append(expected[keep], expected[~keep].sum())
+    if wanted[-1] < 1:  # nothing rare: no pooled bin
+        assert counts[-1] == 0
+        counts, wanted = counts[:-1], wanted[:-1]
+    assert stats.chisquare(counts, wanted * counts.sum() / wanted.sum()).pvalue > 1e-3
+
+
 @pytest.mark.parametrize("spec", DISCRETE, ids=lambda s: s["name"])
 @pytest.mark.parametrize("y", [0, 7, 30])
 def test_report_law_matches_the_device_discrete(spec: dict, y: int) -> None:
@@ -102,19 +122,7 @@ def test_report_law_matches_the_device_discrete(spec: dict, y: int) -> None:
         law = report_cdf(design, np.array([values[0] - 0.5, values[0]]), np.full(2, float(y)))
         assert np.allclose(law, [0.0, 1.0])
         return
-    edges = values if len(values) <= 60 else np.unique(np.quantile(draws, np.linspace(
-        0, 1, 41)[1:-1]))
-    cdf = report_cdf(design, edges, np.full(len(edges), float(y)))
-    expected = np.diff(np.concatenate(([0.0], cdf, [1.0]))) * len(draws)
-    observed = np.bincount(np.searchsorted(edges, draws, side="left"),
-                           minlength=len(edges) + 1)
-    keep = expected >= 5
-    counts = np.append(observed[keep], observed[~keep].sum())
-    wanted = np.append(expected[keep], expected[~keep].sum())
-    if wanted[-1] < 1:  # nothing rare: no pooled bin
-        assert counts[-1] == 0
-        counts, wanted = counts[:-1], wanted[:-1]
-    assert stats.chisquare(counts, wanted * counts.sum() / wanted.sum()).pvalue > 1e-3
+    assert_report_law(design, draws, values, float(y))
 
 
 def test_the_numpy_simulator_follows_the_same_laws() -> None:
@@ -135,19 +143,7 @@ def test_the_numpy_simulator_follows_the_same_laws_on_whole_numbers(spec: dict) 
     rng = np.random.default_rng(13)
     reports, _ = simulate_reports(rng, design, np.full(20000, 7.0))
     values = np.unique(reports)
-    edges = values if len(values) <= 60 else np.unique(np.quantile(reports, np.linspace(
-        0, 1, 41)[1:-1]))
-    cdf = report_cdf(design, edges, np.full(len(edges), 7.0))
-    expected = np.diff(np.concatenate(([0.0], cdf, [1.0]))) * len(reports)
-    observed = np.bincount(np.searchsorted(edges, reports, side="left"),
-                           minlength=len(edges) + 1)
-    keep = expected >= 5
-    counts = np.append(observed[keep], observed[~keep].sum())
-    wanted = np.append(expected[keep], expected[~keep].sum())
-    if wanted[-1] < 1:
-        assert counts[-1] == 0
-        counts, wanted = counts[:-1], wanted[:-1]
-    assert stats.chisquare(counts, wanted * counts.sum() / wanted.sum()).pvalue > 1e-3
+    assert_report_law(design, reports, values, 7.0)
 
 
 def test_an_answer_off_the_grid_is_rounded_in_the_law() -> None:

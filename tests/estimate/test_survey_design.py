@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import itertools
 import math
+from typing import Any
 
 import numpy as np
 import pytest
@@ -327,11 +328,17 @@ def test_brute_force_with_replacement_already_contains_randomization() -> None:
 # ------------------------------------------------------------------ RRTCS's variance, for show
 
 
+def srswor(seed: int, n: int, N: int, p: float) -> tuple[Any, Any]:
+    """n of N drawn without replacement, each report randomized with p00 = p11 = p: the
+    de-biased reports (random bits as reports) and the sample design."""
+    reports = np.random.default_rng(seed).integers(0, 2, n)
+    return sd.debias_binary(reports, p, p), sd.SampleDesign.build(np.full(n, N / n),
+                                                                  fpc=np.full(n, N))
+
+
 def test_rrtcs_deville_equals_linearization_under_srswor() -> None:
-    rng = np.random.default_rng(6)
     n, N = 60, 600
-    r = sd.debias_binary(rng.integers(0, 2, n), 0.8, 0.8)
-    design = sd.SampleDesign.build(np.full(n, N / n), fpc=np.full(n, N))
+    r, design = srswor(6, n, N, 0.8)
     lin = sd.total(r, design)
     deville = sd.total(r, design, method="rrtcs-deville")
     assert deville.variance == pytest.approx(lin.variance, rel=1e-10)
@@ -420,10 +427,8 @@ def test_domain_mean_uses_the_whole_design() -> None:
 
 
 def test_srswor_has_design_effect_one_with_randomization_in_both() -> None:
-    rng = np.random.default_rng(12)
     n, N = 80, 200
-    data = sd.debias_binary(rng.integers(0, 2, n), 0.75, 0.75)
-    design = sd.SampleDesign.build(np.full(n, N / n), fpc=np.full(n, N))
+    data, design = srswor(12, n, N, 0.75)
     est = sd.mean(data, design)
     s2 = float(np.var(data.r, ddof=1))
     f = n / N

@@ -15,16 +15,15 @@ import pytest
 
 from rrsite.site.builder import build, default_templates
 from rrsite.survey import SurveyErrors
+from tests.surveytext import CAMPUS_FRONT, ENROLLED, question
 
 from .conftest import PYODIDE
 
-SURVEY = """\
----
-id: campus
-title: Campus life
-languages: [en, de]
-privacy:
-  budget: 4
+#: the stimulants question, with its comprehension check
+STIMULANTS_CHECKED = question("stimulants", "yes-no", randomize="forced-response", truth=0.7,
+                              check="true")
+
+SURVEY = CAMPUS_FRONT + """\
 validation:
   direct_share: 0.3
   questions: [stimulants]
@@ -38,22 +37,10 @@ Thank you for taking part.
 
 ## Are you enrolled?
 
-```question
-id: enrolled
-type: yes-no
-screen_out: ["no"]
-```
-
+""" + ENROLLED + """
 ## Have you used stimulants to study?
 
-```question
-id: stimulants
-type: yes-no
-randomize: forced-response
-truth: 0.7
-check: true
-```
-"""
+""" + STIMULANTS_CHECKED
 
 GERMAN = """\
 ---
@@ -63,22 +50,10 @@ Danke für Ihre Teilnahme.
 
 ## Sind Sie eingeschrieben?
 
-```question
-id: enrolled
-type: yes-no
-screen_out: ["no"]
-```
-
+""" + ENROLLED + """
 ## Haben Sie Aufputschmittel zum Lernen genommen?
 
-```question
-id: stimulants
-type: yes-no
-randomize: forced-response
-truth: 0.7
-check: true
-```
-"""
+""" + STIMULANTS_CHECKED
 
 
 def sources(folder: Path, survey: str = SURVEY, german: str = GERMAN) -> Path:

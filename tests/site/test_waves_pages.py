@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from rrsite.site.builder import build, default_templates
+from tests.surveytext import DID, LEAVE
 
 from .conftest import PYODIDE
 
@@ -29,12 +30,7 @@ waves: 3
 ---
 ## Did you think of leaving?
 
-```question
-id: leave
-type: yes-no
-randomize: forced-response
-```
-
+""" + LEAVE + """
 ## Which of these happened to you?
 
 ```question
@@ -55,12 +51,7 @@ privacy:
 ---
 ## Did you?
 
-```question
-id: did
-type: yes-no
-randomize: forced-response
-```
-"""
+""" + DID
 
 
 @pytest.fixture(scope="module")

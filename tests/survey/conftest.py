@@ -11,7 +11,7 @@ import pytest
 
 from rrsite.errors import RRSiteError
 from rrsite.survey import Survey, SurveyError, SurveyErrors, load_survey
-from tests.surveytext import line_of
+from tests.surveytext import DID_HALF, YEAR_THREE, line_of
 
 VALID = """\
 ---
@@ -29,21 +29,10 @@ Intro prose.
 
 Help for the first question.
 
-```question
-id: did
-type: yes-no
-randomize: forced-response
-truth: 1/2
-```
-
+""" + DID_HALF + """
 ## Which year?
 
-```question
-id: year
-type: choice
-options: [First, Second, Third]
-```
-
+""" + YEAR_THREE + """
 Outro prose.
 """
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from tests.surveytext import DID_HALF, SMOKER
+
 CONDITIONAL = """\
 ---
 id: conditional
@@ -15,11 +17,7 @@ consent: |
 ---
 ## Do you smoke?
 
-```question
-id: smoker
-type: yes-no
-```
-
+""" + SMOKER + """
 ## How many a day?
 
 ```question
@@ -30,13 +28,7 @@ show_if: {question: smoker, is: "yes"}
 
 ## Have you ever done it?
 
-```question
-id: did
-type: yes-no
-randomize: forced-response
-truth: 1/2
-```
-
+""" + DID_HALF + """
 ## Which brands?
 
 ```question

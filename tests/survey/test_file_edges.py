@@ -17,6 +17,7 @@ import pytest
 
 from rrsite.survey import SurveyErrors, load_survey
 from rrsite.survey.render import render_block, render_inline
+from tests.surveytext import CAMPUS_FRONT, faculty
 
 
 def replace(text: str, old: str, new: str) -> str:
@@ -145,38 +146,18 @@ def test_a_catalog_with_control_characters_is_refused(tmp_path, valid, helpers):
                for e in info.value.errors), [str(e) for e in info.value.errors]
 
 
-CAMPUS = """\
----
-id: campus
-title: Campus life
-languages: [en, de]
-privacy:
-  budget: 4
+CAMPUS = CAMPUS_FRONT + """\
 ---
 ## Which faculty are you in?
 
-```question
-id: faculty
-type: choice
-options:
-  - {value: science, label: Science}
-  - {value: arts, label: Arts}
-```
-"""
+""" + faculty()
 GERMAN = """\
 ---
 title: Campusleben
 ---
 ## An welcher Fakultät studieren Sie? Siehe [hier](javascript:alert(1))
 
-```question
-id: faculty
-type: choice
-options:
-  - {value: science, label: Naturwissenschaften}
-  - {value: arts, label: Geisteswissenschaften}
-```
-"""
+""" + faculty("Naturwissenschaften", "Geisteswissenschaften")
 
 
 def test_a_translation_is_read_as_the_survey_is(tmp_path, helpers):

@@ -9,6 +9,7 @@ import pytest
 
 from rrsite.core import design_from_spec, privacy_of
 from rrsite.survey import load_survey
+from tests.surveytext import DID
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -21,12 +22,7 @@ privacy:
 ---
 ## Did you?
 
-```question
-id: did
-type: yes-no
-randomize: forced-response
-```
-
+""" + DID + """
 ## How many days?
 
 ```question

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from rrsite.survey import SurveyErrors, load_survey, parse_survey
-from tests.surveytext import line_of
+from tests.surveytext import STIMULANTS, faculty, line_of
 
 SURVEY = """\
 ---
@@ -30,23 +30,10 @@ Thank you for taking part.
 
 Pick the one you are enrolled in.
 
-```question
-id: faculty
-type: choice
-options:
-  - {value: science, label: Science}
-  - {value: arts, label: Arts}
-```
-
+""" + faculty() + """
 ## Have you used stimulants to study?
 
-```question
-id: stimulants
-type: yes-no
-randomize: forced-response
-truth: 0.7
-```
-"""
+""" + STIMULANTS
 
 GERMAN = """\
 ---
@@ -59,23 +46,10 @@ Danke für Ihre Teilnahme.
 
 Wählen Sie die, an der Sie eingeschrieben sind.
 
-```question
-id: faculty
-type: choice
-options:
-  - {value: science, label: Naturwissenschaften}
-  - {value: arts, label: Geisteswissenschaften}
-```
-
+""" + faculty("Naturwissenschaften", "Geisteswissenschaften") + """
 ## Haben Sie Aufputschmittel zum Lernen genommen?
 
-```question
-id: stimulants
-type: yes-no
-randomize: forced-response
-truth: 0.7
-```
-"""
+""" + STIMULANTS
 
 
 def write(folder: Path, survey: str = SURVEY, german: str | None = GERMAN) -> Path:

@@ -29,7 +29,7 @@ from typing import Any
 
 from ...errors import RRSiteError, UsageError
 from ...estimate.regression.formula import Covariate, Formula, FormulaError, parse_formula
-from ...exports.catalog import Catalog, build_catalog
+from ...exports.catalog import Catalog, exports_and_catalog
 from ...exports.readers import parse_mapping
 from ...exports.rows import Rows, read_rows
 from ..sample_design import SampleOptions, build_design
@@ -84,13 +84,7 @@ def regress(
     (``ModelResult.fit.bias_reduced``). ``sample``: the sample design's columns
     (rrsite.analyze.sample_design): weighted pseudo-likelihood fits with sandwich SEs.
     """
-    paths = [exports] if isinstance(exports, str | Path) else list(exports)
-    if not paths:
-        raise UsageError("give at least one export file")
-    if not 0 < confidence < 1:
-        raise UsageError(f"--confidence must be between 0 and 1, not {confidence}")
-    surveys = [] if survey is None else [survey] if isinstance(survey, str | Path) else list(survey)
-    catalog = build_catalog(surveys, manifests)
+    paths, catalog = exports_and_catalog(exports, survey, manifests, confidence)
     formulas = [parse_formula(text) for text in models]
     needed: dict[str, None] = {}
     for formula in formulas:

@@ -82,11 +82,7 @@ class Formula:
     @property
     def questions(self) -> list[str]:
         """Every covariate question id, in order of first appearance."""
-        seen: dict[str, None] = {}
-        for term in self.terms:
-            for factor in term.factors:
-                seen.setdefault(factor.name, None)
-        return list(seen)
+        return list(dict.fromkeys(factor.name for term in self.terms for factor in term.factors))
 
 
 def _tokens(text: str) -> list[tuple[str, str, int]]:

@@ -18,14 +18,13 @@ export: a string "20" is not the number 20).
 
 from __future__ import annotations
 
-import asyncio
 import json
-import threading
-from collections.abc import Coroutine, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from ...errors import RRSiteError, UsageError
+from ...pgsnapshot import Snapshot
 from ..catalog import GROUP_SUFFIX, Catalog, build_catalog
 from ..counts import Filling
 from ..readers import FileInfo
@@ -51,42 +50,11 @@ class Counted:
     info: FileInfo
 
 
-class Connection:
+class Connection(Snapshot):
     """An asyncpg connection driven from synchronous code (a loop in a thread of its own)."""
 
-    def __init__(self, dsn: str) -> None:
-        import asyncpg
-
-        self._loop = asyncio.new_event_loop()
-        self._thread = threading.Thread(target=self._loop.run_forever, daemon=True,
-                                        name="rrsite-analyze-db")
-        self._thread.start()
-        self._connection: Any = None
-        try:
-            self._connection = self.call(asyncpg.connect(dsn, timeout=10))
-            self._transaction = self._connection.transaction(isolation="repeatable_read",
-                                                             readonly=True)
-            self.call(self._transaction.start())
-        except BaseException:
-            self.close()
-            raise
-
-    def call(self, work: Coroutine[Any, Any, Any]) -> Any:
-        """Run a coroutine on the connection's loop and return its result."""
-        return asyncio.run_coroutine_threadsafe(work, self._loop).result()
-
-    def fetch(self, query: str, *args: Any) -> list[Any]:
-        """Rows of a query."""
-        return list(self.call(self._connection.fetch(query, *args)))
-
-    def close(self) -> None:
-        """End the transaction and close."""
-        if self._connection is not None:
-            self.call(self._connection.close())
-            self._connection = None
-        self._loop.call_soon_threadsafe(self._loop.stop)
-        self._thread.join(timeout=10)
-        self._loop.close()
+    def __init__(self, dsn: str) -> None:  # noqa: D107
+        super().__init__(dsn, "rrsite-analyze-db")
 
 
 def shown_dsn(dsn: str) -> str:
