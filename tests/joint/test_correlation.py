@@ -270,7 +270,11 @@ def test_cli_randomized_numbers_and_duchi_refused(tmp_path, capsys):
 @pytest.mark.slow
 def test_fieller_interval_is_the_set_of_accepted_correlations():
     """The quadratic's roots against a brute-force scan: rho in the interval exactly when
-    (C - rho S)^2 <= z^2 Var(C - rho S), the variance taken directly over the replicates."""
+    (C - rho S)^2 <= z^2 Var(C - rho S), the variance taken directly over the replicates.
+
+    The scan visits the points of a grid of step 0.00005 on [-1, 1]: every 20th point, then all
+    points next to the ends found (the accepted set of a quadratic inequality is one interval,
+    or the whole range minus one)."""
     from rrsite.estimate.correlation import _fieller
 
     rng = np.random.default_rng(40)
@@ -282,11 +286,15 @@ def test_fieller_interval_is_the_set_of_accepted_correlations():
                              np.stack([np.stack([np.ones(500), boot_c]),
                                        np.stack([boot_c, np.ones(500)])]).transpose(2, 0, 1),
                              np.column_stack([np.ones(500), boot_s]), 0.95)
-        grid = np.linspace(-1, 1, 40_001)
-        spread = np.var(boot_c[None, :] - grid[:, None] * boot_s[None, :], axis=1, ddof=1)
-        accepted = grid[(c - grid * s) ** 2 <= 1.959963984540054 ** 2 * spread]
-        assert low[0, 1] == pytest.approx(accepted.min(), abs=1e-4)
-        assert high[0, 1] == pytest.approx(accepted.max(), abs=1e-4)
+        def accepted(grid, c=c, s=s, boot_c=boot_c, boot_s=boot_s):
+            spread = np.var(boot_c[None, :] - grid[:, None] * boot_s[None, :], axis=1, ddof=1)
+            return grid[(c - grid * s) ** 2 <= 1.959963984540054 ** 2 * spread]
+
+        coarse = accepted(np.linspace(-1, 1, 2_001))                  # every 20th point
+        first = accepted(np.linspace(max(coarse.min() - 0.001, -1), coarse.min(), 21)).min()
+        last = accepted(np.linspace(coarse.max(), min(coarse.max() + 0.001, 1), 21)).max()
+        assert low[0, 1] == pytest.approx(first, abs=1e-4)
+        assert high[0, 1] == pytest.approx(last, abs=1e-4)
         assert low[0, 0] == high[0, 0] == 1.0
 
 
