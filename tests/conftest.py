@@ -33,7 +33,7 @@ class _SpreadFirst(OrderedDict[str, Any]):
             self.move_to_end(scope, last=False)
 
 
-@pytest.hookimpl
+@pytest.hookimpl(optionalhook=True)  # a hook of pytest-xdist
 def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
     """``--dist loadfile``, except that each SPREAD test is a unit of its own, sent first."""
     if config.getvalue("dist") != "loadfile":
