@@ -15,6 +15,7 @@ import pytest
 
 from rrsite.cli import main
 from rrsite.estimate.correlation import CorVariable, mixture_moments, rrcor
+from tests.joint.clitools import module_export, refused
 from tests.surveytext import CHEAT_FORCED, FACULTY, HOURS, SLD, question, survey_text
 
 
@@ -37,6 +38,15 @@ def latent(rng, n, rho=0.5):
     return x1, x2, y
 
 
+def warner_fit(rng, n, p1, p2, replicates):
+    """Latent X1, X2, Y; X1 and X2 asked with Warner p1 and p2; their rrcor (x1, y, x2)."""
+    x1, x2, y = latent(rng, n)
+    (z1, a1, b1), (z2, a2, b2) = warner(rng, x1, p1), warner(rng, x2, p2)
+    fit = rrcor([CorVariable("x1", z1, a1, b1, True), direct("y", y),
+                 CorVariable("x2", z2, a2, b2, True)], replicates=replicates)
+    return fit, (x1, x2, y), (z1, z2)
+
+
 def test_direct_variables_are_pearson():
     rng = np.random.default_rng(1)
     x1, _, y = latent(rng, 300)
@@ -45,11 +55,7 @@ def test_direct_variables_are_pearson():
 
 
 def test_equals_rrregs_formulation():
-    rng = np.random.default_rng(2)
-    x1, x2, y = latent(rng, 1000)
-    (z1, a1, b1), (z2, a2, b2) = warner(rng, x1, 0.8), warner(rng, x2, 0.7)
-    fit = rrcor([CorVariable("x1", z1, a1, b1, True), direct("y", y),
-                 CorVariable("x2", z2, a2, b2, True)], replicates=50)
+    fit, (_, _, y), (z1, z2) = warner_fit(np.random.default_rng(2), 1000, 0.8, 0.7, 50)
 
     def quotient(z, p):  # RRcor.models.R for Warner: pt = 2p - 1, y.mu = 1/2
         pt, y_mu = 2 * p - 1, 0.5
@@ -68,11 +74,7 @@ def test_equals_rrregs_formulation():
 
 @pytest.mark.slow
 def test_consistent_for_the_latent_correlation():
-    rng = np.random.default_rng(3)
-    x1, x2, y = latent(rng, 200_000)
-    (z1, a1, b1), (z2, a2, b2) = warner(rng, x1, 0.8), warner(rng, x2, 0.75)
-    fit = rrcor([CorVariable("x1", z1, a1, b1, True), direct("y", y),
-                 CorVariable("x2", z2, a2, b2, True)], replicates=40)
+    fit, (x1, x2, y), _ = warner_fit(np.random.default_rng(3), 200_000, 0.8, 0.75, 40)
     truth = np.corrcoef([x1, y, x2])
     assert np.all(np.abs(fit.r - truth) < 4 * fit.se + 1e-12), (fit.r, truth, fit.se)
 
@@ -107,10 +109,7 @@ def test_mixture_variance_is_not_the_binary_one():
 SURVEY = survey_text("cor-test", CHEAT_FORCED, HOURS, FACULTY, SLD, title="Cor")
 
 
-@pytest.fixture(scope="module")
-def export(tmp_path_factory, simulate_export):
-    return simulate_export(tmp_path_factory.mktemp("cor"), SURVEY, "--respondents", "800",
-                           "--seed", "8")
+export = module_export("cor", SURVEY, "--respondents", "800", "--seed", "8")
 
 
 def test_cli_json(export, capsys):
@@ -133,8 +132,7 @@ def test_cli_json(export, capsys):
 ])
 def test_bad_input_exits_2(export, capsys, variables, message):
     survey, out = export
-    assert main(["analyze", str(out), "--survey", str(survey), "--cor", variables]) == 2
-    assert message in capsys.readouterr().err
+    refused(capsys, message, "analyze", out, "--survey", survey, "--cor", variables)
 
 
 # ------------------------------------------------------------------ randomized numbers
@@ -266,14 +264,17 @@ def test_cli_randomized_numbers_and_duchi_refused(tmp_path, capsys):
     data = json.loads(capsys.readouterr().out)["correlations"]
     assert set(data["means"]) == {"income"} and data["prevalence"] == {}
     assert abs(data["r"][0][1]) < 4 * data["se"][0][1]  # simulated independently
-    assert main(["analyze", str(out), "--survey", str(survey), "--cor", "income,spend"]) == 2
-    assert "duchi" in capsys.readouterr().err
+    refused(capsys, "duchi", "analyze", out, "--survey", survey, "--cor", "income,spend")
 
 
 @pytest.mark.slow
 def test_fieller_interval_is_the_set_of_accepted_correlations():
     """The quadratic's roots against a brute-force scan: rho in the interval exactly when
-    (C - rho S)^2 <= z^2 Var(C - rho S), the variance taken directly over the replicates."""
+    (C - rho S)^2 <= z^2 Var(C - rho S), the variance taken directly over the replicates.
+
+    The scan visits the points of a grid of step 0.00005 on [-1, 1]: every 20th point, then all
+    points next to the ends found (the accepted set of a quadratic inequality is one interval,
+    or the whole range minus one)."""
     from rrsite.estimate.correlation import _fieller
 
     rng = np.random.default_rng(40)
@@ -285,11 +286,15 @@ def test_fieller_interval_is_the_set_of_accepted_correlations():
                              np.stack([np.stack([np.ones(500), boot_c]),
                                        np.stack([boot_c, np.ones(500)])]).transpose(2, 0, 1),
                              np.column_stack([np.ones(500), boot_s]), 0.95)
-        grid = np.linspace(-1, 1, 40_001)
-        spread = np.var(boot_c[None, :] - grid[:, None] * boot_s[None, :], axis=1, ddof=1)
-        accepted = grid[(c - grid * s) ** 2 <= 1.959963984540054 ** 2 * spread]
-        assert low[0, 1] == pytest.approx(accepted.min(), abs=1e-4)
-        assert high[0, 1] == pytest.approx(accepted.max(), abs=1e-4)
+        def accepted(grid, c=c, s=s, boot_c=boot_c, boot_s=boot_s):
+            spread = np.var(boot_c[None, :] - grid[:, None] * boot_s[None, :], axis=1, ddof=1)
+            return grid[(c - grid * s) ** 2 <= 1.959963984540054 ** 2 * spread]
+
+        coarse = accepted(np.linspace(-1, 1, 2_001))                  # every 20th point
+        first = accepted(np.linspace(max(coarse.min() - 0.001, -1), coarse.min(), 21)).min()
+        last = accepted(np.linspace(coarse.max(), min(coarse.max() + 0.001, 1), 21)).max()
+        assert low[0, 1] == pytest.approx(first, abs=1e-4)
+        assert high[0, 1] == pytest.approx(last, abs=1e-4)
         assert low[0, 0] == high[0, 0] == 1.0
 
 

@@ -11,6 +11,7 @@ import csv
 import itertools
 import json
 import math
+import shlex
 
 import numpy as np
 import pytest
@@ -19,6 +20,7 @@ from scipy import optimize, stats
 from rrsite.analyze.joint import joint
 from rrsite.cli import main
 from rrsite.estimate.joint import JointPart, fit_joint, loglik, mle, profile_loglik
+from tests.joint.clitools import module_export, refused
 from tests.surveytext import CHEAT_FORCED, DRUGS_WARNER, FACULTY, NOTE, UQT, survey_text
 
 WARNER = np.array([[0.75, 0.25], [0.25, 0.75]])
@@ -178,10 +180,8 @@ def test_not_identified_is_refused():
 SURVEY = survey_text("joint-test", CHEAT_FORCED, DRUGS_WARNER, FACULTY, UQT, NOTE, title="Joint")
 
 
-@pytest.fixture(scope="module")
-def export(tmp_path_factory, simulate_export):
-    return simulate_export(tmp_path_factory.mktemp("joint"), SURVEY, "--respondents", "3000",
-                           "--truth", "cheat=0.3", "--truth", "drugs=0.2", "--seed", "8")
+export = module_export("joint", SURVEY, "--respondents", "3000", "--truth", "cheat=0.3",
+                       "--truth", "drugs=0.2", "--seed", "8")
 
 
 def test_cli_table_equals_an_independent_fit_of_the_rows(export, capsys):
@@ -229,16 +229,23 @@ def test_formats(export, capsys, fmt, marker):
     assert marker in text and "basic composition" in text
 
 
-@pytest.mark.parametrize("questions, message", [
-    ("cheat,cheat", "cheat appears twice"),
-    ("cheat,note", "'note' is a text question"),
-    ("cheat,nothing", "no question 'nothing'"),
-    ("cheat", "two or more question ids"),
+@pytest.mark.parametrize("command, message", [
+    ("analyze {out} --survey {survey} --joint cheat,cheat", "cheat appears twice"),
+    ("analyze {out} --survey {survey} --joint cheat,note", "'note' is a text question"),
+    ("analyze {out} --survey {survey} --joint cheat,nothing", "no question 'nothing'"),
+    ("analyze {out} --survey {survey} --joint cheat", "two or more question ids"),
+    ("simulate {survey} -o {tmp}/x.csv --respondents 10 --joint cheat,drugs=0.5,0.5",
+     "need 4 shares"),
+    ("simulate {survey} -o {tmp}/x.csv --respondents 10 --joint cheat,drugs=0.5,0.1,0.1,0.1",
+     "add up to 1"),
+    ("simulate {survey} -o {tmp}/x.csv --respondents 10 --joint cheat,note=0.5,0.5",
+     "not a yes-no or choice question"),
+    ("simulate {survey} -o {tmp}/x.csv --respondents 10 --joint cheat,cheat=0.25,0.25,0.25,0.25",
+     "two or more different"),
 ])
-def test_bad_input_exits_2(export, capsys, questions, message):
+def test_bad_input_exits_2(export, tmp_path, capsys, command, message):
     survey, out = export
-    assert main(["analyze", str(out), "--survey", str(survey), "--joint", questions]) == 2
-    assert message in capsys.readouterr().err
+    refused(capsys, message, *shlex.split(command.format(out=out, survey=survey, tmp=tmp_path)))
 
 
 def test_simulate_joint_draws_the_table(tmp_path):
@@ -261,17 +268,3 @@ def test_simulate_joint_draws_the_table(tmp_path):
     fit = joint([out], survey=survey, questions="cheat,drugs").fit
     half = (fit.ci_high - fit.ci_low) / 2
     assert np.all(np.abs(fit.estimate - table) < 2.5 * half)   # about 5 standard errors
-
-
-@pytest.mark.parametrize("spec, message", [
-    ("cheat,drugs=0.5,0.5", "need 4 shares"),
-    ("cheat,drugs=0.5,0.1,0.1,0.1", "add up to 1"),
-    ("cheat,note=0.5,0.5", "not a yes-no or choice question"),
-    ("cheat,cheat=0.25,0.25,0.25,0.25", "two or more different"),
-])
-def test_simulate_joint_bad_input(tmp_path, capsys, spec, message):
-    survey = tmp_path / "s.md"
-    survey.write_text(SURVEY, encoding="utf-8")
-    assert main(["simulate", str(survey), "--respondents", "10", "--joint", spec,
-                 "-o", str(tmp_path / "x.csv")]) == 2
-    assert message in capsys.readouterr().err

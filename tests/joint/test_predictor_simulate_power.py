@@ -21,6 +21,7 @@ from rrsite.cli import main
 from rrsite.estimate.joint import JointPart
 from rrsite.estimate.regression.predictors import fit_predictors, latent_classes
 from rrsite.plan.power_predictor import PredictorScenario, cell_probabilities, slope_variance
+from tests.joint.clitools import refused
 from tests.surveytext import CHEATED_FORCED, YEAR_REQUIRED, question, survey_text
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -75,9 +76,8 @@ def test_simulated_export_recovers_a_logistic_model_with_a_direct_covariate(tmp_
     ("hours ~ 1", "name a randomized question's true answer"),
 ])
 def test_simulate_predictor_refusals(tmp_path, capsys, text, message):
-    assert main(["simulate", str(DOPING), "--respondents", "10", "--predictor", text,
-                 "-o", str(tmp_path / "x.csv")]) == 2
-    assert message in capsys.readouterr().err
+    refused(capsys, message, "simulate", DOPING, "--respondents", "10", "--predictor", text,
+            "-o", tmp_path / "x.csv")
 
 
 def test_cell_probabilities_by_hand():

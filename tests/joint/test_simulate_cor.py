@@ -14,6 +14,7 @@ import re
 import pytest
 
 from rrsite.cli import main
+from tests.joint.clitools import refused
 from tests.surveytext import NOTE, question, survey_text
 
 SURVEY = survey_text(
@@ -77,12 +78,10 @@ def test_analyze_recovers_the_true_correlations(survey, tmp_path, capsys):
     ("hours,age,income=0.9,0.9,-0.9", "not a valid correlation matrix"),
 ])
 def test_bad_input_exits_2(survey, tmp_path, capsys, spec, message):
-    assert main(["simulate", str(survey), "--respondents", "10", "--cor", spec,
-                 "-o", str(tmp_path / "x.csv")]) == 2
-    assert message in capsys.readouterr().err
+    refused(capsys, message, "simulate", survey, "--respondents", "10", "--cor", spec,
+            "-o", tmp_path / "x.csv")
 
 
 def test_a_question_in_two_draws_is_refused(survey, tmp_path, capsys):
-    assert main(["simulate", str(survey), "--respondents", "10", "--cor", "hours,age=0.2",
-                 "--cor", "age,income=0.1", "-o", str(tmp_path / "x.csv")]) == 2
-    assert "given twice" in capsys.readouterr().err
+    refused(capsys, "given twice", "simulate", survey, "--respondents", "10",
+            "--cor", "hours,age=0.2", "--cor", "age,income=0.1", "-o", tmp_path / "x.csv")

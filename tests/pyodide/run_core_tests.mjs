@@ -2,6 +2,14 @@
 // so the code the browser runs is the code that was tested. Then checks that the default random
 // source reaches crypto.getRandomValues. Exit code: pytest's, or 1 if a check fails.
 //
+//   node tests/pyodide/run_core_tests.mjs              everything below, in one Node process
+//   node tests/pyodide/run_core_tests.mjs --checks     the trimmed library and random source only
+//   node tests/pyodide/run_core_tests.mjs --share 2/4  the second of four shares of tests/core only
+//
+// Share K of N runs tests K, K + N, K + 2N, ... of tests/core's collection order, so the N shares
+// together run every test once. test_core_in_pyodide.py runs the checks and each share as a test
+// of its own, which pytest-xdist runs in parallel (one Pyodide start each, about 10 s).
+//
 // The site ships a standard library trimmed to rrsite/site/stdlib_keep.txt (and minified). So:
 // - the keep list must equal a fresh trace (tests/pyodide/stdlib_trace.mjs);
 // - a Pyodide started on exactly the zip `rrsite build` ships runs the worker's start steps,
@@ -58,6 +66,22 @@ function copyTree(pyodide, from, to) {
   }
 }
 
+// ---- the options -----------------------------------------------------------------------------
+const args = process.argv.slice(2);
+const shareArg = args.includes("--share") ? args[args.indexOf("--share") + 1] ?? "" : null;
+const shareMatch = shareArg === null ? null : /^(\d+)\/(\d+)$/.exec(shareArg);
+if (shareArg !== null && (!shareMatch || +shareMatch[1] < 1 || +shareMatch[1] > +shareMatch[2])) {
+  console.error(`--share takes K/N with 1 <= K <= N (got ${JSON.stringify(shareArg)})`);
+  process.exit(2);
+}
+if (shareArg !== null && args.includes("--checks")) {
+  console.error("--checks and --share exclude each other (neither: everything)");
+  process.exit(2);
+}
+const runChecks = shareArg === null;          // --checks, or no option
+const runSuite = !args.includes("--checks");  // --share K/N, or no option
+const [share, shares] = shareMatch ? [+shareMatch[1], +shareMatch[2]] : [1, 1];
+
 let failures = 0;
 const check = (ok, what) => {
   console.log(`${ok ? "ok  " : "FAIL"} ${what}`);
@@ -66,10 +90,13 @@ const check = (ok, what) => {
 let checks = 0;
 
 // ---- the trimmed standard library -----------------------------------------------------------
-const data = hostData();
 const keep = readKeep();
-{
-  const { entries } = await traceStdlib(data);
+
+/** The keep list against a fresh trace, then a Pyodide on the shipped (trimmed) zip; returns the
+ * tracing Pyodide (full library, core from the site's bundle) for the random-source checks. */
+async function checkTrimmedLibrary() {
+  const data = hostData();
+  const { entries, pyodide } = await traceStdlib(data);
   const kept = new Set(keep);
   const traced = new Set(entries);
   const missing = entries.filter((entry) => !kept.has(entry));
@@ -78,8 +105,6 @@ const keep = readKeep();
     `keep list matches a fresh trace (${entries.length} files; missing: ${missing.join(" ") || "none"}; `
     + `unused: ${unused.join(" ") || "none"}; fix: node tests/pyodide/stdlib_trace.mjs --write)`);
   checks += 1;
-}
-{
   const work = mkdtempSync(join(tmpdir(), "rr-stdlib-"));
   const shipped = join(work, "python_stdlib.zip");
   try {
@@ -101,30 +126,34 @@ const keep = readKeep();
   } finally {
     rmSync(work, { recursive: true, force: true });
   }
+  return pyodide;
 }
 
-const started = Date.now();
-const pyodide = await loadPyodide();
-const site = pyodide.runPython("import sysconfig; sysconfig.get_paths()['purelib']");
-for (const name of PURE_PACKAGES) {
-  const path = join(hostSite, name);
-  if (existsSync(path)) copyTree(pyodide, path, `${site}/${name}`);
-}
-// The code under test: rrsite/__init__.py and rrsite/core, exactly as in the repository.
-pyodide.FS.mkdirTree("/repo/rrsite");
-pyodide.FS.writeFile("/repo/rrsite/__init__.py", readFileSync(join(repo, "rrsite/__init__.py")));
-copyTree(pyodide, join(repo, "rrsite/core"), "/repo/rrsite/core");
-copyTree(pyodide, join(repo, "tests/core"), "/repo/tests/core");
-pyodide.FS.writeFile("/repo/tests/__init__.py", "");
-console.log(`pyodide ${pyodide.version} loaded in ${Date.now() - started} ms`);
+// ---- tests/core under pytest (all of it, or one share) ------------------------------------
+/** Pytest on tests/core (every test, or share K of N) in a full Pyodide; returns its exit code. */
+async function runCoreTests() {
+  const started = Date.now();
+  const pyodide = await loadPyodide();
+  const site = pyodide.runPython("import sysconfig; sysconfig.get_paths()['purelib']");
+  for (const name of PURE_PACKAGES) {
+    const path = join(hostSite, name);
+    if (existsSync(path)) copyTree(pyodide, path, `${site}/${name}`);
+  }
+  // The code under test: rrsite/__init__.py and rrsite/core, exactly as in the repository.
+  pyodide.FS.mkdirTree("/repo/rrsite");
+  pyodide.FS.writeFile("/repo/rrsite/__init__.py", readFileSync(join(repo, "rrsite/__init__.py")));
+  copyTree(pyodide, join(repo, "rrsite/core"), "/repo/rrsite/core");
+  copyTree(pyodide, join(repo, "tests/core"), "/repo/tests/core");
+  pyodide.FS.writeFile("/repo/tests/__init__.py", "");
+  console.log(`pyodide ${pyodide.version} loaded in ${Date.now() - started} ms`);
 
-const version = pyodide.runPython("import sys; sys.version.split()[0]");
-console.log(`python ${version} (${pyodide.runPython("import sys; sys.platform")})`);
+  const version = pyodide.runPython("import sys; sys.version.split()[0]");
+  console.log(`python ${version} (${pyodide.runPython("import sys; sys.platform")})`);
 
-// Imports made by rrsite.core's modules (seen through builtins.__import__, which also sees names
-// already imported by pytest) must be satisfied by the trimmed library.
-pyodide.globals.set("_rr_keep", keep.join("\n"));
-pyodide.runPython(`
+  // Imports made by rrsite.core's modules (seen through builtins.__import__, which also sees names
+  // already imported by pytest) must be satisfied by the trimmed library.
+  pyodide.globals.set("_rr_keep", keep.join("\n"));
+  pyodide.runPython(`
 import builtins, importlib.util, sys
 _zip = "/lib/python%d%d.zip/" % sys.version_info[:2]
 _keep = set(_rr_keep.split("\\n"))
@@ -150,25 +179,46 @@ def _guarded_import(name, globals=None, locals=None, fromlist=(), level=0):
     return module
 
 builtins.__import__ = _guarded_import
-`);
+  `);
 
-const code = pyodide.runPython(`
+  // A share deselects the other tests after collection: every test module is still imported,
+  // so the import guard below sees all of core's imports in every share.
+  pyodide.globals.set("_rr_share", share);
+  pyodide.globals.set("_rr_shares", shares);
+  const code = pyodide.runPython(`
 import os, sys
 os.chdir("/repo")
 sys.path.insert(0, "/repo")
 import pytest
-int(pytest.main(["-q", "-p", "no:cacheprovider", "--import-mode=importlib", "tests/core"]))
-`);
-const outside = pyodide.runPython("builtins.__import__ = _real_import\n'; '.join(sorted(set(_outside)))");
-const guarded = pyodide.runPython("sum(1 for m in sys.modules if m.startswith('rrsite.core'))");
-check(outside === "" && guarded > 1,
-  `core's imports during the tests are all in the trimmed library (${guarded} core modules)`
-  + (outside ? `: ${outside}` : ""));
-checks += 1;
 
-// The default random source inside Pyodide draws from crypto.getRandomValues, not a seeded MT.
-const before = randomCalls;
-const report = pyodide.runPython(`
+class _Share:
+  """Keep tests K, K + N, ... of the collection (K = _rr_share, N = _rr_shares, from 1)."""
+
+  def pytest_collection_modifyitems(self, config, items):
+      kept = [item for index, item in enumerate(items) if index % _rr_shares == _rr_share - 1]
+      dropped = [item for item in items if item not in kept]
+      if dropped:
+          config.hook.pytest_deselected(items=dropped)
+      items[:] = kept
+
+int(pytest.main(["-q", "-p", "no:cacheprovider", "--import-mode=importlib", "tests/core"],
+              plugins=[_Share()]))
+`);
+  const outside = pyodide.runPython("builtins.__import__ = _real_import\n'; '.join(sorted(set(_outside)))");
+  const guarded = pyodide.runPython("sum(1 for m in sys.modules if m.startswith('rrsite.core'))");
+  check(outside === "" && guarded > 1,
+    `core's imports during the tests are all in the trimmed library (${guarded} core modules)`
+    + (outside ? `: ${outside}` : ""));
+  checks += 1;
+  console.log(`core tests inside Pyodide, share ${share}/${shares}: pytest exit ${code}`);
+  return code;
+}
+
+// ---- the random source ---------------------------------------------------------------------
+/** The default random source inside Pyodide draws from crypto.getRandomValues, not a seeded MT. */
+function checkRandomSource(pyodide) {
+  const before = randomCalls;
+  const report = pyodide.runPython(`
 import random
 from rrsite.core import ForcedResponse, secure_random
 state = random.getstate()
@@ -176,14 +226,18 @@ source = secure_random()
 reports = [ForcedResponse().randomize(1).report for _ in range(50)]
 assert random.getstate() == state
 (type(source).__name__, sum(reports))
-`).toJs();
-check(pyodide.runPython("import sys; sys.platform") === "emscripten", "running inside Pyodide (emscripten)");
-check(report[0] === "SystemRandom", `default source is SystemRandom (got ${report[0]})`);
-check(randomCalls - before >= 50, `50 randomizations drew from the platform CSPRNG ${randomCalls - before} times`);
-const urandomBefore = randomCalls;
-pyodide.runPython("import os; os.urandom(16)");
-check(randomCalls === urandomBefore + 1, "one os.urandom call is one call of the platform CSPRNG");
+  `).toJs();
+  check(pyodide.runPython("import sys; sys.platform") === "emscripten", "running inside Pyodide (emscripten)");
+  check(report[0] === "SystemRandom", `default source is SystemRandom (got ${report[0]})`);
+  check(randomCalls - before >= 50, `50 randomizations drew from the platform CSPRNG ${randomCalls - before} times`);
+  const urandomBefore = randomCalls;
+  pyodide.runPython("import os; os.urandom(16)");
+  check(randomCalls === urandomBefore + 1, "one os.urandom call is one call of the platform CSPRNG");
 
-checks += 4;
+  checks += 4;
+}
+
+const code = runSuite ? await runCoreTests() : 0;
+if (runChecks) checkRandomSource(await checkTrimmedLibrary());
 console.log(`core tests inside Pyodide: pytest exit ${code}; ${checks - failures} checks passed, ${failures} failed`);
 process.exit(code !== 0 ? code : failures ? 1 : 0);

@@ -140,11 +140,12 @@ for _module in list(sys.modules.values()):
 `).split("\n").filter(Boolean);
 }
 
-/** Start a full-library Pyodide, exercise core, and return the sorted list of zip entries used. */
+/** Start a full-library Pyodide, exercise core, and return the sorted list of zip entries used
+ * (and that Pyodide, for more checks). */
 export async function traceStdlib(data = hostData()) {
   const pyodide = await loadPyodide({ packages: [] });
   const answered = exerciseCore(pyodide, data);
-  return { entries: loadedEntries(pyodide), answered, version: pyodide.version };
+  return { entries: loadedEntries(pyodide), answered, version: pyodide.version, pyodide };
 }
 
 export function readKeep() {
