@@ -153,6 +153,20 @@ def test_refusals() -> None:
         memo.check_table({"reports": [0, 1]})
 
 
+def test_a_scheme_is_solved_once_per_design_and_wave_epsilon() -> None:
+    from rrsite.core.frequency.respond import design_of, memo_of
+    q = {"id": "q", "type": "yes-no", "values": ["no", "yes"],
+         "design": {"name": "forced-response", "truth": 0.5, "yes": 0.25, "no": 0.25},
+         "memoize": {"wave_epsilon": 0.4}}
+    first = memo_of(q, design_of(q))
+    assert first is not None and first is memo_of(dict(q), design_of(q))
+    assert first.p2 == Memoized(design_from_spec(q["design"]), 0.4).p2  # a fresh solve
+    other = memo_of({**q, "memoize": {"wave_epsilon": 0.3}}, design_of(q))
+    assert other is not None and other.p2 < first.p2  # less per wave: kept less often
+    with pytest.raises(TypeError, match="must be a number"):  # a bad one is never a cached one
+        memo_of({**q, "memoize": {"wave_epsilon": [0.4]}}, design_of(q))
+
+
 @pytest.mark.slow
 def test_respond_keeps_and_reuses_the_permanent_reports() -> None:
     q = {"id": "q", "type": "yes-no", "values": ["no", "yes"],

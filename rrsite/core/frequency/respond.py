@@ -59,12 +59,33 @@ def design_of(question: Mapping[str, Any]) -> FrequencyOracle | Design:
     return design_from_spec(spec)
 
 
+#: Solved schemes by (design spec, wave epsilon): solving one takes a hundred bisection steps,
+#: and a page or a simulation asks the same question many times. Bounded: a survey has few.
+_SCHEMES: dict[tuple[str, str, Any], Memoized] = {}
+_MOST_SCHEMES = 64
+
+
 def memo_of(question: Mapping[str, Any], design: Any) -> Memoized | None:
-    """The panel's permanent-report scheme of the question, or None outside a panel."""
+    """The panel's permanent-report scheme of the question, or None outside a panel.
+
+    ``design`` is ``design_of(question)``; the scheme is solved once per design spec and wave
+    epsilon (it holds no state that a draw changes).
+    """
     block = question.get("memoize")
     if not isinstance(block, Mapping):
         return None
-    return Memoized(design, block["wave_epsilon"])
+    wave_epsilon = block["wave_epsilon"]
+    try:
+        key = (json.dumps(question["design"], sort_keys=True), type(wave_epsilon).__name__,
+               wave_epsilon)
+        scheme = _SCHEMES.get(key)
+    except TypeError:  # a spec or epsilon that cannot be a key: Memoized says what is wrong
+        return Memoized(design, wave_epsilon)
+    if scheme is None:
+        scheme = Memoized(design, wave_epsilon)
+        if len(_SCHEMES) < _MOST_SCHEMES:
+            _SCHEMES[key] = scheme
+    return scheme
 
 
 def encode(design: Any, report: Any, values: Sequence[str]) -> Any:
