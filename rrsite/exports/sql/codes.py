@@ -4,7 +4,7 @@ A row's status, version, subgroup and the slots it counts in depend on few thing
 field is empty, which of the few values the checks compare it with it holds (the survey id, a
 version id, a choice's answers, ``1`` or ``2`` in a ``<id>.group`` column), whether its token is
 well formed, and, for the answers checked against a rule of their own (numbers, texts, lists),
-the verdict of that rule. DuckDB computes those per row (``row_codes``: a handful of CASEs,
+the verdict of that rule. DuckDB computes those per row (``Coding.select``: a handful of CASEs,
 the token's pattern and the rules of numbers and texts) and packs them into integers; numpy
 finds the distinct packed codes (a few dozen in a clean export); the tally's checks
 (rrsite.exports.sql.checks, the very same SQL) then run once per distinct codes, over one
@@ -24,6 +24,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ...spreadsheet import restore
 from ..catalog import GROUP_SUFFIX, Catalog
 from ..columns import TOKEN_MIN
 from .checks import RowChecks, Source, text_field
@@ -213,8 +214,6 @@ class Coding:
 
 def _unguarded(value: str) -> bool:
     """Whether the formula guard's undoing leaves the value as it is."""
-    from ...spreadsheet import restore
-
     return restore(value) == value
 
 

@@ -1,13 +1,16 @@
 """The tally of CSV, JSONL and Parquet exports, checked by DuckDB and counted in numpy.
 
 Per file, DuckDB reads the rows (in parallel, columnar) and returns one narrow row of small
-integers per row: its status, version, subgroup and, per question, the slot it counts in
-(rrsite.exports.sql.checks), a 64-bit hash of its respondent token, and the reports of
-randomized number questions. numpy then does what needs the rows' order: a token seen before
-(in this file or an earlier one) makes the row a duplicate, the first row is kept (the hash is
-DuckDB's, so two tokens share it with probability about 2^-64 per pair, as in rrsite's own
-reader); and it counts (``np.bincount`` per question). The memory this holds is those narrow
-rows: about 10 bytes plus 2 per question per row.
+integers per row: its codes (rrsite.exports.sql.codes: what the checks need of it, packed into
+32-bit integers, one for a survey of a few questions), a 64-bit hash of its respondent token, and
+the reports of randomized number questions. numpy finds the distinct codes (``np.bincount``),
+the tally's checks (rrsite.exports.sql.checks) run in DuckDB once per distinct codes, and each
+row gets its status from its codes. numpy then does what needs the rows' order: a token seen
+before (in this file or an earlier one) makes the row a duplicate, the first row is kept (the
+hash is DuckDB's, so two tokens share it with probability about 2^-64 per pair, as in rrsite's
+own reader); and it counts: accepted rows per distinct codes (``np.bincount``), added where the
+checks put those codes. The memory this holds per row: 4 bytes per packed column of codes, 8 of
+the hash, 1 of the status and 4 of the index of its codes (8 more per randomized number).
 
 A survey with randomized number questions is read twice: first the distinct reports, which
 rrsite.core's designs judge possible or not (one judge for every engine), then the rows, with
