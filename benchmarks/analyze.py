@@ -42,11 +42,12 @@ SENSITIVE = ("violated", "cheated", "drugs")
 SURVEY_ID = "bench-survey"
 
 DUCKDB = """
-import json, sys
+import json, os, sys
 import duckdb
 path, kind = sys.argv[1], sys.argv[2]
 source = f"read_csv('{path}', all_varchar=true)" if kind == "csv" else f"read_parquet('{path}')"
 duckdb.execute("SET enable_progress_bar = false")
+duckdb.execute(f"SET threads = {os.cpu_count()}")  # as rrsite sets it
 row = duckdb.sql(f"SELECT count(*) - count(DISTINCT respondent), histogram(violated), "
                  f"histogram(cheated), histogram(drugs) FROM {source}").fetchall()[0]
 print(json.dumps({"duplicates": row[0], "violated": row[1], "cheated": row[2], "drugs": row[3]}))
@@ -258,6 +259,8 @@ def main() -> int:
     work.mkdir(parents=True, exist_ok=True)
     survey = work / "survey.json"
     survey.write_text(json.dumps(manifest()))
+    print(f"threads: {os.cpu_count()} for DuckDB in rrsite and in the DuckDB anchor (SET threads), "
+          "polars' default pool")
     print(f"{'rows':>11} {'tool':<24} {'source':<8} {'wall s':>7} {'cpu s':>7} {'peak MB':>8} "
           f"{'x anchor wall':>13} {'x anchor cpu':>12}")
     try:

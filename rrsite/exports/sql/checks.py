@@ -28,7 +28,7 @@ a table) and JSON sources (JSONL, the collector's stored answers) build them dif
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from ...errors import UsageError
@@ -92,6 +92,8 @@ class Source:
     strays: str | None = None
     #: (status, SQL condition) checked before the tally's, in order (a JSONL line's shape).
     before: list[tuple[int, str]] = field(default_factory=list)
+    #: Questions whose answers were judged elsewhere (their verdict is in ``strays``).
+    judged: frozenset[str] = frozenset()
 
 
 @dataclass
@@ -166,6 +168,8 @@ class RowChecks:
             if designs:
                 self.numbers.append((qid, designs))
         self._derived: dict[str, tuple[int, str]] = {}
+        #: SQL of the row's version index, when the caller has a cheaper one than the field's.
+        self.version_sql: str | None = None
 
     # ----------------------------------------------------------------------------- helpers
 
@@ -215,6 +219,8 @@ class RowChecks:
             return str(self.catalog.version_ids.index(constant))
         if "version" not in self.source.fields:
             return "0"
+        if self.version_sql is not None:
+            return self.version_sql
         text = self._prop("version", "string")
         cases = " ".join(f"WHEN {text} = {self.d.text(v)} THEN {i}"
                          for i, v in enumerate(self.catalog.version_ids))
@@ -341,7 +347,8 @@ class RowChecks:
             cases.append((VERSION, f"{self._column('rr_xm', self._version_expr(), 2)} IS NULL"))
         invalid: list[str] = []
         for qid, plan in self.plans.items():
-            invalid += self._field_invalid(qid, plan)
+            if qid not in self.source.judged:
+                invalid += self._field_invalid(qid, plan)
             invalid += self._group_invalid(qid, plan)
         if "respondent" in self.source.fields:
             text = self._prop("respondent", "string")
@@ -420,7 +427,6 @@ class RowChecks:
 
     def outputs(self, number_text: bool = False) -> list[tuple[str, str]]:
         """(name, SQL) of every output column (``number_text``: reports as text, not double)."""
-        self._derived = {}
         columns = [("rr_st", self.status()),
                    ("rr_m", f"COALESCE({self._column('rr_xm', self._version_expr(), 2)}, 0)"),
                    ("rr_g", self._column("rr_xg", self.subgroup(), 2))]
@@ -437,7 +443,32 @@ class RowChecks:
     def select(self, source: str, keep: Sequence[str] = (), number_text: bool = False,
                types: Mapping[str, str] | None = None, keep_all: bool = False) -> str:
         """The query: outputs (and the source columns ``keep``, or all) of every row."""
-        outputs = self.outputs(number_text)
+        return self.layered(source, lambda: self.outputs(number_text), keep, types, keep_all)
+
+    def prop(self, name: str, prop: str) -> str:
+        """A property of a field (``empty``, ``string``, ``number`` ...), computed once a row."""
+        return self._prop(name, prop)
+
+    def invalid_answer(self, qid: str) -> str:
+        """SQL TRUE when the row's answer to ``qid`` is not one its version allows."""
+        bad = self._field_invalid(qid, self.plans[qid])
+        return f"({' OR '.join(bad)})" if bad else "FALSE"
+
+    def token_valid(self) -> str:
+        """SQL TRUE when the row's respondent token has the allowed length and characters."""
+        text = self._prop("respondent", "string")
+        return (f"COALESCE({self.d.length(text)} BETWEEN {TOKEN_MIN} AND {TOKEN_MAX} AND "
+                f"{self.d.full_match(text, TOKEN_SQL)}, FALSE)")
+
+    def layered(self, source: str, outputs: Callable[[], list[tuple[str, str]]],
+                keep: Sequence[str] = (), types: Mapping[str, str] | None = None,
+                keep_all: bool = False) -> str:
+        """A query of the columns ``outputs()`` gives, the fields' properties computed below it.
+
+        Properties a column reads (``prop``) are computed once a row, in the layers under it.
+        """
+        self._derived = {}
+        outputs_list = outputs()
         types = types or {}
         fence = self.d.fence()
         relation = f"({source}{fence}) AS rr_src"
@@ -449,7 +480,7 @@ class RowChecks:
                             f"AS rr_l{level}")
         passed = ["*"] if keep_all else [self.d.ident(k) for k in keep]
         top = [f"CAST({expr} AS {types[name]}) AS {name}" if name in types
-               else f"{expr} AS {name}" for name, expr in outputs]
+               else f"{expr} AS {name}" for name, expr in outputs_list]
         return f"SELECT {', '.join([*top, *passed])} FROM {relation}"
 
 

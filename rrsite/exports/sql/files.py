@@ -1,13 +1,16 @@
 """The tally of CSV, JSONL and Parquet exports, checked by DuckDB and counted in numpy.
 
 Per file, DuckDB reads the rows (in parallel, columnar) and returns one narrow row of small
-integers per row: its status, version, subgroup and, per question, the slot it counts in
-(rrsite.exports.sql.checks), a 64-bit hash of its respondent token, and the reports of
-randomized number questions. numpy then does what needs the rows' order: a token seen before
-(in this file or an earlier one) makes the row a duplicate, the first row is kept (the hash is
-DuckDB's, so two tokens share it with probability about 2^-64 per pair, as in rrsite's own
-reader); and it counts (``np.bincount`` per question). The memory this holds is those narrow
-rows: about 10 bytes plus 2 per question per row.
+integers per row: its codes (rrsite.exports.sql.codes: what the checks need of it, packed into
+32-bit integers, one for a survey of a few questions), a 64-bit hash of its respondent token, and
+the reports of randomized number questions. numpy finds the distinct codes (``np.bincount``),
+the tally's checks (rrsite.exports.sql.checks) run in DuckDB once per distinct codes, and each
+row gets its status from its codes. numpy then does what needs the rows' order: a token seen
+before (in this file or an earlier one) makes the row a duplicate, the first row is kept (the
+hash is DuckDB's, so two tokens share it with probability about 2^-64 per pair, as in rrsite's
+own reader); and it counts: accepted rows per distinct codes (``np.bincount``), added where the
+checks put those codes. The memory this holds per row: 4 bytes per packed column of codes, 8 of
+the hash, 1 of the status and 4 of the index of its codes (8 more per randomized number).
 
 A survey with randomized number questions is read twice: first the distinct reports, which
 rrsite.core's designs judge possible or not (one judge for every engine), then the rows, with
@@ -24,7 +27,7 @@ from __future__ import annotations
 
 import csv
 import os
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -61,6 +64,7 @@ from .checks import (
     Source,
     text_field,
 )
+from .codes import Coding, distinct
 from .dialects import DUCKDB
 from .lines import Located, locate
 from .shown import Disagreement, Shown
@@ -89,14 +93,22 @@ class Plan:
     info: FileInfo = field(default_factory=lambda: FileInfo("", ""))
     #: Parquet: the column of each field (examples are read back by column name).
     names: dict[str, str] = field(default_factory=dict)
+    #: CSV: per field, its cell as read and how the formula guard of a cell is undone.
+    raw: dict[str, tuple[str, Callable[[str], str]]] = field(default_factory=dict)
 
 
 @dataclass
 class Read:
-    """What DuckDB returned for one file."""
+    """What DuckDB returned for one file.
+
+    ``columns``: per row, ``rr_st`` (status), ``rr_h`` (the token's hash), ``rr_i`` (the index
+    of the row's distinct codes) and ``rr_v<i>`` (reports of randomized numbers); ``table``: per
+    distinct codes, what the checks said of them (``rr_m``, ``rr_g``, ``rr_k<i>``, ``rr_d<i>``).
+    """
 
     plan: Plan
     columns: dict[str, np.ndarray]
+    table: dict[str, np.ndarray]
     #: Records DuckDB rejected (its record numbers), sorted: malformed rows.
     rejected: list[int]
     tokens: bool
@@ -142,15 +154,24 @@ def csv_plan(path: str, catalog: Catalog, mapping: Mapping[str, str], index: int
                 f"rejects_scan='rr_scans_{index}', max_line_size={MAX_LINE})")
     fields: dict[str, Field] = {}
     restored = []
+    raw: dict[str, tuple[str, Callable[[str], str]]] = {}
     for name, position in layout.index.items():
         if name == "submitted_at" or name.startswith(EXTRA_PREFIX):
             continue
-        restored.append(f"{_restored(f'c{position}')} AS f{position}")
-        fields[name] = text_field(f"f{position}", DUCKDB)
-    sql = f"SELECT {', '.join(restored) or '1 AS rr_none'} FROM {relation}"
+        if name == "respondent":
+            # The guard never changes what a token check says: a token with an apostrophe is
+            # malformed before and after, and undoing the guard leaves the others as they are.
+            fields[name] = text_field(f"c{position}", DUCKDB)
+        else:
+            restored.append(f"{_restored(f'c{position}')} AS f{position}")
+            fields[name] = text_field(f"f{position}", DUCKDB)
+        raw[name] = (f"c{position}", _restored)
+    columns_read = [*restored, *(f"c{position}" for position in sorted(
+        {int(cell[1:]) for cell, _ in raw.values()}))]
+    sql = f"SELECT {', '.join(columns_read) or '1 AS rr_none'} FROM {relation}"
     info = FileInfo(path, layout.format)
     info.notes.extend(layout.notes)
-    return Plan(path, "csv", sql, Source(fields, dict(layout.constants)), layout, info)
+    return Plan(path, "csv", sql, Source(fields, dict(layout.constants)), layout, info, raw=raw)
 
 
 def parquet_plan(path: str, catalog: Catalog, mapping: Mapping[str, str],
@@ -290,46 +311,64 @@ class Reader:
         return impossible
 
     def read(self, plan: Plan) -> Read:
-        """Every row of one file as narrow numpy columns."""
+        """Every row of one file as a few narrow numpy columns, and its distinct codes checked."""
         import duckdb
 
         try:
             impossible = self._impossible(plan)
-            checks = RowChecks(self.catalog, self.by, DUCKDB, plan.source, impossible)
-            query = checks.select(plan.sql)
-            select = ["CAST(rr_st AS UTINYINT) AS rr_st", "hash(rr_tok) AS rr_h"]
-            for j, group in enumerate(packing(checks)):
-                terms = " + ".join(f"CAST({name} AS UBIGINT) * {scale}"
-                                   for name, _, scale in group)
-                select.append(f"CAST({terms} AS UINTEGER) AS rr_p{j}")
-            if checks.numbers:
-                select.append("CAST(rr_g AS USMALLINT) AS rr_g")
-            for i in range(len(checks.numbers)):
-                select.append(f"COALESCE(rr_v{i}, CAST('NaN' AS DOUBLE)) AS rr_v{i}")
-                select.append(f"CAST(rr_d{i} AS UTINYINT) AS rr_d{i}")
-            columns = self.connection.execute(
-                f"SELECT {', '.join(select)} FROM ({query})").fetchnumpy()
-            rejected: list[int] = []
-            if plan.kind == "csv":
-                index = plan.sql.split("rejects_table='rr_rejects_", 1)[1].split("'", 1)[0]
-                errors = self.connection.execute(
-                    f"SELECT DISTINCT line, error_type, csv_line FROM rr_rejects_{index}"
-                ).fetchall()
-                other = sorted({str(kind) for _, kind, _ in errors} - set(COLUMN_COUNT_ERRORS))
-                if other:
-                    raise Disagreement(f"{plan.path}: DuckDB rejected records "
-                                       f"({', '.join(other)})")
-                # rrsite's reader skips a record of one empty cell (a line `""`) as blank
-                width = plan.layout.width if plan.layout is not None else 0
-                blank = sorted({int(line) for line, _, text in errors
-                                if width > 1 and str(text or "").strip("\r\n") == '""'})
-                rejected = sorted({int(line) for line, _, _ in errors} - set(blank))
+            coding = Coding(self.catalog, self.by, plan.source, impossible, plan.raw)
+            query = coding.select(plan.sql, _per_row)
+            arrays = {name: np.asarray(values) for name, values
+                      in self.connection.execute(query).fetchnumpy().items()}
+            rejected, blank = self._rejected(plan) if plan.kind == "csv" else ([], [])
+            packed = coding.packed()
+            code_columns = [arrays.pop(f"rr_c{j}") for j in range(len(packed))]
+            inverse, some = distinct(code_columns)
+            codes = np.zeros((len(some), len(coding.codes)), dtype=np.int64)
+            k = 0
+            for column, items in zip(code_columns, packed, strict=True):
+                values = column[some].astype(np.int64)
+                for code, scale in items:
+                    codes[:, k] = (values // scale) % code.size
+                    k += 1
+            del code_columns
+            table = self._checked(coding, codes)
         except duckdb.Error as error:
             raise Disagreement(f"{plan.path}: DuckDB cannot read it: "
                                f"{str(error).splitlines()[0]}") from error
-        arrays = {name: np.asarray(values) for name, values in columns.items()}
-        return Read(plan, arrays, rejected, "respondent" in plan.source.fields,
-                    blank if plan.kind == "csv" else [])
+        arrays["rr_st"] = table["rr_st"][inverse]
+        arrays["rr_i"] = inverse.astype(np.int32 if len(some) < 1 << 31 else np.int64)
+        return Read(plan, arrays, table, rejected, "respondent" in plan.source.fields, blank)
+
+    def _rejected(self, plan: Plan) -> tuple[list[int], list[int]]:
+        """The records DuckDB rejected for their number of columns, and those rrsite skips."""
+        index = plan.sql.split("rejects_table='rr_rejects_", 1)[1].split("'", 1)[0]
+        errors = self.connection.execute(
+            f"SELECT DISTINCT line, error_type, csv_line FROM rr_rejects_{index}").fetchall()
+        other = sorted({str(kind) for _, kind, _ in errors} - set(COLUMN_COUNT_ERRORS))
+        if other:
+            raise Disagreement(f"{plan.path}: DuckDB rejected records ({', '.join(other)})")
+        # rrsite's reader skips a record of one empty cell (a line `""`) as blank
+        width = plan.layout.width if plan.layout is not None else 0
+        blank = sorted({int(line) for line, _, text in errors
+                        if width > 1 and str(text or "").strip("\r\n") == '""'})
+        return sorted({int(line) for line, _, _ in errors} - set(blank)), blank
+
+    def _checked(self, coding: Coding, codes: np.ndarray) -> dict[str, np.ndarray]:
+        """What the checks say of each distinct codes, judged on one representative row each.
+
+        Numbers' impossible reports were judged per row (their verdict is among the codes).
+        """
+        relation, source = coding.representatives(codes)
+        checks = RowChecks(self.catalog, self.by, DUCKDB, source)
+        select = ["rr_ix", "CAST(rr_st AS UTINYINT) AS rr_st", "CAST(rr_m AS UINTEGER) AS rr_m",
+                  "CAST(rr_g AS UINTEGER) AS rr_g"]
+        select += [f"CAST(rr_k{i} AS UINTEGER) AS rr_k{i}" for i in range(len(checks.counted))]
+        select += [f"CAST(rr_d{i} AS UTINYINT) AS rr_d{i}" for i in range(len(checks.numbers))]
+        found = self.connection.execute(
+            f"SELECT {', '.join(select)} FROM ({checks.select(relation, keep=['rr_ix'])}) "
+            "ORDER BY rr_ix").fetchnumpy()
+        return {name: np.asarray(values) for name, values in found.items() if name != "rr_ix"}
 
     def example_rows(self, plan: Plan, ordinals: Sequence[int]) -> dict[int, dict[str, Any]]:
         """Parquet rows by their number (1 = the first), as {field: text}."""
@@ -345,31 +384,14 @@ class Reader:
 
 # ----------------------------------------------------------------------------------- counting
 
-#: Most bins of one packed column (``np.bincount`` of the accepted rows allocates this many).
-PACKED_BINS = 1 << 20
-
-
-def packing(checks: RowChecks) -> list[list[tuple[str, int, int]]]:
-    """The version and every question's slot packed into few integer columns.
-
-    Each column is a list of (output column, its number of values, its scale): the column holds
-    the sum of value x scale, at most ``PACKED_BINS`` (a question with more slots than that has
-    a column of its own). Fewer, narrower columns are fewer bytes per row out of DuckDB.
-    """
-    items = [("rr_m", len(checks.catalog.versions))]
-    items += [(f"rr_k{i}", keys.size + 1) for i, keys in enumerate(checks.counted)]
-    groups: list[list[tuple[str, int, int]]] = []
-    current: list[tuple[str, int, int]] = []
-    scale = 1
-    for name, size in items:
-        if current and scale * size > PACKED_BINS:
-            groups.append(current)
-            current, scale = [], 1
-        current.append((name, size, scale))
-        scale *= size
-    groups.append(current)
-    return groups
-
+def _per_row(rows: RowChecks) -> list[tuple[str, str]]:
+    """What is kept of each row besides its codes: its token's hash, its numbers' reports."""
+    token = rows.token()
+    columns = [("rr_h", f"hash({token})" if token is not None else "CAST(0 AS UBIGINT)")]
+    for i, (qid, versions) in enumerate(rows.numbers):
+        number, _, _ = rows.report(qid, versions)
+        columns.append((f"rr_v{i}", f"COALESCE({number}, CAST('NaN' AS DOUBLE))"))
+    return columns
 
 
 def tally_files(
@@ -401,7 +423,7 @@ def tally_files(
 
 def _statuses(reads: list[Read]) -> list[np.ndarray]:
     """Each file's row statuses, duplicates marked (the first row with a token is kept)."""
-    statuses = [r.columns["rr_st"].astype(np.uint8) for r in reads]
+    statuses = [r.columns["rr_st"] for r in reads]
     which = [np.flatnonzero(st == OK) if r.tokens else np.zeros(0, dtype=np.int64)
              for r, st in zip(reads, statuses, strict=True)]
     hashes = np.concatenate([r.columns["rr_h"][w] for r, w in zip(reads, which, strict=True)]
@@ -420,24 +442,22 @@ def _statuses(reads: list[Read]) -> list[np.ndarray]:
 
 
 def _count(reads: list[Read], statuses: list[np.ndarray], checks: RowChecks, tally: Tally) -> None:
-    """Add every accepted row to the tally's counts and number reports."""
+    """Add every accepted row to the tally's counts and number reports.
+
+    Accepted rows are counted per distinct codes (``np.bincount``), then each distinct codes'
+    count is added where the checks put them (version, each question's slot).
+    """
     groups = checks.groups
-    packed = packing(checks)
     for read, st in zip(reads, statuses, strict=True):
         ok = st == OK
-        bins: dict[str, np.ndarray] = {}
-        for j, group in enumerate(packed):
-            sizes = [size for _, size, _ in group]
-            total = int(np.prod(sizes))
-            counted = np.bincount(read.columns[f"rr_p{j}"][ok].astype(np.int64),
-                                  minlength=total).reshape(sizes[::-1])
-            axes = list(range(len(sizes)))
-            for k, (name, _, _) in enumerate(group):
-                keep = len(sizes) - 1 - k  # the reshape puts the last packed value first
-                bins[name] = counted.sum(axis=tuple(a for a in axes if a != keep))
-        tally.rows_accepted += bins["rr_m"]
+        table = read.table
+        size = len(table["rr_st"])
+        accepted = np.bincount(read.columns["rr_i"][ok], minlength=size).astype(np.int64)
+        tally.rows_accepted += np.bincount(table["rr_m"].astype(np.int64), weights=accepted,
+                                           minlength=len(tally.rows_accepted)).astype(np.int64)
         for i, keys in enumerate(checks.counted):
-            slots = bins[f"rr_k{i}"][1:]
+            slots = np.bincount(table[f"rr_k{i}"].astype(np.int64), weights=accepted,
+                                minlength=keys.size + 1).astype(np.int64)[1:]
             for m, (start, reports, designs) in keys.blocks.items():
                 block = slots[start:start + (reports + 1) * designs * groups].reshape(
                     reports + 1, designs, groups)
@@ -448,25 +468,16 @@ def _count(reads: list[Read], statuses: list[np.ndarray], checks: RowChecks, tal
                     target.by_group += block[:reports].transpose(1, 0, 2)
         if not checks.numbers:
             continue
-        version = unpack(read, packed, "rr_m")[ok]
-        subgroup = read.columns["rr_g"][ok].astype(np.int64)
+        index = read.columns["rr_i"][ok]
+        version = table["rr_m"][index].astype(np.int64)
+        subgroup = table["rr_g"][index].astype(np.int64)
         for i, (qid, versions) in enumerate(checks.numbers):
             reports = read.columns[f"rr_v{i}"][ok]
-            design = read.columns[f"rr_d{i}"][ok].astype(np.int8)
+            design = table[f"rr_d{i}"][index].astype(np.int8)
             for m in versions:
                 rows = (version == m) & ~np.isnan(reports)
                 if rows.any():
                     tally.add_reports(m, qid, reports[rows], subgroup[rows], design[rows])
-
-
-def unpack(read: Read, packed: list[list[tuple[str, int, int]]], name: str) -> np.ndarray:
-    """One output column of every row, out of its packed column."""
-    for j, group in enumerate(packed):
-        for item, size, scale in group:
-            if item == name:
-                values: np.ndarray = (read.columns[f"rr_p{j}"].astype(np.int64) // scale) % size
-                return values
-    raise KeyError(name)
 
 
 def _reject(reads: list[Read], statuses: list[np.ndarray], catalog: Catalog,
