@@ -288,11 +288,13 @@ def open_survey(context: BrowserContext, site: Site, survey_id: str, ready: bool
     return open_page(context, site.page_url(survey_id), ready)
 
 
-def open_link(context: BrowserContext, url: str, survey_id: str, fragment: str) -> Page:
-    """A new page at an invitation link: the survey's page at ``url`` with its ``#fragment``."""
+def open_link(context: BrowserContext, url: str, survey_id: str,
+              fragment: str) -> tuple[Page, str]:
+    """A new page at a blind invitation link (the survey's page at ``url`` with its
+    ``#fragment``), once the trade it starts on opening settled; (the page, the trade's state)."""
     page = context.new_page()
     page.goto(f"{url}{survey_id}/#{fragment}")
-    return page
+    return page, blind_settled(page)
 
 
 def invitation_code(fragment: str) -> str:

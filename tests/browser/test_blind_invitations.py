@@ -47,9 +47,8 @@ def test_blind_survey_submits_a_token_and_never_the_code(
     fragment = fragments[0]
     code = invitation_code(fragment)
     manifest = site.manifest(SURVEY)
-    page = open_link(context, url, SURVEY, fragment)
-    # the trade happens when the survey opens, before any answer
-    assert blind_settled(page) == "ready"
+    page, state = open_link(context, url, SURVEY, fragment)
+    assert state == "ready"  # the trade happens when the survey opens, before any answer
     trades = watch.posts("/api/blind-sign")
     assert len(trades) == 1
     trade = json.loads(trades[0].body or "{}")
@@ -80,12 +79,12 @@ def test_a_spent_code_is_refused_in_a_fresh_browser(
         blind_site: tuple[str, Path, list[str]], context: BrowserContext) -> None:
     """The same link on another device (empty storage): its trade is refused and said so."""
     url, _, fragments = blind_site
-    page = open_link(context, url, SURVEY, fragments[1])
-    assert blind_settled(page) in ("ready", "failed")
+    _, state = open_link(context, url, SURVEY, fragments[1])
+    assert state in ("ready", "failed")
     second = context.browser.new_context()  # type: ignore[union-attr]
     try:
-        other = open_link(second, url, SURVEY, fragments[1])
-        assert blind_settled(other) == "failed"  # the second trade
+        _, state = open_link(second, url, SURVEY, fragments[1])
+        assert state == "failed"  # the second trade
     finally:
         second.close()
 
@@ -127,8 +126,8 @@ def test_forget_removes_the_code_and_the_token(
     fragment = fragments[2]
     code = invitation_code(fragment)
     manifest = site.manifest(SURVEY)
-    page = open_link(context, url, SURVEY, fragment)
-    assert blind_settled(page) in ("ready", "failed")
+    page, state = open_link(context, url, SURVEY, fragment)
+    assert state in ("ready", "failed")
     answer_and_send(page, manifest, plan_answers(manifest, 2))
     stored = page.evaluate("() => JSON.stringify(Object.assign({}, localStorage))")
     token = json.loads(page.evaluate(

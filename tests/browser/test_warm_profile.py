@@ -1,7 +1,8 @@
 """The warm profile the browser tests share (browserkit.WarmProfile) keeps nothing of a test for
 the next but the HTTP cache: a test that wrote every storage a page has, added an init script, a
 route and a listener and went offline leaves a profile where the next test's page finds none of
-it, is online, and gets the runtime's wasm from the cache (no byte transferred)."""
+it, is online, and gets the runtime's wasm from the cache (no byte transferred), a request the
+tests still see."""
 
 from __future__ import annotations
 
@@ -41,10 +42,14 @@ def test_a_test_leaves_nothing_but_the_cache(site: Site, warm_profile: WarmProfi
 
     with warm_profile.lend() as context:
         assert context.pages == []
+        requested: list[str] = []
+        context.on("request", lambda request: requested.append(request.url))
         page = open_survey(context, site, SURVEY)  # online again: the page and runtime load
         assert page.evaluate(LEFT_BEHIND) == [0, 0, "", 0, 0]
         assert page.evaluate("() => window.__leftByTheEarlierTest") is None
         assert page.workers[0].evaluate(WASM_TRANSFERRED) == [0]  # the cache was kept
+        # and a response from the cache is still a request the tests see
+        assert any(url.endswith("pyodide.asm.wasm") for url in requested)
         # the earlier route is gone: the collector answers (404), the request is not aborted
         assert page.evaluate("() => fetch('/left-by-the-earlier-test').then((r) => r.status)") \
             == 404
