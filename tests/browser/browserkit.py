@@ -389,14 +389,19 @@ class WarmProfile:
             scripts.append(added)
             return added
 
+        def close(**_: Any) -> None:
+            raise AssertionError("a lent warm profile is not closed by the test: close its pages,"
+                                 " or take a context of its own from `browser`")
+
         context = self.context
         context.on = on  # type: ignore[method-assign, assignment]
         context.add_init_script = add_init_script  # type: ignore[method-assign]
+        context.close = close  # type: ignore[method-assign]
         context.set_default_timeout(30_000)
         try:
             yield context
         finally:
-            del context.on, context.add_init_script  # the class's methods again
+            del context.on, context.add_init_script, context.close  # the class's methods again
             self._empty(listeners, scripts)
 
     def _empty(self, listeners: list[tuple[str, Callable[..., Any]]], scripts: list[Any]) -> None:
