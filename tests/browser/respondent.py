@@ -454,12 +454,12 @@ def confirm(page: Page) -> None:
     page.wait_for_selector(DONE)
 
 
-def answer_and_review(page: Page, manifest: dict[str, Any], plan: Plan) -> dict[str, Any]:
-    """Fill the form with ``plan`` and randomize; the body the review shows (its disclosures
-    opened)."""
+def answer_and_review(page: Page, manifest: dict[str, Any], plan: Plan) -> str:
+    """Fill the form with ``plan`` and randomize; the exact body the review shows (its
+    disclosures opened)."""
     fill(page, manifest, plan)
     submit(page)
-    return json.loads(wait_review(page))  # type: ignore[no-any-return]
+    return wait_review(page)
 
 
 def answer_and_send(page: Page, manifest: dict[str, Any], plan: Plan) -> None:

@@ -33,7 +33,7 @@ def test_direct_answers_can_be_fixed_before_sending(site: Site, context: Browser
     log_worker_results(page)
     first, second = plan_answers(manifest, 0), plan_answers(manifest, 2)
     assert first.direct != second.direct
-    before = answer_and_review(page, manifest, first)
+    before = json.loads(answer_and_review(page, manifest, first))
 
     edit_direct_answers(page)
     for q in manifest["questions"]:
@@ -51,7 +51,7 @@ def test_direct_answers_can_be_fixed_before_sending(site: Site, context: Browser
     # Clear what was typed or chosen, then answer the direct questions anew.
     page.evaluate("""() => { for (const i of document.querySelectorAll('#rr-form input[name]'))
       if (i.type === 'checkbox' || i.type === 'radio') i.checked = false; }""")
-    after = answer_and_review(page, manifest, Plan(direct=second.direct))
+    after = json.loads(answer_and_review(page, manifest, Plan(direct=second.direct)))
 
     assert after["respondent"] == before["respondent"]
     sensitive = [q["id"] for q in manifest["questions"] if q["sensitive"]]

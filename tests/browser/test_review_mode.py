@@ -7,6 +7,8 @@ example surveys stay as they are.
 
 from __future__ import annotations
 
+import json
+
 from browserkit import Site, Watch, open_survey
 from playwright.sync_api import BrowserContext, Route
 from respondent import (
@@ -34,7 +36,7 @@ def test_result_only_review_hides_the_coins(site: Site, context: BrowserContext,
     context.route(site.page_url(SURVEY), result_only)
     page = open_survey(context, site, SURVEY)
     log_worker_results(page)
-    body = answer_and_review(page, manifest, plan_answers(manifest, 0))
+    body = json.loads(answer_and_review(page, manifest, plan_answers(manifest, 0)))
     (result,) = worker_results(page)[0]["results"]
     assert result["steps"]  # the coins were flipped ...
     lines = transcript_steps(page)
