@@ -2,18 +2,20 @@
 
 from __future__ import annotations
 
+import csv
 import json
 import re
 import subprocess
 import sys
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
-from playwright.sync_api import BrowserContext, Page, Request
+from playwright.sync_api import Browser, BrowserContext, Page, Playwright, Request
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[1]
@@ -22,6 +24,8 @@ CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic"
                  "--disable-background-networking", "--disable-component-update",
                  "--disable-sync"]
 READY_TIMEOUT_MS = 90_000
+VIEWPORT = {"width": 1000, "height": 900}
+RRSITE = [sys.executable, "-m", "rrsite"]
 AXE = ROOT / "node_modules" / "axe-core" / "axe.min.js"
 
 # Installed before any page script: CSP violations of the page are recorded for the test.
@@ -31,6 +35,34 @@ document.addEventListener("securitypolicyviolation", (event) => {
   window.__rrViolations.push(`${event.violatedDirective} ${event.blockedURI}`);
 });
 """
+
+# Everything a page keeps on the device, as one text: every key and value of localStorage and
+# sessionStorage, the cookies, the names of IndexedDB databases and Cache Storage caches. A
+# function for Playwright's `evaluate`; call it, `f"({STORAGE_DUMP})()"`, where an expression is
+# wanted (tests/engines).
+STORAGE_DUMP = """async () => {
+  const dump = [];
+  for (const store of [localStorage, sessionStorage]) {
+    for (let i = 0; i < store.length; i++) dump.push(store.key(i), store.getItem(store.key(i)));
+  }
+  dump.push(document.cookie);
+  if (indexedDB.databases) dump.push(JSON.stringify(await indexedDB.databases()));
+  if (self.caches) dump.push(JSON.stringify(await caches.keys()));
+  return dump.join("\\n");
+}"""
+# The same, as an object: {local, session, cookies, indexedDB (names), caches}.
+STORAGE_OBJECT = """async () => {
+  const dump = {local: {}, session: {}, cookies: document.cookie};
+  for (let i = 0; i < localStorage.length; i++) {
+    dump.local[localStorage.key(i)] = localStorage.getItem(localStorage.key(i));
+  }
+  for (let i = 0; i < sessionStorage.length; i++) {
+    dump.session[sessionStorage.key(i)] = sessionStorage.getItem(sessionStorage.key(i));
+  }
+  dump.indexedDB = indexedDB.databases ? (await indexedDB.databases()).map((db) => db.name) : [];
+  dump.caches = self.caches ? await caches.keys() : [];
+  return dump;
+}"""
 
 
 def front_matter_id(file: Path) -> str:
@@ -86,6 +118,49 @@ def operator_token_file(folder: Path) -> Path:
     return path
 
 
+def rrsite(*args: str | Path, timeout: float = 600,
+           cwd: Path = ROOT) -> subprocess.CompletedProcess[str]:
+    """Run an `rrsite` command to its end (it must succeed)."""
+    done = subprocess.run([*RRSITE, *map(str, args)], cwd=cwd, timeout=timeout,
+                          capture_output=True, text=True)
+    assert done.returncode == 0, f"rrsite {' '.join(map(str, args))}: {done.stderr}"
+    return done
+
+
+def build_site(sources: Path, dist: Path, *options: str) -> None:
+    """`rrsite build SOURCES -o DIST [OPTIONS]` (a folder of surveys or one survey file)."""
+    rrsite("build", sources, "-o", dist, *options)
+
+
+@contextmanager
+def running(*args: str | Path, cwd: Path = ROOT,
+            stderr: int = subprocess.STDOUT) -> Iterator[tuple[str, subprocess.Popen[str]]]:
+    """`rrsite ARGS` started as a server (`serve` or `preview` on `--port 0`), until the block
+    ends; yields (the URL it prints on its first line, the process)."""
+    process = subprocess.Popen([*RRSITE, *map(str, args)], stdout=subprocess.PIPE, stderr=stderr,
+                               text=True, cwd=cwd)
+    try:
+        assert process.stdout is not None
+        line = process.stdout.readline()
+        match = re.search(r"http://127\.0\.0\.1:\d+/", line)
+        assert match, f"rrsite {args[0]} did not start: {line!r}"
+        yield match.group(0), process
+    finally:
+        process.terminate()
+        try:
+            process.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait(timeout=10)
+
+
+@contextmanager
+def serve(dist: Path, db: Path | str, *options: str | Path) -> Iterator[str]:
+    """`rrsite serve DIST --db DB [OPTIONS]` on a free port; yields its URL."""
+    with running("serve", dist, "--port", "0", "--db", db, *options) as (url, _):
+        yield url
+
+
 @contextmanager
 def serve_surveys(files: Sequence[Path], root: Path) -> Iterator[Site]:
     """Build copies of ``files`` under ``root`` and serve them with `rrsite serve` (a free port)."""
@@ -97,26 +172,30 @@ def serve_surveys(files: Sequence[Path], root: Path) -> Iterator[Site]:
         copy.write_bytes(file.read_bytes())
         ids[file.name] = front_matter_id(copy)
     dist = root / "dist"
-    subprocess.run([sys.executable, "-m", "rrsite", "build", str(sources), "-o", str(dist)],
-                   check=True, cwd=ROOT, timeout=600, capture_output=True)
+    build_site(sources, dist)
     db = root / "collector.db"
-    process = subprocess.Popen(
-        [sys.executable, "-m", "rrsite", "serve", str(dist), "--port", "0", "--db", str(db),
-         "--operator-token", str(operator_token_file(root))],
-        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, cwd=ROOT)
-    try:
-        assert process.stdout is not None
-        line = process.stdout.readline()
-        match = re.search(r"http://127\.0\.0\.1:\d+/", line)
-        assert match, f"rrsite serve did not start: {line!r}"
-        yield Site(dist, match.group(0), db, ids)
-    finally:
-        process.terminate()
-        try:
-            process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait(timeout=10)
+    with serve(dist, db, "--operator-token", operator_token_file(root)) as url:
+        yield Site(dist, url, db, ids)
+
+
+@contextmanager
+def blind_collector(dist: Path, root: Path, survey: str,
+                    codes: int) -> Iterator[tuple[str, Path, list[str]]]:
+    """A collector of its own on a built site with ``codes`` blind invitation codes for
+    ``survey``; yields (its URL, its database, the links' fragments)."""
+    db, key, table = root / "blind.db", root / "rrsite-blind.pem", root / "codes.csv"
+    rrsite("invite", "--survey", survey, "-n", str(codes), "--url",
+           f"http://127.0.0.1/{survey}/", "-o", table, "--db", db, "--blind", "--blind-key", key,
+           timeout=120)
+    with open(table, newline="", encoding="utf-8") as handle:
+        fragments = [row["link"].partition("#")[2] for row in csv.DictReader(handle)]
+    with serve(dist, db, "--blind-key", key) as url:
+        yield url, db, fragments
+
+
+def launch_chromium(playwright: Playwright) -> Browser:
+    """Debian's Chromium, headless, as every browser test runs it."""
+    return playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
 
 
 @dataclass
@@ -194,14 +273,42 @@ def wait_ready(page: Page) -> None:
     assert state == "ready", page.locator("#rr-runtime-text").inner_text()
 
 
-def open_survey(context: BrowserContext, site: Site, survey_id: str, ready: bool = True) -> Page:
-    """A new page with the survey loaded (and its randomizer started, unless ``ready=False``)."""
+def open_page(context: BrowserContext, url: str, ready: bool = True) -> Page:
+    """A new page at a survey's ``url`` (and its randomizer started, unless ``ready=False``)."""
     page = context.new_page()
-    page.goto(site.page_url(survey_id))
+    page.goto(url)
     page.wait_for_selector("#rr-submit:not([disabled])", state="attached", timeout=30_000)
     if ready:
         wait_ready(page)
     return page
+
+
+def open_survey(context: BrowserContext, site: Site, survey_id: str, ready: bool = True) -> Page:
+    """A new page with the survey loaded (and its randomizer started, unless ``ready=False``)."""
+    return open_page(context, site.page_url(survey_id), ready)
+
+
+def open_link(context: BrowserContext, url: str, survey_id: str,
+              fragment: str) -> tuple[Page, str]:
+    """A new page at a blind invitation link (the survey's page at ``url`` with its
+    ``#fragment``), once the trade it starts on opening settled; (the page, the trade's state)."""
+    page = context.new_page()
+    page.goto(f"{url}{survey_id}/#{fragment}")
+    return page, blind_settled(page)
+
+
+def invitation_code(fragment: str) -> str:
+    """The invitation code in a link's fragment."""
+    match = re.search(r"invitation=([A-Za-z0-9_-]+)", fragment)
+    assert match, fragment
+    return match.group(1)
+
+
+def blind_settled(page: Page, timeout_s: float = 90) -> str:
+    """The blind trade's state once settled (`data-rr-blind`: ready, failed or wrong-key)."""
+    page.wait_for_selector("html[data-rr-blind]:not([data-rr-blind=trading])", state="attached",
+                           timeout=timeout_s * 1000)
+    return page.evaluate("() => document.documentElement.dataset.rrBlind")  # type: ignore[no-any-return]
 
 
 def axe_source() -> str:
@@ -217,3 +324,116 @@ def wait_until(condition: Any, timeout_s: float = 30.0, what: str = "condition")
             return
         time.sleep(0.05)
     raise AssertionError(f"timed out waiting for {what}")
+
+
+#: What a test can leave in a profile, emptied for every origin it reached (the Chrome DevTools
+#: Protocol's Storage.clearDataForOrigin). The HTTP cache is not among them: it is what is kept.
+STORAGE_TYPES = ("cookies,file_systems,indexeddb,local_storage,shader_cache,websql,"
+                 "service_workers,cache_storage")
+#: What a page of an origin still finds: localStorage and sessionStorage entries, cookies,
+#: IndexedDB databases, Cache Storage caches (all must be empty after a test).
+LEFT_BEHIND = """async () => [localStorage.length, sessionStorage.length, document.cookie,
+  indexedDB.databases ? (await indexedDB.databases()).length : 0,
+  self.caches ? (await caches.keys()).length : 0]"""
+
+
+class WarmProfile:
+    """One persistent Chromium profile for a pytest worker, lent to one test at a time.
+
+    Pyodide's start costs a fresh context its download and the wasm's compilation (about a
+    third of the CPU time of a start); a profile that keeps its HTTP cache and V8's code cache
+    starts warm. Everything else a test could leave is taken away after it: its pages (with
+    their sessionStorage, locks and workers), the routes, init scripts and event listeners it
+    added, the offline switch, permissions and cookies, and localStorage, IndexedDB, Cache
+    Storage, service workers and file systems of every origin it reached; then a page of each
+    such origin proves them empty, so a test never sees an earlier one's traces.
+    """
+
+    def __init__(self, context: BrowserContext) -> None:
+        self.context = context
+        self.origins: set[str] = set()
+        self._on = context.on
+        self._add_init_script = context.add_init_script
+        self._on("request", self._reached)
+
+    @classmethod
+    def launch(cls, playwright: Playwright, folder: Path) -> WarmProfile:
+        """Debian's Chromium on a new profile folder."""
+        context = playwright.chromium.launch_persistent_context(
+            folder, executable_path=CHROMIUM, args=CHROMIUM_ARGS, viewport=VIEWPORT)
+        for page in context.pages:
+            page.close()
+        return cls(context)
+
+    def close(self) -> None:
+        """Close the browser."""
+        self.context.close()
+
+    def _reached(self, request: Request) -> None:
+        parts = urlsplit(request.url)
+        if parts.scheme in ("http", "https"):
+            self.origins.add(f"{parts.scheme}://{parts.netloc}")
+
+    @contextmanager
+    def lend(self) -> Iterator[BrowserContext]:
+        """The profile's context for one test; everything the test left is emptied after it."""
+        listeners: list[tuple[str, Callable[..., Any]]] = []
+        scripts: list[Any] = []
+
+        def on(event: str, handler: Callable[..., Any]) -> None:
+            listeners.append((event, handler))
+            self._on(event, handler)  # type: ignore[call-overload]
+
+        def add_init_script(script: str | None = None, *, path: str | Path | None = None) -> Any:
+            added = self._add_init_script(script, path=path)
+            scripts.append(added)
+            return added
+
+        def close(**_: Any) -> None:
+            raise AssertionError("a lent warm profile is not closed by the test: close its pages,"
+                                 " or take a context of its own from `browser`")
+
+        context = self.context
+        context.on = on  # type: ignore[method-assign, assignment]
+        context.add_init_script = add_init_script  # type: ignore[method-assign]
+        context.close = close  # type: ignore[method-assign]
+        context.set_default_timeout(30_000)
+        try:
+            yield context
+        finally:
+            del context.on, context.add_init_script, context.close  # the class's methods again
+            self._empty(listeners, scripts)
+
+    def _empty(self, listeners: list[tuple[str, Callable[..., Any]]], scripts: list[Any]) -> None:
+        context = self.context
+        for page in list(context.pages):
+            page.close()
+        for event, handler in listeners:
+            context.remove_listener(event, handler)
+        for script in scripts:
+            script.close()
+        context.unroute_all(behavior="ignoreErrors")
+        context.set_offline(False)
+        context.clear_permissions()
+        context.clear_cookies()
+        origins, self.origins = sorted(self.origins), set()
+        if not origins:
+            return
+        page = context.new_page()
+        try:
+            session = context.new_cdp_session(page)
+            for origin in origins:
+                session.send("Storage.clearDataForOrigin",
+                             {"origin": origin, "storageTypes": STORAGE_TYPES})
+            # Proof: a page of each origin (served here, not by its server, which may be gone)
+            # finds nothing. This page's own request adds its origin back: drop it.
+            page.route("**/*", lambda route: route.fulfill(
+                status=200, content_type="text/html", body="<!doctype html><title>empty</title>"))
+            for origin in origins:
+                page.goto(f"{origin}/")
+                left = page.evaluate(LEFT_BEHIND)
+                assert left == [0, 0, "", 0, 0], f"{origin} kept {left} after a test"
+        finally:
+            page.close()
+            context.unroute_all(behavior="ignoreErrors")
+            self.origins.clear()

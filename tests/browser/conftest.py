@@ -1,8 +1,15 @@
 """Browser tests of the respondent's page: one Chromium, one built site, one `rrsite serve`.
 
 The site holds the example surveys of surveys/ and the survey of tests/browser/surveys/ (for the
-statistical test). Every test gets a fresh browser context that records every request the page
-and its worker make, console errors, page errors and CSP violations (see browserkit.Watch).
+statistical test). Every test gets a browser context that records every request the page and its
+worker make, console errors, page errors and CSP violations (see browserkit.Watch).
+
+That context is, by default, the worker's warm profile (browserkit.WarmProfile): one persistent
+Chromium profile whose storage, cookies, routes, init scripts and listeners are emptied after
+every test and proved empty, and whose HTTP cache (with the compiled runtime) is kept, so that a
+test does not pay for Pyodide's cold start. A test marked ``fresh_profile`` gets a context of its
+own with an empty cache, as a first visit has: first visits and caching, pinned code, shared
+devices, forgetting and consent.
 """
 
 from __future__ import annotations
@@ -17,14 +24,22 @@ from playwright.sync_api import Browser, BrowserContext, Playwright
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from browserkit import (  # noqa: E402
-    CHROMIUM,
-    CHROMIUM_ARGS,
+    VIEWPORT,
     Site,
+    WarmProfile,
     Watch,
+    launch_chromium,
     serve_surveys,
     survey_files,
     watch_context,
 )
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Register the marker of tests that need a profile of their own."""
+    config.addinivalue_line(
+        "markers", "fresh_profile: a browser test that needs an empty profile (cache included): "
+        "first visits and caching, pinned code, shared devices, forgetting, consent")
 
 
 @pytest.fixture(scope="session")
@@ -36,20 +51,37 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Site]:
 
 @pytest.fixture(scope="session")
 def browser(playwright: Playwright) -> Iterator[Browser]:
-    """One headless Chromium for the whole session."""
-    chromium = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+    """One headless Chromium for the whole session (the fresh profiles' browser)."""
+    chromium = launch_chromium(playwright)
     yield chromium
     chromium.close()
 
 
+@pytest.fixture(scope="session")
+def warm_profile(playwright: Playwright,
+                 tmp_path_factory: pytest.TempPathFactory) -> Iterator[WarmProfile]:
+    """The worker's persistent profile, lent to one test at a time."""
+    profile = WarmProfile.launch(playwright, tmp_path_factory.mktemp("warm-profile"))
+    yield profile
+    profile.close()
+
+
 @pytest.fixture
-def context(browser: Browser) -> Iterator[BrowserContext]:
-    """A fresh context (empty cache and storage) for one test."""
-    ctx = browser.new_context(viewport={"width": 1000, "height": 900})
-    ctx.set_default_timeout(30_000)
-    ctx.watch = watch_context(ctx)  # type: ignore[attr-defined]
-    yield ctx
-    ctx.close()
+def context(request: pytest.FixtureRequest) -> Iterator[BrowserContext]:
+    """The test's context: the warm profile emptied of every trace of earlier tests, or a fresh
+    context (empty cache and storage) for a test marked ``fresh_profile``."""
+    if request.node.get_closest_marker("fresh_profile"):
+        browser: Browser = request.getfixturevalue("browser")
+        ctx = browser.new_context(viewport=VIEWPORT)
+        ctx.set_default_timeout(30_000)
+        ctx.watch = watch_context(ctx)  # type: ignore[attr-defined]
+        yield ctx
+        ctx.close()
+        return
+    profile: WarmProfile = request.getfixturevalue("warm_profile")
+    with profile.lend() as ctx:
+        ctx.watch = watch_context(ctx)  # type: ignore[attr-defined]
+        yield ctx
 
 
 @pytest.fixture

@@ -454,6 +454,23 @@ def confirm(page: Page) -> None:
     page.wait_for_selector(DONE)
 
 
+def answer_and_review(page: Page, manifest: dict[str, Any], plan: Plan) -> str:
+    """Fill the form with ``plan`` and randomize; the exact body the review shows (its
+    disclosures opened)."""
+    fill(page, manifest, plan)
+    submit(page)
+    return wait_review(page)
+
+
+def answer_and_send(page: Page, manifest: dict[str, Any], plan: Plan) -> None:
+    """Fill the form with ``plan``, randomize, and send the review as it opens (its disclosures
+    left closed); until the closing screen."""
+    fill(page, manifest, plan)
+    submit(page)
+    wait_review(page, open_details=False)
+    confirm(page)
+
+
 def submit_note(page: Page) -> str:
     """The status line under the submit button."""
     return page.locator("#rr-submit-note").inner_text()

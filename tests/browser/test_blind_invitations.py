@@ -8,19 +8,26 @@ neither the code nor the token on the device."""
 
 from __future__ import annotations
 
-import csv
 import json
 import re
 import sqlite3
-import subprocess
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from browserkit import ROOT, Site, Watch, wait_until
+from browserkit import (
+    Site,
+    Watch,
+    blind_collector,
+    blind_settled,
+    invitation_code,
+    open_link,
+    wait_until,
+)
 from playwright.sync_api import BrowserContext
-from respondent import fill, plan_answers
+from respondent import answer_and_send, fill, plan_answers
+
+pytestmark = pytest.mark.fresh_profile  # forgetting, and a spent code in a fresh browser
 
 SURVEY = "honor-code"
 
@@ -29,28 +36,8 @@ SURVEY = "honor-code"
 def blind_site(site: Site, tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Path,
                                                                                       list[str]]]:
     """(url, database, links): a second collector on the same built site, with blind codes."""
-    root = tmp_path_factory.mktemp("blind")
-    db, key, codes = root / "blind.db", root / "rrsite-blind.pem", root / "codes.csv"
-    run = [sys.executable, "-m", "rrsite"]
-    made = subprocess.run([*run, "invite", "--survey", SURVEY, "-n", "5", "--url",
-                           "http://127.0.0.1/honor-code/", "-o", str(codes), "--db", str(db),
-                           "--blind", "--blind-key", str(key)],
-                          cwd=ROOT, capture_output=True, text=True, timeout=120)
-    assert made.returncode == 0, made.stderr
-    with open(codes, newline="", encoding="utf-8") as handle:
-        fragments = [row["link"].partition("#")[2] for row in csv.DictReader(handle)]
-    process = subprocess.Popen(
-        [*run, "serve", str(site.dist), "--port", "0", "--db", str(db), "--blind-key", str(key)],
-        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, cwd=ROOT)
-    try:
-        assert process.stdout is not None
-        line = process.stdout.readline()
-        match = re.search(r"http://127\.0\.0\.1:\d+/", line)
-        assert match, f"rrsite serve did not start: {line!r}"
-        yield match.group(0), db, fragments
-    finally:
-        process.terminate()
-        process.wait(timeout=10)
+    with blind_collector(site.dist, tmp_path_factory.mktemp("blind"), SURVEY, 5) as collector:
+        yield collector
 
 
 def test_blind_survey_submits_a_token_and_never_the_code(
@@ -58,24 +45,16 @@ def test_blind_survey_submits_a_token_and_never_the_code(
         watch: Watch) -> None:
     url, db, fragments = blind_site
     fragment = fragments[0]
-    code = re.search(r"invitation=([A-Za-z0-9_-]+)", fragment).group(1)  # type: ignore[union-attr]
+    code = invitation_code(fragment)
     manifest = site.manifest(SURVEY)
-    page = context.new_page()
-    page.goto(f"{url}{SURVEY}/#{fragment}")
-    # the trade happens when the survey opens, before any answer
-    wait_until(lambda: page.evaluate("() => document.documentElement.dataset.rrBlind")
-               in ("ready", "failed"), 90, "the blind trade")
-    assert page.evaluate("() => document.documentElement.dataset.rrBlind") == "ready"
+    page, state = open_link(context, url, SURVEY, fragment)
+    assert state == "ready"  # the trade happens when the survey opens, before any answer
     trades = watch.posts("/api/blind-sign")
     assert len(trades) == 1
     trade = json.loads(trades[0].body or "{}")
     assert trade["invitation"] == code and set(trade) == {"survey", "invitation", "blinded_msg"}
 
-    fill(page, manifest, plan_answers(manifest, 0))
-    page.click("#rr-submit")
-    page.wait_for_selector("#rr-review:not([hidden])", timeout=60_000)
-    page.click("#rr-confirm")
-    page.wait_for_selector("#rr-done:not([hidden])", timeout=30_000)
+    answer_and_send(page, manifest, plan_answers(manifest, 0))
 
     posts = watch.posts("/api/submissions")
     assert len(posts) == 1
@@ -100,17 +79,12 @@ def test_a_spent_code_is_refused_in_a_fresh_browser(
         blind_site: tuple[str, Path, list[str]], context: BrowserContext) -> None:
     """The same link on another device (empty storage): its trade is refused and said so."""
     url, _, fragments = blind_site
-    page = context.new_page()
-    page.goto(f"{url}{SURVEY}/#{fragments[1]}")
-    wait_until(lambda: page.evaluate("() => document.documentElement.dataset.rrBlind")
-               in ("ready", "failed"), 90, "the blind trade")
+    _, state = open_link(context, url, SURVEY, fragments[1])
+    assert state in ("ready", "failed")
     second = context.browser.new_context()  # type: ignore[union-attr]
     try:
-        other = second.new_page()
-        other.goto(f"{url}{SURVEY}/#{fragments[1]}")
-        wait_until(lambda: other.evaluate("() => document.documentElement.dataset.rrBlind")
-                   in ("ready", "failed"), 90, "the second trade")
-        assert other.evaluate("() => document.documentElement.dataset.rrBlind") == "failed"
+        _, state = open_link(second, url, SURVEY, fragments[1])
+        assert state == "failed"  # the second trade
     finally:
         second.close()
 
@@ -132,9 +106,7 @@ def test_a_key_that_is_not_the_links_is_refused_and_nothing_is_sent(
     page.route(re.compile(r".*/api/blind-key.*"), lambda route: route.fulfill(
         status=200, content_type="application/json", body=json.dumps(other)))
     page.goto(f"{url}{SURVEY}/#{fragment}")
-    wait_until(lambda: page.evaluate("() => document.documentElement.dataset.rrBlind")
-               not in (None, "trading"), 90, "the blind trade")
-    assert page.evaluate("() => document.documentElement.dataset.rrBlind") == "wrong-key"
+    assert blind_settled(page) == "wrong-key"
     note = page.locator("#rr-submit-note").inner_text()
     assert "key is not the one your invitation link names" in note, note
     manifest = site.manifest(SURVEY)
@@ -152,17 +124,11 @@ def test_forget_removes_the_code_and_the_token(
     (the database still holds the token's hash: with it the token would find the answers)."""
     url, _, fragments = blind_site
     fragment = fragments[2]
-    code = re.search(r"invitation=([A-Za-z0-9_-]+)", fragment).group(1)  # type: ignore[union-attr]
+    code = invitation_code(fragment)
     manifest = site.manifest(SURVEY)
-    page = context.new_page()
-    page.goto(f"{url}{SURVEY}/#{fragment}")
-    wait_until(lambda: page.evaluate("() => document.documentElement.dataset.rrBlind")
-               in ("ready", "failed"), 90, "the blind trade")
-    fill(page, manifest, plan_answers(manifest, 2))
-    page.click("#rr-submit")
-    page.wait_for_selector("#rr-review:not([hidden])", timeout=60_000)
-    page.click("#rr-confirm")
-    page.wait_for_selector("#rr-done:not([hidden])", timeout=30_000)
+    page, state = open_link(context, url, SURVEY, fragment)
+    assert state in ("ready", "failed")
+    answer_and_send(page, manifest, plan_answers(manifest, 2))
     stored = page.evaluate("() => JSON.stringify(Object.assign({}, localStorage))")
     token = json.loads(page.evaluate(
         f"() => localStorage.getItem('rrsite:blind:{SURVEY}')"))["token"]

@@ -26,6 +26,8 @@ from respondent import fill, plan_answers, ready_to_submit
 
 from rrsite.collect.static import HeaderRules, media_type
 
+pytestmark = pytest.mark.fresh_profile  # the runtime's first download, cut by declining consent
+
 SURVEY = "clinic-visit"  # asks for consent first
 #: Bytes per second the slow server sends each response at, and its chunk size.
 SLOW_RATE = 300_000

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 
+import pytest
 from browserkit import Site, Watch, open_survey
 from playwright.sync_api import BrowserContext
 from respondent import worker
@@ -42,6 +43,7 @@ MANY = """({ question, truth, count }) => {
 }"""
 
 
+@pytest.mark.fresh_profile
 def test_crosswise_needs_no_randomizer(site: Site, context: BrowserContext, watch: Watch) -> None:
     blocked: list[str] = []
 

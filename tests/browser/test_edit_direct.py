@@ -13,15 +13,13 @@ from browserkit import Site, Watch, open_survey
 from playwright.sync_api import BrowserContext
 from respondent import (
     Plan,
+    answer_and_review,
     confirm,
     edit_direct_answers,
     expected_direct,
-    fill,
     log_worker_results,
     plan_answers,
     question_disabled,
-    submit,
-    wait_review,
     worker_results,
 )
 
@@ -35,9 +33,7 @@ def test_direct_answers_can_be_fixed_before_sending(site: Site, context: Browser
     log_worker_results(page)
     first, second = plan_answers(manifest, 0), plan_answers(manifest, 2)
     assert first.direct != second.direct
-    fill(page, manifest, first)
-    submit(page)
-    before = json.loads(wait_review(page))
+    before = json.loads(answer_and_review(page, manifest, first))
 
     edit_direct_answers(page)
     for q in manifest["questions"]:
@@ -55,9 +51,7 @@ def test_direct_answers_can_be_fixed_before_sending(site: Site, context: Browser
     # Clear what was typed or chosen, then answer the direct questions anew.
     page.evaluate("""() => { for (const i of document.querySelectorAll('#rr-form input[name]'))
       if (i.type === 'checkbox' || i.type === 'radio') i.checked = false; }""")
-    fill(page, manifest, Plan(direct=second.direct))
-    submit(page)
-    after = json.loads(wait_review(page))
+    after = json.loads(answer_and_review(page, manifest, Plan(direct=second.direct)))
 
     assert after["respondent"] == before["respondent"]
     sensitive = [q["id"] for q in manifest["questions"] if q["sensitive"]]

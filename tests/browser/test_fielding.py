@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import re
 
+import pytest
 from browserkit import Site, Watch, open_survey, wait_ready
 from playwright.sync_api import BrowserContext, Page
 from respondent import agree_to_consent, go_to_page
@@ -21,6 +22,7 @@ def form_state(page: Page) -> dict[str, bool]:
     }""")
 
 
+@pytest.mark.fresh_profile
 def test_consent_blocks_the_form_and_declining_sends_nothing(
         site: Site, context: BrowserContext, watch: Watch) -> None:
     page = open_survey(context, site, SURVEY, ready=False)
@@ -53,6 +55,7 @@ def test_consent_blocks_the_form_and_declining_sends_nothing(
     watch.assert_clean()
 
 
+@pytest.mark.fresh_profile
 def test_agreeing_shows_the_form_and_lasts_across_a_reload(
         site: Site, context: BrowserContext, watch: Watch) -> None:
     page = open_survey(context, site, SURVEY, ready=False)

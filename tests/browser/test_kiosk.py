@@ -6,8 +6,6 @@ from __future__ import annotations
 import base64
 import json
 import re
-import subprocess
-import sys
 import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
@@ -17,7 +15,10 @@ from browserkit import (
     OPERATOR_HEADERS,
     ROOT,
     Watch,
+    build_site,
     operator_token_file,
+    rrsite,
+    serve,
     wait_ready,
     watch_context,
 )
@@ -25,6 +26,7 @@ from playwright.sync_api import Browser, BrowserContext, Page
 from respondent import agree_to_consent, go_to_page, shown_body
 
 SURVEY = "clinic-visit"
+SUBMISSIONS = "**/api/submissions"
 
 
 @pytest.fixture(scope="module")
@@ -35,22 +37,10 @@ def kiosk_site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, 
     source = root / "clinic-visit.md"
     source.write_text(text.replace("language: en\n", "language: en\nmode: kiosk\n", 1),
                       encoding="utf-8")
-    dist = root / "dist"
-    subprocess.run([sys.executable, "-m", "rrsite", "build", str(source), "-o", str(dist),
-                    "--no-compress"], check=True, cwd=ROOT, timeout=600, capture_output=True)
-    db = root / "kiosk.db"
-    process = subprocess.Popen(
-        [sys.executable, "-m", "rrsite", "serve", str(dist), "--port", "0", "--db", str(db),
-         "--operator-token", str(operator_token_file(root))],
-        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, cwd=ROOT)
-    try:
-        assert process.stdout is not None
-        match = re.search(r"http://127\.0\.0\.1:\d+/", process.stdout.readline())
-        assert match
-        yield match.group(0), root
-    finally:
-        process.terminate()
-        process.wait(timeout=15)
+    build_site(source, root / "dist", "--no-compress")
+    with serve(root / "dist", root / "kiosk.db", "--operator-token",
+               operator_token_file(root)) as url:
+        yield url, root
 
 
 def storage(page: Page) -> str:
@@ -135,12 +125,7 @@ def test_three_respondents_one_offline_all_arrive_once(
         kiosk_site: tuple[str, Path], browser: Browser) -> None:
     url, root = kiosk_site
     assert health(url)["submissions"] == 0
-    context = browser.new_context()
-    watch = watch_context(context)
-    page = context.new_page()
-    page.goto(f"{url}{SURVEY}/")
-    page.wait_for_selector("#rr-submit:not([disabled])", state="attached")
-    wait_ready(page)
+    context, watch, page = open_kiosk(browser, url)
 
     # Respondent 1, online: sent at once.
     answer(page, "yes", "yes", "18-34")
@@ -176,10 +161,7 @@ def test_three_respondents_one_offline_all_arrive_once(
     respondents = {s["respondent"] for s in sent}
     assert tokens[1] in respondents and len(respondents) == 3
 
-    export = root / "export.jsonl"
-    subprocess.run([sys.executable, "-m", "rrsite", "export", "--db", str(root / "kiosk.db"),
-                    "-o", str(export)], check=True, cwd=ROOT, timeout=120, capture_output=True)
-    rows = [json.loads(line) for line in export.read_text(encoding="utf-8").splitlines()]
+    rows = exported(root)
     assert len(rows) == 3 and len({row["respondent"] for row in rows}) == 3
     assert sorted(row["answers"]["age"] for row in rows) == ["18-34", "35-54", "55 or older"]
     errors = [e for e in watch.errors if "ERR_INTERNET_DISCONNECTED" not in e]
@@ -255,8 +237,7 @@ def without_draft(session_storage: str) -> str:
 
 def exported(root: Path) -> list[dict]:
     export = root / "export.jsonl"
-    subprocess.run([sys.executable, "-m", "rrsite", "export", "--db", str(root / "kiosk.db"),
-                    "-o", str(export)], check=True, cwd=ROOT, timeout=120, capture_output=True)
+    rrsite("export", "--db", root / "kiosk.db", "-o", export, timeout=120)
     return [json.loads(line) for line in export.read_text(encoding="utf-8").splitlines()]
 
 
@@ -267,22 +248,29 @@ def distinct_posts(watch: Watch) -> list[dict]:
     return [json.loads(body) for body in dict.fromkeys(bodies)]
 
 
-def open_kiosk(context: BrowserContext, url: str) -> Page:
+def open_kiosk(browser: Browser, url: str, *, collector_down: bool = False,
+               init_script: str | None = None) -> tuple[BrowserContext, Watch, Page]:
+    """A fresh browser (its own context, recorded) with the kiosk page open and ready; with
+    ``collector_down`` the collector is unreachable (the page itself still loads)."""
+    context = browser.new_context()
+    watch = watch_context(context)
+    if collector_down:
+        context.route(SUBMISSIONS, lambda route: route.abort("internetdisconnected"))
+    if init_script:
+        context.add_init_script(init_script)
     page = context.new_page()
     page.goto(f"{url}{SURVEY}/")
     page.wait_for_selector("#rr-submit:not([disabled])", state="attached")
     wait_ready(page)
     page.wait_for_selector("html[data-rr-kiosk-store]", state="attached")
-    return page
+    return context, watch, page
 
 
 def test_an_offline_respondent_is_unreadable_while_the_next_answers(
         kiosk_site: tuple[str, Path], browser: Browser) -> None:
     url, root = kiosk_site
     before = health(url)["submissions"]
-    context = browser.new_context()
-    watch = watch_context(context)
-    page = open_kiosk(context, url)
+    context, watch, page = open_kiosk(browser, url)
     assert page.evaluate("() => document.documentElement.dataset.rrKioskStore") == "sealed"
     assert page.locator("#rr-kiosk-status").is_hidden()
 
@@ -344,11 +332,8 @@ def test_a_sealed_queue_survives_a_reload_and_drains(
         kiosk_site: tuple[str, Path], browser: Browser) -> None:
     url, root = kiosk_site
     before = health(url)["submissions"]
-    context = browser.new_context()
-    watch = watch_context(context)
     # The collector is unreachable (the page itself still loads): the report waits.
-    context.route("**/api/submissions", lambda route: route.abort("internetdisconnected"))
-    page = open_kiosk(context, url)
+    context, watch, page = open_kiosk(browser, url, collector_down=True)
     body = answer(page, "yes", "no", "35-54", visits="2 to 4 times")
     page.wait_for_function("() => document.documentElement.dataset.rrQueue === '1'")
     [entry] = queue(page)
@@ -361,7 +346,7 @@ def test_a_sealed_queue_survives_a_reload_and_drains(
     assert page.locator("#rr-kiosk-status").inner_text() == "Waiting for a connection to send: 1"
 
     # The collector is back: the next retry opens the entry with the device key and sends it.
-    context.unroute("**/api/submissions")
+    context.unroute(SUBMISSIONS)
     page.wait_for_function("() => document.documentElement.dataset.rrQueue === '0'",
                            timeout=30_000)
     assert queue(page) == []
@@ -380,10 +365,7 @@ def test_entries_whose_key_is_gone_are_kept_apart_and_counted(
     opened any more; it is neither sent nor dropped silently."""
     url, _ = kiosk_site
     before = health(url)["submissions"]
-    context = browser.new_context()
-    watch = watch_context(context)
-    context.route("**/api/submissions", lambda route: route.abort("internetdisconnected"))
-    page = open_kiosk(context, url)
+    context, watch, page = open_kiosk(browser, url, collector_down=True)
     answer(page, "no", "yes", "18-34")
     page.wait_for_function("() => document.documentElement.dataset.rrQueue === '1'")
     [entry] = queue(page)
@@ -394,7 +376,7 @@ def test_entries_whose_key_is_gone_are_kept_apart_and_counted(
       request.onblocked = () => reject(new Error("blocked"));
     })""")
     tried = len(watch.posts("/api/submissions"))  # the tries the route refused
-    context.unroute("**/api/submissions")
+    context.unroute(SUBMISSIONS)
     page.reload()
     page.wait_for_function("() => document.documentElement.dataset.rrQueue === '0'",
                            timeout=30_000)
@@ -419,10 +401,7 @@ def test_without_sealing_the_queue_stays_in_memory_and_the_status_says_so(
         kiosk_site: tuple[str, Path], browser: Browser, removal: str) -> None:
     url, root = kiosk_site
     before = health(url)["submissions"]
-    context = browser.new_context()
-    watch = watch_context(context)
-    context.add_init_script(removal)
-    page = open_kiosk(context, url)
+    context, watch, page = open_kiosk(browser, url, init_script=removal)
     assert page.evaluate("() => document.documentElement.dataset.rrKioskStore") == "memory"
     # Said before anyone answers.
     warning = ("This browser cannot lock answers waiting on this device, so they are kept only "

@@ -16,9 +16,8 @@ from __future__ import annotations
 
 import csv
 import hashlib
-import importlib.util
 import json
-import re
+import runpy
 import subprocess
 import sys
 import time
@@ -27,24 +26,14 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from browserkit import ROOT, Site, Watch, serve_surveys, wait_ready
+from browserkit import ROOT, STORAGE_DUMP, Site, Watch, serve, serve_surveys, wait_ready
 from playwright.sync_api import BrowserContext, Page, Route
 
 HERE = Path(__file__).resolve().parent
 FIELDING = HERE / "fielding"
 PID = "5f1a2b3c4d5e6f7a8b9c0d1e"
 COMPLETION = "https://app.prolific.com/submissions/complete?cc="
-# Everything the page keeps on the device (as tests/engines' audit reads it).
-STORAGE_DUMP = """async () => {
-  const dump = [];
-  for (const store of [localStorage, sessionStorage]) {
-    for (let i = 0; i < store.length; i++) dump.push(store.key(i), store.getItem(store.key(i)));
-  }
-  dump.push(document.cookie);
-  if (indexedDB.databases) dump.push(JSON.stringify(await indexedDB.databases()));
-  if (self.caches) dump.push(JSON.stringify(await caches.keys()));
-  return dump.join("\\n");
-}"""
+
 
 
 @pytest.fixture(scope="module")
@@ -368,33 +357,17 @@ def test_a_link_without_an_id_gives_no_code(fielded: Site, context: BrowserConte
 # ---- the same in a PostgreSQL store -----------------------------------------------------------
 
 
-def _pgserver() -> Any:
-    spec = importlib.util.spec_from_file_location(
-        "rrsite_tests_pgserver_browser", ROOT / "tests" / "collect" / "pgserver.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module.PgServer
-
-
 @pytest.fixture(scope="module")
 def pg_collector(fielded: Site) -> Iterator[tuple[str, Any, str]]:
     """(url, server, dsn): a collector on PostgreSQL serving the same built site."""
-    server = _pgserver()(settings={"wal_level": "minimal", "max_wal_senders": "0",
-                                   "wal_skip_threshold": "0"}).start()
+    pg_server = runpy.run_path(str(ROOT / "tests" / "collect" / "pgserver.py"))["PgServer"]
+    server = pg_server(settings={"wal_level": "minimal", "max_wal_senders": "0",
+                                 "wal_skip_threshold": "0"}).start()
     dsn = server.create_database()
-    process = subprocess.Popen(
-        [sys.executable, "-m", "rrsite", "serve", str(fielded.dist), "--port", "0", "--db", dsn],
-        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, cwd=ROOT)
     try:
-        assert process.stdout is not None
-        line = process.stdout.readline()
-        match = re.search(r"http://127\.0\.0\.1:\d+/", line)
-        assert match, f"rrsite serve did not start: {line!r}"
-        yield match.group(0), server, dsn
+        with serve(fielded.dist, dsn) as url:
+            yield url, server, dsn
     finally:
-        process.terminate()
-        process.wait(timeout=10)
         server.remove()
 
 
@@ -457,6 +430,7 @@ def test_the_new_pieces_are_accessible_on_a_phone(fielded: Site, browser: Any, p
         context.close()
 
 
+@pytest.mark.fresh_profile
 def test_forget_removes_the_kept_arm_and_nothing_keeps_it_again(
         fielded: Site, context: BrowserContext, watch: Watch) -> None:
     version = fielded.manifest("campus")["version"]
@@ -501,6 +475,7 @@ def test_forget_removes_the_kept_arm_and_nothing_keeps_it_again(
     watch.assert_clean()
 
 
+@pytest.mark.fresh_profile
 def test_the_next_person_on_a_panel_link_sees_nothing_and_forget_drops_the_id(
         fielded: Site, context: BrowserContext, watch: Watch) -> None:
     """A shared device: the first participant's answers wait unsent (the collector is down); the

@@ -26,7 +26,7 @@ from fractions import Fraction
 from typing import Any
 
 import pytest
-from browserkit import HERE, ROOT, Site, Watch, open_survey, serve_surveys
+from browserkit import HERE, ROOT, STORAGE_DUMP, Site, Watch, open_survey, serve_surveys
 from playwright.sync_api import BrowserContext, Page
 from respondent import confirm, log_worker_results, submit, wait_review, worker_results
 
@@ -201,17 +201,7 @@ def truth_forms(typed: str, lang: str) -> set[str]:
     return {form for form in forms if len(form) >= 4}
 
 
-STORAGE = """async () => {
-  const dump = [];
-  for (const store of [localStorage, sessionStorage]) {
-    for (let i = 0; i < store.length; i++) dump.push(store.key(i), store.getItem(store.key(i)));
-  }
-  dump.push(document.cookie);
-  if (indexedDB.databases) dump.push(JSON.stringify(await indexedDB.databases()));
-  const caches_ = self.caches ? await caches.keys() : [];
-  dump.push(JSON.stringify(caches_));
-  return dump.join("\\n");
-}"""
+STORAGE = STORAGE_DUMP
 
 
 def audit_truths(page: Page, watch: Watch, console: list[str], manifest: dict[str, Any],

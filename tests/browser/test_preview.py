@@ -2,14 +2,12 @@
 
 from __future__ import annotations
 
-import re
 import subprocess
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from browserkit import ROOT, wait_ready, watch_context
+from browserkit import ROOT, running, wait_ready, watch_context
 from playwright.sync_api import Browser
 from respondent import fill, plan_answers
 
@@ -23,22 +21,8 @@ def preview(tmp_path: Path) -> Iterator[tuple[str, Path, subprocess.Popen[str]]]
     folder.mkdir()
     for name in ("clinic-visit.md", "cheating-partner.md"):
         (folder / name).write_bytes((SURVEYS / name).read_bytes())
-    process = subprocess.Popen(
-        [sys.executable, "-m", "rrsite", "preview", str(folder), "--port", "0"],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT)
-    try:
-        assert process.stdout is not None
-        line = process.stdout.readline()
-        match = re.search(r"http://127\.0\.0\.1:\d+/", line)
-        assert match, f"rrsite preview did not start: {line!r}"
-        yield match.group(0), folder, process
-    finally:
-        process.terminate()
-        try:
-            process.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait(timeout=10)
+    with running("preview", folder, "--port", "0", stderr=subprocess.PIPE) as started:
+        yield started[0], folder, started[1]
 
 
 def line_of(text: str, needle: str) -> int:

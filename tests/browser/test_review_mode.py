@@ -12,12 +12,10 @@ import json
 from browserkit import Site, Watch, open_survey
 from playwright.sync_api import BrowserContext, Route
 from respondent import (
-    fill,
+    answer_and_review,
     log_worker_results,
     plan_answers,
-    submit,
     transcript_steps,
-    wait_review,
     worker_results,
 )
 
@@ -38,9 +36,7 @@ def test_result_only_review_hides_the_coins(site: Site, context: BrowserContext,
     context.route(site.page_url(SURVEY), result_only)
     page = open_survey(context, site, SURVEY)
     log_worker_results(page)
-    fill(page, manifest, plan_answers(manifest, 0))
-    submit(page)
-    body = json.loads(wait_review(page))
+    body = json.loads(answer_and_review(page, manifest, plan_answers(manifest, 0)))
     (result,) = worker_results(page)[0]["results"]
     assert result["steps"]  # the coins were flipped ...
     lines = transcript_steps(page)

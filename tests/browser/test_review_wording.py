@@ -21,75 +21,46 @@ from __future__ import annotations
 
 import json
 import re
-import subprocess
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from browserkit import ROOT, Site, Watch, open_survey, wait_ready, watch_context
+from browserkit import (
+    ROOT,
+    Site,
+    Watch,
+    build_site,
+    open_page,
+    open_survey,
+    serve,
+    watch_context,
+)
 from playwright.sync_api import Browser, BrowserContext, Page
 from respondent import agree_to_consent, go_to_page, open_review_details, shown_body
+
+from tests.surveytext import question, survey_text
 
 MESSAGES = ROOT / "templates" / "messages"
 SHIPPED = sorted(path.stem for path in MESSAGES.glob("*.json"))
 OLD_TITLES = {"Your answers", "Tus respuestas"}  # what the review used to call the reports
 
-CROSSWISE = """\
----
-id: cross-{lang}
-title: Crosswise {lang}
-language: {lang}
-privacy:
-  budget: 2
----
-## I have copied in an exam.
 
-```question
-id: copied
-type: yes-no
-randomize: crosswise
-p: 1/4
-innocuous: My mother was born in January, February or March.
-```
 
-## Anything to add in one letter?
+def crosswise_survey(lang: str) -> str:
+    """A survey whose only sensitive question is crosswise, and two short text questions."""
+    return survey_text(
+        f"cross-{lang}",
+        question("copied", "yes-no", randomize="crosswise", p="1/4",
+                 innocuous="My mother was born in January, February or March."),
+        question("one", "text", required="false", max_length=1),
+        question("five", "text", required="false", max_length=5),
+        title=f"Crosswise {lang}", language=lang, budget=2)
 
-```question
-id: one
-type: text
-required: false
-max_length: 1
-```
 
-## And in five?
-
-```question
-id: five
-type: text
-required: false
-max_length: 5
-```
-"""
-
-RTL = """\
----
-id: rtl-ar
-title: RTL
-language: ar
-messages: ar.json
-privacy:
-  budget: 2
----
-## Have you ever copied in an exam?
-
-```question
-id: copied
-type: yes-no
-randomize: forced-response
-truth: 1/2
-```
-"""
+#: A survey with a catalog of its own (ar.json, written beside it by the fixture).
+RTL = survey_text("rtl-ar", question("copied", "yes-no", randomize="forced-response",
+                                     truth="1/2"), title="RTL", language="ar", budget=2
+                  ).replace("language: ar\n", "language: ar\nmessages: ar.json\n", 1)
 
 
 def catalog(lang: str) -> dict[str, str]:
@@ -113,7 +84,7 @@ def language_site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     glance = largest_yes_no_survey().read_text(encoding="utf-8")
     glance_id = re.search(r"^id: (\S+)", glance, re.MULTILINE).group(1)  # type: ignore[union-attr]
     for lang in SHIPPED:
-        (sources / f"cross-{lang}.md").write_text(CROSSWISE.format(lang=lang), encoding="utf-8")
+        (sources / f"cross-{lang}.md").write_text(crosswise_survey(lang), encoding="utf-8")
         # the largest yes-no survey of surveys/, its review in each language
         text = re.sub(r"^language: \S+", f"language: {lang}", glance, count=1, flags=re.MULTILINE)
         text = re.sub(r"^id: \S+", f"id: glance-{lang}", text, count=1, flags=re.MULTILINE)
@@ -124,30 +95,9 @@ def language_site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     (sources / "ar.json").write_text(json.dumps(arabic, ensure_ascii=False, indent=2),
                                      encoding="utf-8")
     (sources / "rtl-ar.md").write_text(RTL, encoding="utf-8")
-    dist = root / "dist"
-    subprocess.run([sys.executable, "-m", "rrsite", "build", str(sources), "-o", str(dist),
-                    "--no-compress"], check=True, cwd=ROOT, timeout=600, capture_output=True)
-    process = subprocess.Popen(
-        [sys.executable, "-m", "rrsite", "serve", str(dist), "--port", "0", "--db",
-         str(root / "collector.db")],
-        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, cwd=ROOT)
-    try:
-        assert process.stdout is not None
-        match = re.search(r"http://127\.0\.0\.1:\d+/", process.stdout.readline())
-        assert match
-        yield match.group(0)
-    finally:
-        process.terminate()
-        process.wait(timeout=15)
-
-
-def open_page(context: BrowserContext, url: str, ready: bool = True) -> Page:
-    page = context.new_page()
-    page.goto(url)
-    page.wait_for_selector("#rr-submit:not([disabled])", state="attached", timeout=30_000)
-    if ready:
-        wait_ready(page)
-    return page
+    build_site(sources, root / "dist", "--no-compress")
+    with serve(root / "dist", root / "collector.db") as url:
+        yield url
 
 
 def label(page: Page, question: str, value: str) -> str:

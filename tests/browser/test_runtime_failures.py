@@ -10,9 +10,12 @@
 
 from __future__ import annotations
 
+import pytest
 from browserkit import Site, Watch
 from playwright.sync_api import BrowserContext, Page, Route
 from respondent import fill, plan_answers
+
+pytestmark = pytest.mark.fresh_profile  # a runtime that fails to arrive on a first visit
 
 SURVEY = "honor-code"
 
@@ -24,19 +27,25 @@ window.setTimeout = (handler, delay, ...rest) =>
 """
 
 
+def submit_before_ready(page: Page, site: Site) -> str:
+    """Answer and press submit while the runtime is not ready: no review comes; the note."""
+    manifest = site.manifest(SURVEY)
+    fill(page, manifest, plan_answers(manifest, 0))
+    page.click("#rr-submit")
+    page.wait_for_timeout(300)
+    assert page.locator("#rr-review").is_hidden()
+    return page.locator("#rr-submit-note").inner_text()
+
+
 def expect_refusal(page: Page, site: Site, watch: Watch, reason: str) -> None:
     """The failure is shown; submitting does not randomize or send anything."""
     page.wait_for_selector("html[data-rr-runtime=failed]", state="attached", timeout=30_000)
     text = page.locator("#rr-runtime-text").inner_text()
     assert "could not start" in text and reason in text, text
     assert page.locator("#rr-runtime-text").get_attribute("role") == "alert"
-    manifest = site.manifest(SURVEY)
-    fill(page, manifest, plan_answers(manifest, 0))
-    page.click("#rr-submit")
-    page.wait_for_timeout(300)
-    assert "could not start" in page.locator("#rr-submit-note").inner_text()
-    assert page.locator("#rr-review").is_hidden()
+    assert "could not start" in submit_before_ready(page, site)
     assert [r for r in watch.requests if r.method != "GET"] == []
+    manifest = site.manifest(SURVEY)
     key = f"rrsite:{manifest['id']}:{manifest['version']}"
     assert page.evaluate("(key) => localStorage.getItem(key)", key) is None
 
@@ -81,12 +90,7 @@ def test_submit_waits_for_a_slow_runtime(site: Site, context: BrowserContext,
     page.route("**/pyodide.asm.wasm", lambda route: held.append(route))
     page.goto(site.page_url(SURVEY))
     page.wait_for_selector("#rr-submit:not([disabled])", state="attached")
-    manifest = site.manifest(SURVEY)
-    fill(page, manifest, plan_answers(manifest, 0))
-    page.click("#rr-submit")
-    page.wait_for_timeout(300)
-    assert "Waiting for the randomizer" in page.locator("#rr-submit-note").inner_text()
-    assert page.locator("#rr-review").is_hidden()
+    assert "Waiting for the randomizer" in submit_before_ready(page, site)
     assert held, "the runtime was not requested"
     for route in held:
         route.continue_()

@@ -14,8 +14,11 @@ import zipfile
 from collections import Counter
 from urllib.parse import urlsplit
 
+import pytest
 from browserkit import Site, Watch
 from playwright.sync_api import BrowserContext, Request
+
+pytestmark = pytest.mark.fresh_profile  # a cold start's requests
 
 SURVEY = "honor-code"
 

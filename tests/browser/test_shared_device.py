@@ -14,18 +14,25 @@
 
 from __future__ import annotations
 
-import csv
 import hashlib
 import json
-import re
-import subprocess
-import sys
 from collections.abc import Iterator
 
 import pytest
-from browserkit import ROOT, Site, Watch, open_survey, wait_until
+from browserkit import (
+    ROOT,
+    STORAGE_OBJECT,
+    Site,
+    Watch,
+    blind_collector,
+    invitation_code,
+    open_link,
+    open_survey,
+)
 from playwright.sync_api import BrowserContext, Page
 from respondent import DONE, confirm, fill, plan_answers, shown_body, submit, wait_review
+
+pytestmark = pytest.mark.fresh_profile  # a shared device: what the next person finds
 
 SURVEY = "honor-code"
 MESSAGES = json.loads((ROOT / "templates" / "messages" / "en.json").read_text("utf-8"))
@@ -48,18 +55,7 @@ document.addEventListener("DOMContentLoaded", () => {
 """
 
 # Everything the page keeps on the device.
-STORAGE = """async () => {
-  const dump = {local: {}, session: {}, cookies: document.cookie};
-  for (let i = 0; i < localStorage.length; i++) {
-    dump.local[localStorage.key(i)] = localStorage.getItem(localStorage.key(i));
-  }
-  for (let i = 0; i < sessionStorage.length; i++) {
-    dump.session[sessionStorage.key(i)] = sessionStorage.getItem(sessionStorage.key(i));
-  }
-  dump.indexedDB = indexedDB.databases ? (await indexedDB.databases()).map((db) => db.name) : [];
-  dump.caches = self.caches ? await caches.keys() : [];
-  return dump;
-}"""
+STORAGE = STORAGE_OBJECT
 
 
 def new_tab(context: BrowserContext, url: str) -> Page:
@@ -174,38 +170,18 @@ def assert_only_the_marker(kept: dict, manifest: dict, bodies: list[dict],
 @pytest.fixture(scope="module")
 def blind_link(site: Site, tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, str]]:
     """(url, link fragment): a collector of its own on the session's site, one blind code."""
-    root = tmp_path_factory.mktemp("shared-blind")
-    db, key, codes = root / "blind.db", root / "rrsite-blind.pem", root / "codes.csv"
-    run = [sys.executable, "-m", "rrsite"]
-    made = subprocess.run([*run, "invite", "--survey", SURVEY, "-n", "1", "--url",
-                           "http://127.0.0.1/honor-code/", "-o", str(codes), "--db", str(db),
-                           "--blind", "--blind-key", str(key)],
-                          cwd=ROOT, capture_output=True, text=True, timeout=120)
-    assert made.returncode == 0, made.stderr
-    with open(codes, newline="", encoding="utf-8") as handle:
-        (fragment,) = [row["link"].partition("#")[2] for row in csv.DictReader(handle)]
-    process = subprocess.Popen(
-        [*run, "serve", str(site.dist), "--port", "0", "--db", str(db), "--blind-key", str(key)],
-        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, cwd=ROOT)
-    try:
-        assert process.stdout is not None
-        match = re.search(r"http://127\.0\.0\.1:\d+/", process.stdout.readline())
-        assert match
-        yield match.group(0), fragment
-    finally:
-        process.terminate()
-        process.wait(timeout=10)
+    with blind_collector(site.dist, tmp_path_factory.mktemp("shared-blind"), SURVEY, 1) as (
+            url, _, (fragment,)):
+        yield url, fragment
 
 
 def test_forget_on_the_start_page_leaves_no_code_token_answer_or_report(
         site: Site, blind_link: tuple[str, str], context: BrowserContext, watch: Watch) -> None:
     url, fragment = blind_link
-    code = re.search(r"invitation=([A-Za-z0-9_-]+)", fragment).group(1)  # type: ignore[union-attr]
+    code = invitation_code(fragment)
     manifest = site.manifest(SURVEY)
-    page = context.new_page()
-    page.goto(f"{url}{SURVEY}/#{fragment}")
-    wait_until(lambda: page.evaluate("() => document.documentElement.dataset.rrBlind")
-               in ("ready", "failed"), 90, "the blind trade")
+    page, state = open_link(context, url, SURVEY, fragment)
+    assert state in ("ready", "failed")
     fill(page, manifest, plan_answers(manifest, 0))
     submit(page)
     body = json.loads(wait_review(page))  # not sent: the answers wait on the device

@@ -14,12 +14,10 @@ import pytest
 from browserkit import Site, Watch, open_survey, survey_files
 from playwright.sync_api import BrowserContext
 from respondent import (
-    fill,
+    answer_and_review,
     log_worker_results,
     plan_answers,
-    submit,
     transcript_steps,
-    wait_review,
     worker_results,
 )
 
@@ -75,9 +73,7 @@ def test_every_step_states_its_rule(site: Site, context: BrowserContext, watch: 
     page = open_survey(context, site, survey)
     log_worker_results(page)
     checked = 0
-    fill(page, manifest, plan_answers(manifest, 0))
-    submit(page)
-    wait_review(page)
+    answer_and_review(page, manifest, plan_answers(manifest, 0))
     # a number's arithmetic line ("your answer 12 + drawn 3 = 15 is sent") is checked in
     # test_numbers.py; a draw it already shows has no line of its own,
     # nor has the rounding of an answer to the design's grid

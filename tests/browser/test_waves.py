@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 
+import pytest
 from browserkit import Site, Watch, open_survey
 from playwright.sync_api import BrowserContext
 from respondent import (
@@ -27,6 +28,8 @@ from respondent import (
     wait_review,
     worker_results,
 )
+
+pytestmark = pytest.mark.fresh_profile  # what is kept and forgotten on the device
 
 WAVE1, WAVE2, SERIES = "climate-2026-w1", "climate-2026-w2", "climate-2026"
 KEY = f"rrsite:series:{SERIES}"

@@ -9,8 +9,6 @@ the picture, is the same on every run.
 
 from __future__ import annotations
 
-import re
-import subprocess
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -20,11 +18,10 @@ from playwright.sync_api import Browser, Page, Playwright
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "browser"))
 
-from browserkit import CHROMIUM, CHROMIUM_ARGS  # noqa: E402
+from browserkit import launch_chromium, rrsite, running  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
 SHOTS = ROOT / "docs" / "assets" / "screenshots"
-RRSITE = Path(sys.executable).parent / "rrsite"
 
 # The page's own random draws (the respondent token) from a seeded generator, for a stable picture.
 SEEDED_PAGE = """(() => {
@@ -50,24 +47,14 @@ def tutorial(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Path, s
     """The tutorial's starter survey, built and served; yields (folder, the page's URL)."""
     folder = tmp_path_factory.mktemp("tutorial")
     for command in (["new", "my-survey"], ["build", "my-survey.md", "-o", "dist"]):
-        subprocess.run([str(RRSITE), *command], cwd=folder, check=True, capture_output=True,
-                       timeout=300)
-    process = subprocess.Popen([str(RRSITE), "serve", "dist", "--port", "0", "--db", "rrsite.db"],
-                               cwd=folder, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                               text=True)
-    try:
-        assert process.stdout is not None
-        match = re.search(r"http://127\.0\.0\.1:\d+/", process.stdout.readline())
-        assert match, "rrsite serve did not start"
-        yield folder, match.group(0) + "my-survey/"
-    finally:
-        process.terminate()
-        process.wait(timeout=10)
+        rrsite(*command, cwd=folder, timeout=300)
+    with running("serve", "dist", "--port", "0", "--db", "rrsite.db", cwd=folder) as (url, _):
+        yield folder, url + "my-survey/"
 
 
 @pytest.fixture(scope="module")
 def browser(playwright: Playwright) -> Iterator[Browser]:
-    chromium = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+    chromium = launch_chromium(playwright)
     yield chromium
     chromium.close()
 
@@ -108,12 +95,10 @@ def test_page_and_review_screenshots(tutorial: tuple[Path, str], page: Page) -> 
 
 def test_report_screenshot(tutorial: tuple[Path, str], page: Page) -> None:
     folder, _ = tutorial
-    subprocess.run([str(RRSITE), "simulate", "my-survey.md", "--respondents", "1000",
-                    "--truth", "did_it=0.2", "--seed", "1", "-o", "answers.csv"],
-                   cwd=folder, check=True, capture_output=True, timeout=300)
-    subprocess.run([str(RRSITE), "analyze", "answers.csv", "--survey", "my-survey.md",
-                    "--by", "how_often", "--format", "html", "-o", "report.html"],
-                   cwd=folder, check=True, capture_output=True, timeout=300)
+    rrsite("simulate", "my-survey.md", "--respondents", "1000", "--truth", "did_it=0.2",
+           "--seed", "1", "-o", "answers.csv", cwd=folder, timeout=300)
+    rrsite("analyze", "answers.csv", "--survey", "my-survey.md", "--by", "how_often",
+           "--format", "html", "-o", "report.html", cwd=folder, timeout=300)
     page.goto((folder / "report.html").as_uri())
     assert "did_it" in page.content()
     page.screenshot(path=str(SHOTS / "tutorial-report.png"))

@@ -22,6 +22,7 @@ import pytest
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(1, str(Path(__file__).resolve().parents[1] / "browser"))  # respondent.py
 
+from browserkit import build_site, serve  # noqa: E402
 from drivers import (  # noqa: E402
     DESKTOP,
     FIREFOX,
@@ -89,27 +90,13 @@ def engine_site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[EngineSite
     (sources / "prolific.md").write_text(panel, "utf-8")
     ids["prolific.md"] = "prolific-study"
     dist = root / "dist"
-    subprocess.run([sys.executable, "-m", "rrsite", "build", str(sources), "-o", str(dist)],
-                   check=True, cwd=ROOT, timeout=600, capture_output=True)
-    process = subprocess.Popen(
-        [sys.executable, "-m", "rrsite", "serve", str(dist), "--port", "0", "--db",
-         str(root / "collector.db")],
-        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, cwd=ROOT)
+    build_site(sources, dist)
     try:
-        assert process.stdout is not None
-        line = process.stdout.readline()
-        served = re.search(r"http://127\.0\.0\.1:(\d+)/", line)
-        assert served, f"rrsite serve did not start: {line!r}"
-        recorder.upstream_port = int(served.group(1))
-        yield EngineSite(dist, f"http://127.0.0.1:{port}/", recorder, ids)
+        with serve(dist, root / "collector.db") as served:
+            recorder.upstream_port = int(served.rsplit(":", 1)[1].strip("/"))
+            yield EngineSite(dist, f"http://127.0.0.1:{port}/", recorder, ids)
     finally:
         proxy.shutdown()
-        process.terminate()
-        try:
-            process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait(timeout=10)
 
 
 @pytest.fixture(scope="session")

@@ -23,12 +23,9 @@ import time
 from pathlib import Path
 from typing import Any
 
+from browserkit import ROOT, launch_chromium
+
 HERE = Path(__file__).resolve().parent
-ROOT = HERE.parents[1]
-CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-                 "--disable-background-networking", "--disable-component-update",
-                 "--disable-sync"]
 FIREFOX = "/usr/bin/firefox-esr"
 WEBKIT_DRIVER = "/usr/bin/WebKitWebDriver"
 MINIBROWSER = "/usr/lib/x86_64-linux-gnu/webkit2gtk-4.1/MiniBrowser"
@@ -121,7 +118,7 @@ class ChromiumDriver(Driver):
     name = "chromium"
 
     def __init__(self, playwright: Any, size: tuple[int, int]) -> None:
-        self.browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        self.browser = launch_chromium(playwright)
         self.version = self.browser.version
         self.size = size
         self.context: Any = None

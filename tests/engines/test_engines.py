@@ -37,6 +37,8 @@ from typing import Any
 from urllib.parse import urlsplit
 
 import pytest
+from browserkit import STORAGE_DUMP as STORAGE_DUMP_FUNCTION
+from browserkit import STORAGE_OBJECT
 from conftest import SCREENSHOTS, EngineSite
 from drivers import PHONE, Driver
 from respondent import (
@@ -81,18 +83,8 @@ RECORD_CONSOLE = """(() => {
   }
   return true;
 })()"""
-# What the page keeps on the device: every key and value of localStorage and sessionStorage,
-# the cookies, the names of IndexedDB databases and Cache Storage caches.
-STORAGE_DUMP = """(async () => {
-  const dump = [];
-  for (const store of [localStorage, sessionStorage]) {
-    for (let i = 0; i < store.length; i++) dump.push(store.key(i), store.getItem(store.key(i)));
-  }
-  dump.push(document.cookie);
-  if (indexedDB.databases) dump.push(JSON.stringify(await indexedDB.databases()));
-  if (self.caches) dump.push(JSON.stringify(await caches.keys()));
-  return dump.join("\\n");
-})()"""
+# What the page keeps on the device (browserkit.STORAGE_DUMP), as an expression.
+STORAGE_DUMP = f"({STORAGE_DUMP_FUNCTION})()"
 WIDTHS = """[document.documentElement.scrollWidth, document.body.scrollWidth, window.innerWidth]"""
 FILL = """((plan) => {
   const one = (selector) => {
@@ -372,18 +364,7 @@ def test_swapped_code_does_not_run_and_nothing_is_sent(engine: Driver,
         assert engine.eval(f"localStorage.getItem({json.dumps(key)})") is None
 
 
-STORAGE = """(async () => {
-  const dump = {local: {}, session: {}, cookies: document.cookie};
-  for (let i = 0; i < localStorage.length; i++) {
-    dump.local[localStorage.key(i)] = localStorage.getItem(localStorage.key(i));
-  }
-  for (let i = 0; i < sessionStorage.length; i++) {
-    dump.session[sessionStorage.key(i)] = sessionStorage.getItem(sessionStorage.key(i));
-  }
-  dump.indexedDB = indexedDB.databases ? (await indexedDB.databases()).map((db) => db.name) : [];
-  dump.caches = self.caches ? await caches.keys() : [];
-  return dump;
-})()"""
+STORAGE = f"({STORAGE_OBJECT})()"
 PAGE_TEXT = """Array.from(document.body.querySelectorAll('*')).filter((e) => !e.closest('script'))
   .flatMap((e) => Array.from(e.childNodes)).filter((n) => n.nodeType === 3)
   .map((n) => n.textContent).join(' ')"""

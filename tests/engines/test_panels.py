@@ -17,22 +17,14 @@ import time
 from typing import Any
 from urllib.parse import urlsplit
 
+from browserkit import STORAGE_DUMP as STORAGE
 from conftest import EngineSite
 from drivers import Driver
 
 PID = "5f1a2b3c4d5e6f7a8b9c0d1e"
 HOLD_S = 1.5
 READY_TIMEOUT_S = 120
-STORAGE_DUMP = """(async () => {
-  const dump = [];
-  for (const store of [localStorage, sessionStorage]) {
-    for (let i = 0; i < store.length; i++) dump.push(store.key(i), store.getItem(store.key(i)));
-  }
-  dump.push(document.cookie);
-  if (indexedDB.databases) dump.push(JSON.stringify(await indexedDB.databases()));
-  if (self.caches) dump.push(JSON.stringify(await caches.keys()));
-  return dump.join("\\n");
-})()"""
+STORAGE_DUMP = f"({STORAGE})()"
 ANSWER = """(() => {
   document.querySelector("#q-enrolled input[value=yes]").click();
   document.querySelector("#q-cheated input[data-truth][value=yes]").click();

@@ -10,7 +10,6 @@ it is given holds another design than the one deployed.
 from __future__ import annotations
 
 import json
-import re
 import shutil
 import subprocess
 import sys
@@ -22,6 +21,10 @@ import pytest
 from rrsite.site.builder import build
 
 ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT / "tests" / "browser"))
+
+from browserkit import serve  # noqa: E402
+
 PYODIDE = Path(__file__).resolve().parent / "fixtures" / "pyodide"
 SURVEYS = ROOT / "surveys"
 
@@ -32,18 +35,8 @@ def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Path
     root = tmp_path_factory.mktemp("verify")
     dist = root / "dist"
     build([SURVEYS], dist, None, PYODIDE, cache=root / "cache")
-    process = subprocess.Popen(
-        [sys.executable, "-m", "rrsite", "serve", str(dist), "--port", "0", "--db",
-         str(root / "collector.db")], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-        cwd=ROOT)
-    try:
-        assert process.stdout is not None
-        match = re.search(r"http://127\.0\.0\.1:\d+/", process.stdout.readline())
-        assert match
-        yield match.group(0), dist
-    finally:
-        process.terminate()
-        process.wait(timeout=15)
+    with serve(dist, root / "collector.db") as url:
+        yield url, dist
 
 
 def verify(url: str, *surveys: Path,
