@@ -14,6 +14,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from playwright.sync_api import Playwright
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
@@ -69,15 +70,13 @@ def test_strict_build_has_every_section(site: Path) -> None:
         assert (protected / f"{language}.html").is_file(), language
 
 
-def test_the_site_works_from_file_urls(site: Path) -> None:
+def test_the_site_works_from_file_urls(site: Path, playwright: Playwright) -> None:
     """README says to open site/index.html: its links and its search work from file://.
 
     Every link between pages names a file that exists (a link to a folder shows a
     directory listing from file://), and Chromium, opening site/index.html from disk, finds a
     page by searching and opens it.
     """
-    from playwright.sync_api import sync_playwright
-
     for page in site.rglob("*.html"):
         if page.name == "404.html":  # a web server's page, linked from the site's root
             continue
@@ -88,22 +87,23 @@ def test_the_site_works_from_file_urls(site: Path) -> None:
                 continue
             resolved = (page.parent / target).resolve()
             assert resolved.is_file(), (page, target)  # a file, never a folder
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path="/usr/bin/chromium",
-                                             args=["--headless", "--no-sandbox", "--disable-gpu"])
-        try:
-            tab = browser.new_page(viewport={"width": 1400, "height": 900})
-            tab.goto((site / "index.html").as_uri())
-            tab.locator("input[data-md-component=search-query]").fill("budget")
-            result = tab.locator(".md-search-result__item a").first
-            result.wait_for(timeout=30_000)
-            assert "Initializing" not in tab.locator(".md-search-result__meta").inner_text()
-            result.click()
-            tab.wait_for_load_state()
-            assert tab.url.startswith("file://") and tab.url.split("#")[0].endswith(".html")
-            assert "budget" in tab.locator("article").inner_text().lower()
-        finally:
-            browser.close()
+    # the session's one Playwright driver (a second one in a worker that already ran browser
+    # tests would find their event loop running)
+    browser = playwright.chromium.launch(executable_path="/usr/bin/chromium",
+                                         args=["--headless", "--no-sandbox", "--disable-gpu"])
+    try:
+        tab = browser.new_page(viewport={"width": 1400, "height": 900})
+        tab.goto((site / "index.html").as_uri())
+        tab.locator("input[data-md-component=search-query]").fill("budget")
+        result = tab.locator(".md-search-result__item a").first
+        result.wait_for(timeout=30_000)
+        assert "Initializing" not in tab.locator(".md-search-result__meta").inner_text()
+        result.click()
+        tab.wait_for_load_state()
+        assert tab.url.startswith("file://") and tab.url.split("#")[0].endswith(".html")
+        assert "budget" in tab.locator("article").inner_text().lower()
+    finally:
+        browser.close()
 
 
 def test_survey_reference_is_generated_from_the_loaders_schema(site: Path) -> None:
