@@ -27,8 +27,8 @@ from rrsite.spreadsheet import restore
 
 from .helpers import SURVEY, VERSION, VERSION_2, manifest, question, token, write_csv
 from .helpers import write_manifest as write_manifest_file
-from .test_engines_sql import _fill, _pgserver, same_analysis
-from .test_validation import V2_QUESTIONS, good_rows
+from .test_engines_sql import _fill, _pgserver, same_analysis, stored_good
+from .test_validation import V2_QUESTIONS
 
 #: What two paths must agree on when their files differ (row numbers and messages name lines).
 FIGURES = ("questions", "numbers", "direct", "rows", "privacy")
@@ -44,15 +44,7 @@ def figures(result: dict) -> dict:
 
 def stored() -> list[tuple]:
     """Good rows, and bad rows of every reason that reads the same in CSV, JSONL and Parquet."""
-    out = []
-    for r in good_rows(80):
-        answers = {k: v for k, v in r.items() if k in ("violated", "major", "year", "comment")
-                   and v}
-        answers["age"] = int(r["age"])
-        if r["clubs"]:
-            answers["clubs"] = json.loads(r["clubs"])
-        out.append((SURVEY, r["version"], r["respondent"], "2026-11-22T13:05Z",
-                    json.dumps(answers)))
+    out = stored_good(80)
     bad = [
         (VERSION, token(100), {"violated": "maybe"}),                 # not an answer
         (VERSION, token(101), {"major": "medicine"}),

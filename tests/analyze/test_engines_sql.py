@@ -183,10 +183,10 @@ async def _fill(dsn: str, manifests: list[dict], submissions: list[tuple]) -> No
         await connection.close()
 
 
-def stored_rows() -> list[tuple]:
-    """Good rows and every kind of bad row a collector's table can hold."""
+def stored_good(count: int) -> list[tuple]:
+    """``count`` good rows as a collector's table holds them (the answers as JSON)."""
     out = []
-    for r in good_rows(60):
+    for r in good_rows(count):
         answers = {k: v for k, v in r.items() if k in ("violated", "major", "year", "comment")
                    and v}
         answers["age"] = int(r["age"])
@@ -194,6 +194,12 @@ def stored_rows() -> list[tuple]:
             answers["clubs"] = json.loads(r["clubs"])
         out.append((SURVEY, r["version"], r["respondent"], "2026-11-22T13:05Z",
                     json.dumps(answers)))
+    return out
+
+
+def stored_rows() -> list[tuple]:
+    """Good rows and every kind of bad row a collector's table can hold."""
+    out = stored_good(60)
     bad = [
         (VERSION, token(100), {"violated": "maybe"}),
         (VERSION, token(101), {"major": "medicine"}),
