@@ -149,13 +149,10 @@ async function streamedFetch(resource, options, url, integrity) {
     fail("error", `${fileName(url)}: HTTP ${response.status}`);
     return response;
   }
-  const [toCompile, toHash] = response.body.tee();
-  const check = collect(toHash).then(sri384).then((value) => value === integrity, () => false);
+  const check = collect(response.clone().body).then(sri384).then((value) => value === integrity, () => false);
   check.then((matched) => matched || fail("integrity", fileName(url)));
-  const streamed = new Response(toCompile, { status: response.status, statusText: response.statusText,
-    headers: response.headers });
-  streamedChecks.set(streamed, check);
-  return streamed;
+  streamedChecks.set(response, check);
+  return response;
 }
 
 // Every fetch of a pinned URL carries its integrity, Pyodide's own (the standard library)
