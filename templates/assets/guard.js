@@ -10,6 +10,14 @@
 const root = document.documentElement;
 const named = new Set();
 
+// Checks still running (html[data-rr-integrity-checks]): each may take the form away again when
+// it ends, so whoever looks at the page after a refusal waits for 0.
+let checking = 0;
+function tracked(promise) {
+  root.dataset.rrIntegrityChecks = String(++checking);
+  return promise.finally(() => { root.dataset.rrIntegrityChecks = String(--checking); });
+}
+
 function show() {
   const notice = document.getElementById("rr-integrity");
   if (notice) {
@@ -38,12 +46,12 @@ function refused(element) {
   root.dataset.rrIntegrity = "failed";
   named.add(fileOf(element));
   show();
-  mismatches().then((files) => {
+  tracked(mismatches().then((files) => {
     if (!files.length) return;
     named.clear();
     for (const file of files) named.add(file);
     show();
-  });
+  }));
 }
 
 // Errors of elements do not bubble: listened to while they travel down to the element.
@@ -59,6 +67,6 @@ document.addEventListener("error", (event) => {
 // applied): its file is fetched with its integrity to tell.
 for (const link of document.querySelectorAll("link[rel=stylesheet][integrity]")) {
   if (link.sheet) continue;
-  fetch(link.href, { integrity: link.integrity, credentials: "same-origin" })
-    .then(() => {}, () => refused(link));
+  tracked(fetch(link.href, { integrity: link.integrity, credentials: "same-origin" })
+    .then(() => {}, () => refused(link)));
 }

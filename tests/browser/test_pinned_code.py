@@ -86,6 +86,8 @@ def test_a_swapped_page_script_or_stylesheet_is_refused(
     assert notice.inner_text().startswith(MESSAGES["integrity_failed"])
     name = served[0].rsplit("/", 1)[-1]
     wait_until(lambda: name in notice.inner_text(), 10, "the file named")  # checked again
+    # every check ended (each one that ends takes the form away again)
+    page.wait_for_selector("html[data-rr-integrity-checks='0']", state="attached")
     assert page.locator("#rr-form").is_hidden()
     nothing_happens(page, site, watch)
 
