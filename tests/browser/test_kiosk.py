@@ -375,9 +375,13 @@ def test_entries_whose_key_is_gone_are_kept_apart_and_counted(
       request.onerror = () => reject(request.error);
       request.onblocked = () => reject(new Error("blocked"));
     })""")
+    # The page keeps retrying while it is open: it is left (its retries end with it) before the
+    # refused tries are counted and the collector is reachable again, then opened anew.
+    kiosk_url = page.url
+    page.goto("about:blank")
     tried = len(watch.posts("/api/submissions"))  # the tries the route refused
     context.unroute(SUBMISSIONS)
-    page.reload()
+    page.goto(kiosk_url)
     page.wait_for_function("() => document.documentElement.dataset.rrQueue === '0'",
                            timeout=30_000)
     assert page.locator("#rr-kiosk-status").inner_text() == (
