@@ -14,9 +14,10 @@ asyncio (cheap enough per request that it is not the bottleneck). In the same ru
    and 1000/s, latency counted from when each was due);
 3. submissions with an invitation code, each spending an unused one, with 1,000 and with
    1,000,000 codes issued (a database of their own each), measured on the same server and database
-   as submissions without a code, alternating --rounds times (the medians compared; the 1,000 codes
-   are shared between the rounds, and each round sends as many submissions without a code as with
-   one, so that both are measured over as short a run). SQLite marks the code used in place,
+   as submissions without a code, alternating --rounds times (the medians compared; the 1,000,000
+   codes are shared between the rounds, 1,000 new codes are issued before each round, and each
+   round sends as many submissions without a code as with one, so that both are measured over as
+   short a run). SQLite marks the code used in place,
    commits the batch without its own flushes, flushes the write-ahead log once, answers, and
    empties the log (rrsite/collect/store.py), PostgreSQL spends through its batch writer and pool
    (rrsite/collect/invitations/pgspend.py), so that no trace orders the spent codes (docs: the
@@ -353,13 +354,18 @@ def compared(work: Path, label: str, database: str, codes: list[str], size: int,
     try:
         for port in ports:  # warm up each process (the survey without codes)
             asyncio.run(drive(port, post_request, 2, 0.3))
-        share = len(codes) // rounds
+        # A large issue is shared out between the rounds; a small one (1,000 codes) is issued
+        # afresh before each round, so that every round can spend all `size` codes.
+        fresh = len(codes) // rounds < size
+        share = size if fresh else len(codes) // rounds
         for turn in range(rounds):  # as many requests each way (the 1,000 codes end early)
+            spend = (codes if turn == 0 else issue(database, size)) if fresh else \
+                codes[turn * share:(turn + 1) * share]
             without.append(measure(f"without a code, {label}, {processes} process{plural}",
                                    ports, limited(post_request, share), connections, seconds))
             with_code.append(measure(
                 f"with a code ({size:,} issued), {label}, {processes} process{plural}", ports,
-                invited_requests(codes[turn * share:(turn + 1) * share]), connections, seconds))
+                invited_requests(spend), connections, seconds))
     finally:
         for process, _ in servers:
             process.terminate()
