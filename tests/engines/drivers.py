@@ -255,6 +255,14 @@ class FirefoxDriver(Driver):
 SESSION_START_S = 90
 
 
+#: JavaScriptCore without its optimizing wasm tier (OMG): every page of these tests starts Pyodide
+#: afresh (a new MiniBrowser keeps no compiled code), and OMG recompiled its hot functions in
+#: background threads that took the processor from the other tests for seconds; the page runs on
+#: the interpreter and the baseline tier (BBQ), which are the engine's own too. An answer-and-audit
+#: test took 6.8-8.2 s with OMG and 4.1-4.4 s without (one at a time, four surveys).
+WEBKIT_ENV = {"JSC_useOMGJIT": "0"}
+
+
 class WebKitDriver(Driver):
     """WebKitGTK through WebKitWebDriver and Selenium, full screen on a 390x844 Xvfb display."""
 
@@ -282,8 +290,8 @@ class WebKitDriver(Driver):
         # no MiniBrowser, the new-session request unanswered for minutes) is abandoned after
         # SESSION_START_S and started again, at most twice: a hang must fail, not stall the run.
         for attempt in range(3):
-            service = Service(executable_path=WEBKIT_DRIVER, env={**os.environ,
-                                                                  "DISPLAY": self.display})
+            service = Service(executable_path=WEBKIT_DRIVER, env={
+                **os.environ, "DISPLAY": self.display, **WEBKIT_ENV})
             started: list[Any] = []
             failed: list[BaseException] = []
 
