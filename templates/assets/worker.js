@@ -118,30 +118,11 @@ async function sri384(bytes) {
   return "sha384-" + btoa(binary);
 }
 
-/** All of a stream's bytes, in one array. */
-async function collect(stream) {
-  const chunks = [];
-  let size = 0;
-  const reader = stream.getReader();
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    chunks.push(value);
-    size += value.byteLength;
-  }
-  const bytes = new Uint8Array(size);
-  let at = 0;
-  for (const chunk of chunks) {
-    bytes.set(chunk, at);
-    at += chunk.byteLength;
-  }
-  return bytes;
-}
-
 /**
- * Fetch the wasm without `integrity` and split its body: one branch for the compiler (a Response
- * it can compile as the bytes arrive), the other hashed once complete. The check's verdict is kept
- * for the instantiation below, which waits for it.
+ * Fetch the wasm without `integrity`: the response itself goes to the compiler, which compiles it
+ * as the bytes arrive (and the browser keeps the compiled code beside the cached file, which a
+ * Response made here would not get), and a clone of it is hashed once complete. The check's
+ * verdict is kept for the instantiation below, which waits for it.
  */
 async function streamedFetch(resource, options, url, integrity) {
   const response = await plainFetch(resource, options);
@@ -149,7 +130,7 @@ async function streamedFetch(resource, options, url, integrity) {
     fail("error", `${fileName(url)}: HTTP ${response.status}`);
     return response;
   }
-  const check = collect(response.clone().body).then(sri384).then((value) => value === integrity, () => false);
+  const check = response.clone().arrayBuffer().then(sri384).then((value) => value === integrity, () => false);
   check.then((matched) => matched || fail("integrity", fileName(url)));
   streamedChecks.set(response, check);
   return response;
