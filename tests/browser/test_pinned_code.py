@@ -21,6 +21,9 @@ from browserkit import ROOT, Site, Watch, wait_until
 from playwright.sync_api import BrowserContext, Page, Route
 from respondent import fill, plan_answers
 
+# pinned code: nothing of an earlier visit may stand in for a swapped file
+pytestmark = pytest.mark.fresh_profile
+
 SURVEY = "honor-code"
 MESSAGES = json.loads((ROOT / "templates" / "messages" / "en.json").read_text("utf-8"))
 SETTLED = ("html[data-rr-integrity=failed], html[data-rr-runtime=failed], "
@@ -38,15 +41,23 @@ def changing(old: bytes, new: bytes) -> Callable[[bytes], bytes]:
     return change
 
 
-def swap(context: BrowserContext, pattern: str, change: Callable[[bytes], bytes],
-         served: list[str]) -> None:
-    """Serve the files ``pattern`` matches changed by ``change``, under the same name."""
+def open_swapped(context: BrowserContext, site: Site, pattern: str,
+                 change: Callable[[bytes], bytes], settled: str,
+                 timeout_ms: float) -> tuple[Page, list[str]]:
+    """The survey's page with the files ``pattern`` matches served changed by ``change`` under
+    the same name, once ``settled`` matches; (the page, the URLs served changed)."""
+    served: list[str] = []
+
     def handler(route: Route) -> None:
         response = route.fetch()
         served.append(route.request.url)
         route.fulfill(response=response, body=change(response.body()))
 
     context.route(pattern, handler)
+    page = context.new_page()
+    page.goto(site.page_url(SURVEY))
+    page.wait_for_selector(settled, state="attached", timeout=timeout_ms)
+    return page, served
 
 
 def nothing_happens(page: Page, site: Site, watch: Watch) -> None:
@@ -75,11 +86,8 @@ LEAK_WORKER = b'\nfetch("/leak-worker", {method: "POST", body: "truth"});\n'
 def test_a_swapped_page_script_or_stylesheet_is_refused(
         site: Site, context: BrowserContext, watch: Watch, pattern: str,
         change: Callable[[bytes], bytes]) -> None:
-    served: list[str] = []
-    swap(context, pattern, change, served)
-    page = context.new_page()
-    page.goto(site.page_url(SURVEY))
-    page.wait_for_selector("html[data-rr-integrity=failed]", state="attached", timeout=30_000)
+    page, served = open_swapped(context, site, pattern, change, "html[data-rr-integrity=failed]",
+                                30_000)
     assert served
     notice = page.locator("#rr-integrity")
     assert notice.is_visible()
@@ -102,11 +110,7 @@ def test_a_swapped_page_script_or_stylesheet_is_refused(
 def test_a_swapped_worker_runtime_or_core_is_refused(
         site: Site, context: BrowserContext, watch: Watch, pattern: str,
         change: Callable[[bytes], bytes]) -> None:
-    served: list[str] = []
-    swap(context, pattern, change, served)
-    page = context.new_page()
-    page.goto(site.page_url(SURVEY))
-    page.wait_for_selector(SETTLED, state="attached", timeout=90_000)
+    page, served = open_swapped(context, site, pattern, change, SETTLED, 90_000)
     assert page.evaluate("() => document.documentElement.dataset.rrRuntime") == "failed"
     text = page.locator("#rr-runtime-text").inner_text()
     name = served[0].rsplit("/", 1)[-1]
