@@ -11,7 +11,7 @@ from __future__ import annotations
 import math
 import random
 from dataclasses import dataclass, field
-from typing import Any, ClassVar
+from typing import Any, ClassVar, TypeVar, cast, dataclass_transform
 
 from ..base import TOLERANCE, Step, check_probability
 from ..errors import DesignError
@@ -55,6 +55,29 @@ class NumberOutcome:
         if self.product is not None:
             result["product"] = self.product
         return result
+
+
+#: The fields every number design ends with, as ``number_design`` adds them (name, annotation).
+RANGE_FIELDS = (("minimum", "float | None", None), ("maximum", "float | None", None),
+                ("integer", "bool", False))
+
+_Design = TypeVar("_Design", bound=type)
+
+
+@dataclass_transform(frozen_default=True)
+def number_design(cls: _Design) -> _Design:
+    """``cls`` as a frozen dataclass whose fields end with the range every design has.
+
+    Its own fields come first, then ``minimum`` and ``maximum`` (None where unbounded) and
+    ``integer``, so that ``Laplace(1.0, 0, 30)`` reads epsilon, min and max. Its
+    ``__post_init__`` checks the range with ``_init_range`` before its own parameters.
+    """
+    annotations = dict(cls.__dict__.get("__annotations__", {}))
+    for name, annotation, default in RANGE_FIELDS:
+        annotations[name] = annotation
+        setattr(cls, name, default)
+    cls.__annotations__ = annotations
+    return cast(_Design, dataclass(frozen=True)(cls))
 
 
 class NumberDesign:

@@ -17,21 +17,18 @@ from typing import Any, ClassVar
 from ..base import Step, secure_random
 from ..errors import DesignError
 from ..privacy import Privacy
-from .base import NumberDesign, NumberOutcome
+from .base import NumberDesign, NumberOutcome, number_design
 from .masks import bernoulli, choose, discrete_laplace, number_value
 
 #: Cells of the report grid of the piecewise mechanism (over its whole support).
 PIECEWISE_CELLS = 1 << 21
 
 
-@dataclass(frozen=True)
+@number_design
 class Bounded(NumberDesign):
     """Bounded-range LDP: needs min < max and epsilon > 0; the value is clipped to [min, max]."""
 
     epsilon: float = 1.0
-    minimum: float | None = None
-    maximum: float | None = None
-    integer: bool = False
 
     def __post_init__(self) -> None:
         self._init_bounded()

@@ -17,18 +17,17 @@ from __future__ import annotations
 import math
 import random
 from collections.abc import Sequence
-from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any, ClassVar
 
 from ..base import TOLERANCE, Step, check_probability, draw, secure_random
 from ..errors import DesignError
 from ..privacy import Privacy
-from .base import NumberDesign, NumberOutcome, p_truth
+from .base import NumberDesign, NumberOutcome, number_design, p_truth
 from .masks import Mask, gaussian_delta, number_value, snap
 
 
-@dataclass(frozen=True)
+@number_design
 class Mixture(NumberDesign):
     """Greenberg et al. 1971: the truth with chance ``p``, else a draw from ``mask``.
 
@@ -39,9 +38,6 @@ class Mixture(NumberDesign):
     name: ClassVar[str] = "mixture"
     p: float = 0.5
     mask: Any = None
-    minimum: float | None = None
-    maximum: float | None = None
-    integer: bool = False
 
     def __post_init__(self) -> None:
         self._init_range()
@@ -136,7 +132,7 @@ def in_range(value: float, design: NumberDesign) -> bool:
     return low <= value <= high
 
 
-@dataclass(frozen=True)
+@number_design
 class MixtureUnknown(NumberDesign):
     """RRreg ``mix.unknown``: group g sends the truth with chance p[g], else the innocuous answer.
 
@@ -147,9 +143,6 @@ class MixtureUnknown(NumberDesign):
     name: ClassVar[str] = "mixture-unknown"
     p: tuple[float, float] = (0.3, 0.7)
     probability: float = 0.5
-    minimum: float | None = None
-    maximum: float | None = None
-    integer: bool = False
 
     def __post_init__(self) -> None:
         self._init_range()
@@ -229,15 +222,12 @@ def read_scramble(design: NumberDesign, meaning: str, integer: bool) -> None:
         object.__setattr__(design, "scramble", Mask.from_spec(scramble, "scramble", integer))
 
 
-@dataclass(frozen=True)
+@number_design
 class Additive(NumberDesign):
     """Pollock & Bek 1976: report y + S, S drawn from ``scramble``. E[z | y] = y + E[S]."""
 
     name: ClassVar[str] = "additive"
     scramble: Any = None
-    minimum: float | None = None
-    maximum: float | None = None
-    integer: bool = False
 
     def __post_init__(self) -> None:
         self._init_range()
@@ -350,7 +340,7 @@ class Additive(NumberDesign):
                 f"draws ({s.describe()})")
 
 
-@dataclass(frozen=True)
+@number_design
 class Multiplicative(NumberDesign):
     """Eichhorn & Hayre 1983: report y S, S > 0 from ``scramble``; BarLev et al. 2004 with p < 1.
 
@@ -361,9 +351,6 @@ class Multiplicative(NumberDesign):
     name: ClassVar[str] = "multiplicative"
     scramble: Any = None
     p: float = 0.0
-    minimum: float | None = None
-    maximum: float | None = None
-    integer: bool = False
 
     def __post_init__(self) -> None:
         self._init_range()
