@@ -9,6 +9,7 @@ import shutil
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -63,8 +64,10 @@ def test_answer_in_chromium_and_export(built, tmp_path, kit, playwright):
             page.on("pageerror", lambda e: problems.append(f"page error: {e}"))
             page.on("response", lambda r: problems.append(f"{r.status} {r.url}")
                     if r.status >= 400 else None)
-            posted: list[tuple[int, str]] = []
-            page.on("response", lambda r: posted.append((r.status, r.text()))
+            # the responses are kept and read once the thanks show, before the browser closes
+            # (reading a body inside the listener raced with the close)
+            responses: list[Any] = []
+            page.on("response", lambda r: responses.append(r)
                     if r.url.endswith("/api/submissions") else None)
             page.goto(server.url + "/honor-code/")
             for question in manifest["questions"]:
@@ -74,6 +77,7 @@ def test_answer_in_chromium_and_export(built, tmp_path, kit, playwright):
             shown = json.loads(page.locator("#rr-body").text_content() or "")  # behind a disclosure
             page.locator("#rr-confirm").click()
             page.locator("#rr-done").wait_for(state="visible", timeout=30_000)
+            posted = [(r.status, r.text()) for r in responses]
         finally:
             browser.close()
 
