@@ -57,7 +57,7 @@ class NumberOutcome:
         return result
 
 
-#: The fields every number design ends with, as ``number_design`` adds them (name, annotation).
+#: The fields every number design ends with, as ``number_design`` adds them (name, type, default).
 RANGE_FIELDS = (("minimum", "float | None", None), ("maximum", "float | None", None),
                 ("integer", "bool", False))
 
