@@ -92,6 +92,9 @@ def post_request(body_of: dict | None = None) -> bytes:
 
 #: Codes issued in the two invitation-only measurements.
 SIZES = (1_000, 1_000_000)
+#: More submissions a second than the collector takes here (it takes a few thousand): a round of
+#: `seconds` never spends more codes than `seconds` times this.
+MOST_PER_SECOND = 20_000
 
 
 def invited_requests(codes: list[str]) -> Callable[[], bytes | None]:
@@ -354,13 +357,16 @@ def compared(work: Path, label: str, database: str, codes: list[str], size: int,
     try:
         for port in ports:  # warm up each process (the survey without codes)
             asyncio.run(drive(port, post_request, 2, 0.3))
-        # A large issue is shared out between the rounds; a small one (1,000 codes) is issued
-        # afresh before each round, so that every round can spend all `size` codes.
-        fresh = len(codes) // rounds < size
+        # Each round spends codes of its own: a share of the issue when a share outlasts a round
+        # (the 1,000,000), else `size` codes issued afresh before the round (the 1,000: a share
+        # of them would be spent in a fraction of a second).
+        fresh = len(codes) // rounds < seconds * MOST_PER_SECOND
         share = size if fresh else len(codes) // rounds
-        for turn in range(rounds):  # as many requests each way (the 1,000 codes end early)
-            spend = (codes if turn == 0 else issue(database, size)) if fresh else \
-                codes[turn * share:(turn + 1) * share]
+        for turn in range(rounds):  # as many requests each way (fresh codes may end a round early)
+            if fresh:
+                spend = codes if turn == 0 else issue(database, size)
+            else:
+                spend = codes[turn * share:(turn + 1) * share]
             without.append(measure(f"without a code, {label}, {processes} process{plural}",
                                    ports, limited(post_request, share), connections, seconds))
             with_code.append(measure(
