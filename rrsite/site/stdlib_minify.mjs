@@ -7,9 +7,10 @@
 // (unchecked hash-based bytecode of Pyodide's own Python, which zipimport loads without the
 // source) instead of `name.py`: the zip holds source only, so every import at Pyodide's start
 // compiles it, and in a freshly loaded interpreter that compiling is most of the start (measured:
-// seconds in Chromium). Bytecode is about three times larger once compressed, so not every
-// module: those that save the most source to compile per compressed byte added (zlib -9 as the
-// measure of compressed size) are compiled first, until the bytes added reach BUDGET. Their
+// seconds in Chromium). Bytecode is about three times larger once compressed (zlib -9, module by
+// module), so a BUDGET below the whole takes the modules that save the most source to compile per
+// compressed byte added first, until the bytes added reach BUDGET (`rrsite build` gives one that
+// covers every module: rrsite/site/stdlib.py, PRECOMPILE_BUDGET). Their
 // location tables keep the line numbers but not the columns (tracebacks name the line, without
 // the ^^^ marks): a third less compressed bytecode, so more modules within the budget.
 //
