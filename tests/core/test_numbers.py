@@ -116,7 +116,7 @@ def test_discrete_laplace_matches_its_pmf(scale: Fraction) -> None:
     assert chi_square_p_value(observed, probabilities) > 1e-4
 
 
-def _designs() -> list:
+def number_designs() -> list:
     return [
         Mixture(0.7, {"normal": {"mean": 50, "sd": 20}}),
         Mixture(0.6, {"exponential": {"mean": 30}}, 0, 200),
@@ -136,7 +136,7 @@ def _designs() -> list:
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("design", _designs(), ids=lambda d: d.name)
+@pytest.mark.parametrize("design", number_designs(), ids=lambda d: d.name)
 def test_report_mean_and_variance_by_simulation(design) -> None:
     low = 0.0 if design.minimum is None else design.minimum
     high = 100.0 if design.maximum is None else design.maximum
@@ -338,7 +338,7 @@ def test_mixture_unknown_groups_and_reports() -> None:
 
 
 def test_spec_round_trip_and_errors() -> None:
-    for design in _designs():
+    for design in number_designs():
         again = number_design_from_spec(json.loads(json.dumps(design.spec())))
         assert again == design
     with pytest.raises(DesignError, match="needs min and max"):

@@ -5,7 +5,9 @@ is cut into SHARES shares (share K runs tests K, K + SHARES, ... of tests/core),
 its own with its own Node process, and the checks of the trimmed standard library and of the
 random source are one more: the workers run them in parallel instead of one worker running one
 Node process for minutes (tests/conftest.py spreads this file's tests over the workers and sends
-them first). Together they run every test of tests/core once. A Node process's exit code is
+them first). Together they run every test of tests/core once, except the simulations marked slow,
+which run in CPython only: their first seeded draws (tests/core/seeded_draws.py) must be the same
+in Pyodide as in CPython (a digest of their exact repr). A Node process's exit code is
 pytest's inside Pyodide (or 1 when one of its checks fails); its output is shown when it fails.
 """
 
@@ -21,7 +23,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
-SHARES = 4
+SHARES = 2
 
 
 def run_node(*options: str) -> str:
@@ -40,6 +42,16 @@ def run_node(*options: str) -> str:
     return output
 
 
+def cpython_draws(share: int) -> list[str]:
+    """tests/core/seeded_draws.py's lines of this share, drawn by CPython."""
+    done = subprocess.run(
+        [sys.executable, "-c", "from tests.core.seeded_draws import draws\n"
+                               f"print('\\n'.join(draws({share}, {SHARES})))"],
+        cwd=ROOT, capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr[-5000:]
+    return done.stdout.splitlines()
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("share", range(1, SHARES + 1), ids=lambda k: f"share{k}of{SHARES}")
 def test_core_suite_passes_inside_pyodide(share: int) -> None:
@@ -48,7 +60,17 @@ def test_core_suite_passes_inside_pyodide(share: int) -> None:
     result = re.search(r"(\d+) passed, (\d+) deselected", output)
     assert result, output[-20000:]
     passed, deselected = int(result.group(1)), int(result.group(2))
-    assert passed == len(range(share - 1, passed + deselected, SHARES)) > 0, output[-20000:]
+    shared = len(range(share - 1, passed + deselected, SHARES))  # this share's tests
+    simulations = re.search(r"simulations left to CPython: (\d+)", output)
+    assert simulations, output[-20000:]
+    assert passed == shared - int(simulations.group(1)) > 0, output[-20000:]
+    # The simulations left to CPython: their first seeded draws are the same in Pyodide
+    drawn = [line.removeprefix("draw ") for line in output.splitlines()
+             if line.startswith("draw ")]
+    expected = cpython_draws(share)
+    assert len(drawn) == len(expected) > 0, output[-20000:]
+    for inside, outside in zip(drawn, expected, strict=True):
+        assert inside == outside, f"Pyodide drew {inside}\nCPython drew {outside}"
 
 
 @pytest.mark.slow
