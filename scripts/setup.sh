@@ -59,7 +59,9 @@ pip_done() {  # the stamp holds the digest and the extras installed: the wanted 
   case ",$(sed -n 2p "$pip_stamp")," in *",$1,"*) return 0 ;; *) return 1 ;; esac
 }
 if ! pip_done test || { [ -n "$want_docs" ] && ! pip_done docs; }; then
-  "$VENV/bin/python" -m pip install --quiet --disable-pip-version-check -e ".[$extras]"
+  # --no-compile: pip would compile every module of every package (37 s -> 19 s on 2 cores);
+  # Python compiles the modules actually imported, once, on their first import instead.
+  "$VENV/bin/python" -m pip install --quiet --disable-pip-version-check --no-compile -e ".[$extras]"
   printf '%s\n%s\n' "$pip_want" "$extras" > "$pip_stamp"
 fi
 
