@@ -20,7 +20,14 @@ from scipy import optimize, special, stats
 
 from rrsite.cli import main
 from rrsite.estimate.joint import JointPart
-from rrsite.estimate.regression.predictors import fit_predictors, latent_classes, loglik
+from rrsite.estimate.regression.logistic import hessian_of_gradient
+from rrsite.estimate.regression.predictors import (
+    LatentModel,
+    class_design,
+    fit_predictors,
+    latent_classes,
+    loglik,
+)
 from rrsite.exports.catalog import build_catalog
 from tests.analyze.stats import numerical_hessian
 from tests.joint.clitools import refused
@@ -288,3 +295,28 @@ def test_profile_interval_ends_against_scipy_on_the_brute_force_likelihood():
         held = optimize.minimize(minus, start, method="BFGS", options={"gtol": 1e-7})
         assert 2 * (fit.loglik + held.fun) == pytest.approx(critical, abs=1e-4)
     assert c.ci_low < fit.beta[1] < c.ci_high
+
+
+@pytest.mark.parametrize("kind", ["linear", "logistic"])
+def test_analytic_hessian_is_the_brute_force_likelihoods_second_derivative(kind):
+    """Away from the maximum too (where the score's outer products do not cancel), and with a
+    class held at zero and a fixed part of the linear predictor (a profile's point)."""
+    data = simulate(400, 4, kind, TABLE, [0.5, 1.0, -0.7, 0.4])
+    y, X, classes, _ = prepare(data)  # rows reordered; the brute force sums them in any order
+    D = class_design(X, classes.coding)
+    model = LatentModel(kind, y, D, classes.likelihood, np.ones(4, dtype=bool))
+    rng = np.random.default_rng(3)
+    for _ in range(3):
+        theta = np.concatenate([rng.normal(size=4), rng.uniform(-0.5, 0.5, int(kind == "linear")),
+                                rng.normal(scale=0.5, size=3)])
+        brute = numerical_hessian(
+            lambda t: brute_loglik(kind, data, *unpack(kind, t)), theta, h=1e-4)
+        np.testing.assert_allclose(model.hessian(theta), brute, rtol=1e-4,
+                                   atol=1e-4 * np.max(np.abs(brute)))
+    free = np.array([True, True, False, True])
+    offset = rng.normal(scale=0.3, size=D.shape[:2])
+    held = LatentModel(kind, y, D, classes.likelihood, free, offset)
+    theta = np.concatenate([rng.normal(size=4), [0.2] if kind == "linear" else [],
+                            rng.normal(scale=0.5, size=2)])
+    np.testing.assert_allclose(held.hessian(theta), hessian_of_gradient(held.gradient, theta),
+                               rtol=1e-5, atol=1e-6 * np.max(np.abs(held.hessian(theta))))

@@ -40,7 +40,6 @@ from ..joint import JointPart, mle
 from .logistic import (
     RegressionError,
     TermTest,
-    hessian_of_gradient,
     logsumexp,
     make_coefficients,
 )
@@ -184,8 +183,42 @@ class LatentModel:
         return np.concatenate([g_beta, g_sigma, g_pi])
 
     def hessian(self, theta: np.ndarray) -> np.ndarray:
-        """Central differences of the analytic gradient, symmetrised."""
-        return hessian_of_gradient(self.gradient, theta)
+        """Its Hessian, analytic (Louis's identity for a finite mixture).
+
+        With a_ik the log of respondent i's joint density in class k, s_ik its gradient, w_ik the
+        posterior weights and g_i = sum_k w_ik s_ik, the Hessian of sum_i log sum_k exp(a_ik) is
+        sum_i [sum_k w_ik (d2 a_ik + s_ik s_ik^T) - g_i g_i^T]. Per class, a_ik's second
+        derivatives are the normal's or the Bernoulli's in (beta, log sigma), and those of
+        log pi_k in the share logits, -(diag(pi) - pi pi^T) for every k.
+        """
+        _, w, eta, sigma = self.posterior(theta)
+        _, _, pi = self.unpack(theta)
+        n, k = w.shape
+        D, p, others = self.D, self.p, self.others
+        shares = pi[others]
+        s_pi = np.broadcast_to((np.arange(k)[:, None] == others[None, :]) - shares[None, :],
+                               (n, k, len(others)))
+        if self.kind == "linear":
+            resid = self.y[:, None] - eta
+            scaled = resid / sigma**2
+            scores = np.concatenate([scaled[:, :, None] * D,
+                                     (resid * scaled - 1.0)[:, :, None], s_pi], axis=2)
+            curvature = w / sigma**2
+        else:
+            mean = special.expit(eta)
+            scores = np.concatenate([(self.y[:, None] - mean)[:, :, None] * D, s_pi], axis=2)
+            curvature = w * mean * (1.0 - mean)
+        per_row = np.einsum("ik,ikd->id", w, scores)
+        out = np.einsum("ik,ikd,ike->de", w, scores, scores) - per_row.T @ per_row
+        out[:p, :p] -= np.einsum("ik,ikp,ikq->pq", curvature, D, D)
+        if self.kind == "linear":
+            cross = -2.0 * np.einsum("ik,ikp->p", curvature * resid, D)
+            out[:p, p] += cross
+            out[p, :p] += cross
+            out[p, p] -= 2.0 * float(np.sum(curvature * resid**2))
+        tail = self.size - len(others)
+        out[tail:, tail:] -= n * (np.diag(shares) - np.outer(shares, shares))
+        return np.asarray((out + out.T) / 2)
 
 
 def _em(model: LatentModel, theta: np.ndarray, iterations: int) -> tuple[np.ndarray, int]:
