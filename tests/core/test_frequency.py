@@ -101,6 +101,7 @@ def test_report_law_by_enumeration(design: Any) -> None:
     assert design.privacy().epsilon == pytest.approx(design.epsilon, rel=1e-9)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("design", [UnaryEncoding(3, 1.0), LocalHashing(4, 1.5, g=3),
                                     SubsetSelection(4, 1.0, d=2), HadamardResponse(5, 1.0),
                                     UnaryEncoding(3, 2.0, max_ticks=2)],

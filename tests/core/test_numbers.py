@@ -116,7 +116,7 @@ def test_discrete_laplace_matches_its_pmf(scale: Fraction) -> None:
     assert chi_square_p_value(observed, probabilities) > 1e-4
 
 
-def number_designs() -> list:
+def _designs() -> list:
     return [
         Mixture(0.7, {"normal": {"mean": 50, "sd": 20}}),
         Mixture(0.6, {"exponential": {"mean": 30}}, 0, 200),
@@ -136,7 +136,7 @@ def number_designs() -> list:
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("design", number_designs(), ids=lambda d: d.name)
+@pytest.mark.parametrize("design", _designs(), ids=lambda d: d.name)
 def test_report_mean_and_variance_by_simulation(design) -> None:
     low = 0.0 if design.minimum is None else design.minimum
     high = 100.0 if design.maximum is None else design.maximum
@@ -151,6 +151,7 @@ def test_report_mean_and_variance_by_simulation(design) -> None:
             design.report_variance(y) / DRAWS) / slope + 1e-9
 
 
+@pytest.mark.slow
 def test_laplace_report_distribution_is_discrete_laplace_on_the_grid() -> None:
     design = Laplace(1.0, 0, 30, True)
     assert design.step == 0.01 and design.steps_across == 3000
@@ -323,6 +324,7 @@ def test_impossible_reports() -> None:
     assert Laplace(1.0, 0, 30, True).impossible(12.005) is not None
 
 
+@pytest.mark.slow
 def test_mixture_unknown_groups_and_reports() -> None:
     design = MixtureUnknown((0.2, 0.8), 0.5)
     rng = random.Random(8)
@@ -338,7 +340,7 @@ def test_mixture_unknown_groups_and_reports() -> None:
 
 
 def test_spec_round_trip_and_errors() -> None:
-    for design in number_designs():
+    for design in _designs():
         again = number_design_from_spec(json.loads(json.dumps(design.spec())))
         assert again == design
     with pytest.raises(DesignError, match="needs min and max"):
@@ -430,6 +432,7 @@ def test_reports_are_short_decimals_whose_arithmetic_is_exact(design) -> None:
             assert design.impossible(out.report) is None, out
 
 
+@pytest.mark.slow
 def test_an_answer_off_the_grid_is_rounded_without_bias() -> None:
     """7.25 on a grid of whole numbers: 7 or 8, 8 a quarter of the time (the mean is kept)."""
     rng = random.Random(2)
@@ -440,6 +443,7 @@ def test_an_answer_off_the_grid_is_rounded_without_bias() -> None:
     assert chi_square_p_value([reports.count(7.0), reports.count(8.0)], [0.75, 0.25]) > 1e-4
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("spec", "step"), [
     ({"normal": {"mean": 0.3, "sd": 0.4}}, 1.0),
     ({"normal": {"mean": 0.0, "sd": 2000.0}}, 1.0),
@@ -466,6 +470,7 @@ def test_rounding_variance_by_simulation(spec: dict, step: float) -> None:
     assert abs(mean - expected) < 5 * math.sqrt(variance / len(terms)), (mean, expected)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("design", [
     Additive({"normal": {"mean": 0.3, "sd": 0.8}}, 0, 30, True),
     Additive({"exponential": {"mean": 0.6}}, 0, 30, True),
@@ -486,6 +491,7 @@ def test_report_variance_counts_the_rounding_to_whole_numbers(design) -> None:
             y, got_var, design.report_variance(y))
 
 
+@pytest.mark.slow
 def test_multiplicative_rounding_adds_at_most_a_quarter_step_squared() -> None:
     """The product's rounding to the report grid is left out of Var(report | y): the variance
     of the reports lies between the formula and the formula plus (1 - p) step^2 / 4."""

@@ -39,6 +39,7 @@ DESIGNS = [
 ]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("design", DESIGNS, ids=repr)
 def test_report_frequencies_follow_the_matrix(design):
     rng = random.Random(20261122)
@@ -51,6 +52,7 @@ def test_report_frequencies_follow_the_matrix(design):
         assert p_value > 1e-6, (design, truth, counts, p_value)
 
 
+@pytest.mark.slow
 def test_a_wrong_matrix_is_detected_at_this_sample_size():
     # the fair two-coin design must not pass as a design with P(yes | yes) = 0.76 (a 1% error)
     rng = random.Random(7)
@@ -173,6 +175,7 @@ def test_respond_returns_only_the_report_and_the_steps():
     assert out["report"] in ("yes", "no")
 
 
+@pytest.mark.slow
 def test_respond_frequencies_for_a_choice_question():
     question = {
         "id": "drug",

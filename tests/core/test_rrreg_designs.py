@@ -167,6 +167,7 @@ def test_spec_round_trip(design):
     assert design_from_spec(design.spec()) == design
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("design", [d for d, *_ in ONE_GROUP], ids=repr)
 def test_one_group_randomize_follows_the_matrix(design):
     rng = random.Random(91)
@@ -194,6 +195,7 @@ def test_two_group_randomize_follows_each_group_matrix(design):
             assert chi_square_p_value(counts[g["id"]], g["matrix"][truth]) > 1e-6, (truth, counts)
 
 
+@pytest.mark.slow
 def test_a_wrong_group_matrix_is_detected():
     rng = random.Random(5)
     design = StochasticLieDetector((0.3, 0.75))
@@ -209,6 +211,7 @@ def test_kuk_transcript_counts_the_red_cards():
     assert outcome.report == sum(step.action == "red" for step in outcome.steps)
 
 
+@pytest.mark.slow
 def test_group_probability_is_settable():
     design = CheatingDetection((0.3, 0.6), probability=0.25)
     rng = random.Random(8)

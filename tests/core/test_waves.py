@@ -111,6 +111,7 @@ def test_ledger_is_the_exact_composition(name: str, make: Any, joint: Any) -> No
     assert memo.bound - 0.05 < memo.epsilon(60) <= memo.bound + 1e-12
 
 
+@pytest.mark.slow
 def test_one_wave_law_and_sampler() -> None:
     """The wave oracle's chances are the chain's; a fresh table + re-randomization samples them."""
     memo = Memoized(UnaryEncoding(3, 2.0), 1.0)

@@ -7,10 +7,10 @@
 //   node tests/pyodide/run_core_tests.mjs --share 2/4  the second of four shares of tests/core only
 //
 // Share K of N runs tests K, K + N, K + 2N, ... of tests/core's collection order, so the N shares
-// together run every test once, except the simulations marked slow: CPython runs those, and each
-// share prints the first seeded draws of its part of them ("draw <case>: [...]",
-// tests/core/seeded_draws.py) for test_core_in_pyodide.py to compare with CPython's. That file
-// runs the checks and each share as a test of its own, which pytest-xdist runs in parallel.
+// together run every test once. The simulations (marked slow) run on a tape (tests/core/tape.py):
+// their first draws from a seeded source are recorded and the test stops, and the tapes' digests
+// are printed for test_core_in_pyodide.py to compare with CPython's, which runs them in full.
+// That file runs the checks and each share as a test of its own, in parallel under pytest-xdist.
 //
 // The site ships a standard library trimmed to rrsite/site/stdlib_keep.txt (and minified). So:
 // - the keep list must equal a fresh trace (tests/pyodide/stdlib_trace.mjs);
@@ -194,29 +194,19 @@ sys.path.insert(0, "/repo")
 import pytest
 
 class _Share:
-  """Keep tests K, K + N, ... of the collection (K = _rr_share, N = _rr_shares, from 1), less
-  the simulations marked slow, which CPython runs (their number is printed)."""
+  """Keep tests K, K + N, ... of the collection (K = _rr_share, N = _rr_shares, from 1)."""
 
   def pytest_collection_modifyitems(self, config, items):
-      share = [item for index, item in enumerate(items) if index % _rr_shares == _rr_share - 1]
-      kept = [item for item in share if item.get_closest_marker("slow") is None]
-      print(f"simulations left to CPython: {len(share) - len(kept)}")
+      kept = [item for index, item in enumerate(items) if index % _rr_shares == _rr_share - 1]
       dropped = [item for item in items if item not in kept]
       if dropped:
           config.hook.pytest_deselected(items=dropped)
       items[:] = kept
 
-int(pytest.main(["-q", "-p", "no:cacheprovider", "--import-mode=importlib",
-                 "-o", "markers=slow: a simulation, run in CPython only", "tests/core"],
+int(pytest.main(["-q", "-p", "no:cacheprovider", "--import-mode=importlib", "-p", "tests.core.tape",
+                 "-o", "markers=slow: a simulation, taped here (tests/core/tape.py)", "tests/core"],
               plugins=[_Share()]))
 `);
-  // The simulations marked slow ran in CPython only; their first seeded draws are made here for
-  // test_core_in_pyodide.py to compare with CPython's (tests/core/seeded_draws.py).
-  const seeded = pyodide.runPython(`
-from tests.core.seeded_draws import draws
-"\\n".join(draws(_rr_share, _rr_shares))
-`);
-  for (const line of seeded.split("\n")) console.log(`draw ${line}`);
   const outside = pyodide.runPython("builtins.__import__ = _real_import\n'; '.join(sorted(set(_outside)))");
   const guarded = pyodide.runPython("sum(1 for m in sys.modules if m.startswith('rrsite.core'))");
   check(outside === "" && guarded > 1,

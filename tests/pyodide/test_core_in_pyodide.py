@@ -5,14 +5,16 @@ is cut into SHARES shares (share K runs tests K, K + SHARES, ... of tests/core),
 its own with its own Node process, and the checks of the trimmed standard library and of the
 random source are one more: the workers run them in parallel instead of one worker running one
 Node process for minutes (tests/conftest.py spreads this file's tests over the workers and sends
-them first). Together they run every test of tests/core once, except the simulations marked slow,
-which run in CPython only: their first seeded draws (tests/core/seeded_draws.py) must be the same
-in Pyodide as in CPython (a digest of their exact repr). A Node process's exit code is
-pytest's inside Pyodide (or 1 when one of its checks fails); its output is shown when it fails.
+them first). Together they run every test of tests/core once. The simulations (marked slow) run
+on a tape inside Pyodide (tests/core/tape.py: the first seeded draws recorded, then the test
+stops); the tapes must be CPython's, where the simulations run in full. A Node process's exit
+code is pytest's inside Pyodide (or 1 when one of its checks fails); its output is shown when it
+fails.
 """
 
 from __future__ import annotations
 
+import functools
 import os
 import re
 import shutil
@@ -42,14 +44,26 @@ def run_node(*options: str) -> str:
     return output
 
 
-def cpython_draws(share: int) -> list[str]:
-    """tests/core/seeded_draws.py's lines of this share, drawn by CPython."""
-    done = subprocess.run(
-        [sys.executable, "-c", "from tests.core.seeded_draws import draws\n"
-                               f"print('\\n'.join(draws({share}, {SHARES})))"],
-        cwd=ROOT, capture_output=True, text=True, timeout=600)
-    assert done.returncode == 0, done.stderr[-5000:]
-    return done.stdout.splitlines()
+def tapes(output: str) -> dict[str, tuple[str, str]]:
+    """The ``tape <node id> <records> <digest>`` lines of tests/core/tape.py, by node id."""
+    lines = [line.removeprefix("tape ").rsplit(" ", 2) for line in output.splitlines()
+             if line.startswith("tape ")]
+    return {nodeid: (records, digest) for nodeid, records, digest in lines}
+
+
+@functools.cache
+def cpython_tapes() -> tuple[list[str], dict[str, tuple[str, str]]]:
+    """tests/core in CPython: every test's node id in collection order, and the simulations'
+    tapes (the simulations themselves run in full elsewhere in this session)."""
+    def pytest_output(*options: str) -> str:
+        done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
+                               "-p", "no:randomly", *options, "tests/core"],
+                              cwd=ROOT, capture_output=True, text=True, timeout=600)
+        assert done.returncode == 0, (done.stdout + done.stderr)[-5000:]
+        return done.stdout
+
+    order = [line for line in pytest_output("--co").splitlines() if "::" in line]
+    return order, tapes(pytest_output("-p", "tests.core.tape", "-m", "slow"))
 
 
 @pytest.mark.slow
@@ -60,17 +74,16 @@ def test_core_suite_passes_inside_pyodide(share: int) -> None:
     result = re.search(r"(\d+) passed, (\d+) deselected", output)
     assert result, output[-20000:]
     passed, deselected = int(result.group(1)), int(result.group(2))
-    shared = len(range(share - 1, passed + deselected, SHARES))  # this share's tests
-    simulations = re.search(r"simulations left to CPython: (\d+)", output)
-    assert simulations, output[-20000:]
-    assert passed == shared - int(simulations.group(1)) > 0, output[-20000:]
-    # The simulations left to CPython: their first seeded draws are the same in Pyodide
-    drawn = [line.removeprefix("draw ") for line in output.splitlines()
-             if line.startswith("draw ")]
-    expected = cpython_draws(share)
-    assert len(drawn) == len(expected) > 0, output[-20000:]
-    for inside, outside in zip(drawn, expected, strict=True):
-        assert inside == outside, f"Pyodide drew {inside}\nCPython drew {outside}"
+    assert passed == len(range(share - 1, passed + deselected, SHARES)) > 0, output[-20000:]
+    # The simulations ran on a tape here: their first seeded draws are CPython's
+    order, expected = cpython_tapes()
+    mine = {nodeid for index, nodeid in enumerate(order) if index % SHARES == share - 1}
+    taped = tapes(output)
+    assert set(taped) == mine & set(expected) and taped, (sorted(taped), sorted(expected))
+    for nodeid, (records, digest) in taped.items():
+        assert (records, digest) == expected[nodeid], \
+            f"{nodeid}: Pyodide drew {records} {digest}, CPython {expected[nodeid]}"
+    assert sum(int(records) for records, _ in taped.values()) > 0
 
 
 @pytest.mark.slow
