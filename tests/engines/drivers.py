@@ -252,7 +252,10 @@ class FirefoxDriver(Driver):
 
 
 #: Seconds a WebKit session may take to start before it is abandoned and tried again.
-SESSION_START_S = 90
+#: How long a WebKit session may take to come up before it is started again: a normal start
+#: takes a few seconds even on a loaded machine; a hung one (below) cost a whole run 90 s with
+#: the earlier 90.
+SESSION_START_S = 30
 
 
 #: JavaScriptCore without its optimizing wasm tier (OMG): every page of these tests starts Pyodide
