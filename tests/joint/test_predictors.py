@@ -298,9 +298,10 @@ def test_profile_interval_ends_against_scipy_on_the_brute_force_likelihood():
 
 
 @pytest.mark.parametrize("kind", ["linear", "logistic"])
-def test_analytic_hessian_is_the_brute_force_likelihoods_second_derivative(kind):
-    """Away from the maximum too (where the score's outer products do not cancel), and with a
-    class held at zero and a fixed part of the linear predictor (a profile's point)."""
+def test_analytic_derivatives_are_the_brute_force_likelihoods(kind):
+    """The gradient and the Hessian each Newton step uses, away from the maximum too (where the
+    score's outer products do not cancel), and with a class held at zero and a fixed part of the
+    linear predictor (a profile's point)."""
     data = simulate(400, 4, kind, TABLE, [0.5, 1.0, -0.7, 0.4])
     y, X, classes, _ = prepare(data)  # rows reordered; the brute force sums them in any order
     D = class_design(X, classes.coding)
@@ -313,6 +314,12 @@ def test_analytic_hessian_is_the_brute_force_likelihoods_second_derivative(kind)
             lambda t: brute_loglik(kind, data, *unpack(kind, t)), theta, h=1e-4)
         np.testing.assert_allclose(model.hessian(theta), brute, rtol=1e-4,
                                    atol=1e-4 * np.max(np.abs(brute)))
+        step = 1e-5 * np.eye(len(theta))
+        slope = np.array([(brute_loglik(kind, data, *unpack(kind, theta + e))
+                           - brute_loglik(kind, data, *unpack(kind, theta - e))) / 2e-5
+                          for e in step])
+        np.testing.assert_allclose(model.gradient(theta), slope, rtol=1e-5,
+                                   atol=1e-6 * np.max(np.abs(slope)))
     free = np.array([True, True, False, True])
     offset = rng.normal(scale=0.3, size=D.shape[:2])
     held = LatentModel(kind, y, D, classes.likelihood, free, offset)
