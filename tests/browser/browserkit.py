@@ -20,9 +20,18 @@ from playwright.sync_api import Browser, BrowserContext, Page, Playwright, Reque
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[1]
 CHROMIUM = "/usr/bin/chromium"
+#: Debian's Chromium as a respondent's browser runs: headless, nothing in the background.
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
                  "--disable-background-networking", "--disable-component-update",
                  "--disable-sync"]
+#: The browser tests' Chromium: V8 runs WebAssembly on its baseline compiler (Liftoff) only. By
+#: default V8 recompiles the interpreter's hot functions with its optimizing compiler on background
+#: threads while the page runs; a test's page lives a few seconds, so that work (0.3-0.4 CPU-s per
+#: randomizer start, measured per thread) is never repaid, and it took the processor from the
+#: other worker's tests. What the page computes is the same on either tier (WebAssembly's results
+#: do not depend on the compiler); the cross-engine tests (tests/engines) and the benchmarks run
+#: Chromium's default tiers.
+TEST_CHROMIUM_ARGS = [*CHROMIUM_ARGS, "--js-flags=--liftoff-only"]
 READY_TIMEOUT_MS = 90_000
 VIEWPORT = {"width": 1000, "height": 900}
 RRSITE = [sys.executable, "-m", "rrsite"]
@@ -193,9 +202,11 @@ def blind_collector(dist: Path, root: Path, survey: str,
         yield url, db, fragments
 
 
-def launch_chromium(playwright: Playwright) -> Browser:
-    """Debian's Chromium, headless, as every browser test runs it."""
-    return playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+def launch_chromium(playwright: Playwright, tiered: bool = False) -> Browser:
+    """Debian's Chromium, headless, as the browser tests run it (``tiered``: with V8's default
+    WebAssembly tiers, as a respondent's browser runs it)."""
+    return playwright.chromium.launch(executable_path=CHROMIUM,
+                                      args=CHROMIUM_ARGS if tiered else TEST_CHROMIUM_ARGS)
 
 
 @dataclass
@@ -360,7 +371,7 @@ class WarmProfile:
     def launch(cls, playwright: Playwright, folder: Path) -> WarmProfile:
         """Debian's Chromium on a new profile folder."""
         context = playwright.chromium.launch_persistent_context(
-            folder, executable_path=CHROMIUM, args=CHROMIUM_ARGS, viewport=VIEWPORT)
+            folder, executable_path=CHROMIUM, args=TEST_CHROMIUM_ARGS, viewport=VIEWPORT)
         for page in context.pages:
             page.close()
         return cls(context)

@@ -118,7 +118,7 @@ class ChromiumDriver(Driver):
     name = "chromium"
 
     def __init__(self, playwright: Any, size: tuple[int, int]) -> None:
-        self.browser = launch_chromium(playwright)
+        self.browser = launch_chromium(playwright, tiered=True)
         self.version = self.browser.version
         self.size = size
         self.context: Any = None
