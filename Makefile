@@ -46,8 +46,8 @@ check: setup-test
 	$(MAKE) lint
 	OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 $(PY) -m pytest -q -n auto -m "not slow" $(CHECK_TESTS)
 
+# ruff and mypy run inside pytest (tests/test_lint.py, sent first), beside the other worker's tests.
 test: setup-test
-	$(MAKE) lint
 	OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 $(PY) -m pytest -q -n auto --dist loadfile --durations=30
 
 bench: setup-test

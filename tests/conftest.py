@@ -6,11 +6,11 @@ instead of starting its own. `simulate_export` writes a survey and runs `rrsite 
 
 With ``--dist loadfile`` (``make test``) pytest-xdist sends each file's tests to one worker. The
 tests whose node ids start with one of SPREAD are each sent on their own instead, and before
-every file: each runs in processes of its own, for seconds to minutes (a share of core's tests
-inside Pyodide, a docs page's snippets, a docs survey's build), and needs no fixture of its
-module, so the workers run them side by side at the start rather than one worker running a whole
-file of them (xdist sends the files with fewest tests last: a file of one long test ended the run
-alone).
+every file: each runs in processes of its own, for seconds to minutes (ruff and mypy, a share
+of core's tests inside Pyodide, a docs page's snippets, a docs survey's build), and needs no
+fixture of its module, so the workers run them side by side at the start rather than one worker
+running a whole file of them (xdist sends the files with fewest tests last: a file of one long
+test ended the run alone).
 """
 
 from collections import OrderedDict
@@ -22,7 +22,8 @@ import pytest
 from playwright.sync_api import Playwright, sync_playwright
 
 #: Node-id prefixes of the long tests that ``--dist loadfile`` sends one by one, first.
-SPREAD = ("tests/pyodide/test_core_in_pyodide.py::",
+SPREAD = ("tests/test_lint.py::",
+          "tests/pyodide/test_core_in_pyodide.py::",
           "tests/docs/test_docs.py::test_page_snippets_run[",
           "tests/docs/test_docs.py::test_survey_snippets_build[")
 
