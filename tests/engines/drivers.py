@@ -251,10 +251,9 @@ class FirefoxDriver(Driver):
             self.process.wait(timeout=10)
 
 
-#: Seconds a WebKit session may take to start before it is abandoned and tried again.
-#: How long a WebKit session may take to come up before it is started again: a normal start
-#: takes a few seconds even on a loaded machine; a hung one (below) cost a whole run 90 s with
-#: the earlier 90.
+#: Seconds a WebKit session may take to come up before it is abandoned and started again: a
+#: normal start takes a few seconds even on a loaded machine; a hung one (below) cost a whole run
+#: 90 s with the earlier 90.
 SESSION_START_S = 30
 
 
