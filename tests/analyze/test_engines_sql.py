@@ -243,6 +243,38 @@ def test_postgres_counts_in_place_what_its_export_gives(postgres, tmp_path):
     assert json.loads((tmp_path / "r.json").read_text())["rows"] == in_place["rows"]
 
 
+def test_postgres_counts_rows_alike_as_one_group_and_shows_each_row(postgres, tmp_path):
+    """The database checks rows alike (same version, answers and kind of token) once: a
+    rejected group of many rows still counts every row and shows the first five of its
+    reason by token, interleaved with another group's; two texts of the same JSON are two
+    groups that count alike; tokens malformed in different ways fall in one group."""
+    dsn = postgres.create_database()
+    good = stored_good(40)
+    rows = list(good)
+    maybe = json.dumps({"violated": "maybe"})
+    for i in range(12):  # one group of twelve rejected rows, tokens spread among others'
+        rows.append((SURVEY, VERSION, token(300 + 2 * i), "2026-11-22T13:05Z", maybe))
+    for i in range(4):  # the same reason from another group, tokens between the first's
+        rows.append((SURVEY, VERSION, token(301 + 2 * i), "2026-11-22T13:05Z",
+                     json.dumps({"major": "medicine"})))
+    for i, bad in enumerate(["short", "has space" + "x" * 20, "x" * 65, "é" * 30]):
+        rows.append((SURVEY, VERSION, bad, "2026-11-22T13:05Z", json.dumps({"age": 20 + i})))
+    assert good[1][1] == VERSION
+    spaced = json.dumps(json.loads(good[1][4]), indent=1)  # the same answers, written otherwise
+    rows.append((SURVEY, VERSION, token(400), "2026-11-22T13:05Z", spaced))
+    manifests = [manifest(), manifest(VERSION_2, V2_QUESTIONS)]
+    run_outside_loop(_fill(dsn, manifests, rows))
+    export = tmp_path / "export.jsonl"
+    assert main(["export", "--db", dsn, "--survey", SURVEY, "-o", str(export)]) == 0
+    files = [write_manifest_file(tmp_path / f"m{i}.json", m) for i, m in enumerate(manifests)]
+    in_place = analyze_database(dsn, SURVEY).to_dict()
+    from_export = analyze([export], manifests=files, engine="numpy").to_dict()
+    same_analysis(in_place, from_export)
+    invalid = in_place["rejected"]["invalid-value"]
+    assert invalid["count"] == 12 + 4 + 4 and len(invalid["examples"]) == 5
+    assert in_place["rows"]["accepted"] == 41  # the spaced copy counts as its twin does
+
+
 def test_postgres_numbers_and_two_group_designs(postgres, tmp_path):
     dsn = postgres.create_database()
     survey = SURVEYS / "hidden-numbers.md"

@@ -49,6 +49,13 @@ class Query:
     duplicates: bool = True
     #: The value of ``file`` for every row (else the first ``order`` column).
     file: str | None = None
+    #: A column of ``source`` holding how many rows each of its rows stands for (a source of
+    #: rows grouped by what the checks read; counts then sum it). None: each row is one row.
+    weight: str | None = None
+    #: SQL of the rejected rows the first five of each reason are shown from, each with its
+    #: ``rr_status`` and the columns ``order`` and ``values`` read (None: ``source``'s own
+    #: rejected rows; a grouped source names the rows each rejected group stands for).
+    rejected: str | None = None
 
 
 def export_columns(catalog: Catalog) -> list[str]:
@@ -93,6 +100,10 @@ class Aggregate:
             parts.append(f"CAST({values.get(column, 'NULL')} AS {kind}) AS "
                          f"{self.d.ident(column)}")
         return ", ".join(parts)
+
+    def _count(self) -> str:
+        """The rows a group of the source's rows stands for."""
+        return "COUNT(*)" if self.query.weight is None else f"SUM({self.query.weight})"
 
     def _case(self, expr: str, labels: Sequence[tuple[int, str]]) -> str:
         if not labels:
@@ -140,7 +151,7 @@ class Aggregate:
                         if g in cells:
                             subgroups.append((slot, cells[g]))
         key = f"rr_k{i}"
-        inner = (f"SELECT {key}, COUNT(*) AS rr_n FROM rr_ranked WHERE rr_status = {OK} "
+        inner = (f"SELECT {key}, {self._count()} AS rr_n FROM rr_ranked WHERE rr_status = {OK} "
                  f"AND {key} > 0 GROUP BY {key}")
         subgroup = self._case(key, subgroups) if subgroups else "''"
         row = self._row(question=self.d.text(keys.qid), version=self._case(key, versions),
@@ -150,7 +161,8 @@ class Aggregate:
 
     def _numbers(self, i: int, qid: str) -> str:
         group = f"(CASE WHEN rr_d{i} > 0 THEN CAST(rr_d{i} AS {self._string()}) ELSE '' END)"
-        inner = (f"SELECT rr_m, rr_v{i}, rr_d{i}, rr_g, COUNT(*) AS rr_n FROM rr_ranked WHERE "
+        inner = (f"SELECT rr_m, rr_v{i}, rr_d{i}, rr_g, {self._count()} AS rr_n FROM rr_ranked "
+                 f"WHERE "
                  f"rr_status = {OK} AND rr_v{i} IS NOT NULL GROUP BY rr_m, rr_v{i}, rr_d{i}, "
                  "rr_g")
         subgroup = self._subgroup("rr_g")
@@ -166,6 +178,8 @@ class Aggregate:
         q = self.query
         rows = self.checks.select(q.source, number_text=True, keep_all=True)
         order = ", ".join(q.order)
+        if q.duplicates and q.weight is not None:
+            raise ValueError("duplicate tokens cannot be found among grouped rows")
         if q.duplicates and self.checks.token() is not None:
             status = (f"CASE WHEN rr_st = {OK} AND ROW_NUMBER() OVER (PARTITION BY rr_tok, rr_st "
                       f"ORDER BY {order}) > 1 THEN {DUPLICATE} ELSE rr_st END")
@@ -173,23 +187,24 @@ class Aggregate:
             status = "rr_st"
         accepted = self._row(question="''", version=self._version("rr_m"), count="rr_n")
         parts = [
-            f"SELECT {accepted} FROM (SELECT rr_m, COUNT(*) AS rr_n FROM rr_ranked WHERE "
+            f"SELECT {accepted} FROM (SELECT rr_m, {self._count()} AS rr_n FROM rr_ranked WHERE "
             f"rr_status = {OK} GROUP BY rr_m) AS rr_accepted",
         ]
         parts += [self._counts(i) for i in range(len(self.checks.counted))]
         parts += [self._numbers(i, qid) for i, (qid, _) in enumerate(self.checks.numbers)]
         parts.append(
             f"SELECT {self._row(rejected=self._reason('rr_status'), count='rr_n')} FROM "
-            f"(SELECT rr_status, COUNT(*) AS rr_n FROM rr_ranked WHERE rr_status <> {OK} "
+            f"(SELECT rr_status, {self._count()} AS rr_n FROM rr_ranked WHERE rr_status <> {OK} "
             "GROUP BY rr_status) AS rr_rejected")
         values = self.d.json_object([(k, v) for k, v in q.values])
         shown_file = q.file if q.file is not None else q.order[0]
         shown_row = q.order[1] if q.file is None and len(q.order) > 1 else "NULL"
         shown = self._row(rejected=self._reason("rr_status"), file=shown_file, row=shown_row,
                           values=values)
+        rejected = q.rejected or f"SELECT * FROM rr_ranked WHERE rr_status <> {OK}"
         parts.append(
             f"SELECT {shown} FROM (SELECT *, ROW_NUMBER() OVER (PARTITION BY rr_status "
-            f"ORDER BY {order}) AS rr_rank FROM rr_ranked WHERE rr_status <> {OK}) AS rr_first "
+            f"ORDER BY {order}) AS rr_rank FROM ({rejected}) AS rr_rejected_rows) AS rr_first "
             "WHERE rr_rank <= 5")
         union = "\nUNION ALL\n".join(parts)
         return (f"WITH rr_rows AS ({rows}),\nrr_ranked AS (SELECT *, {status} AS rr_status "

@@ -46,6 +46,8 @@ REASON_OF = {MISSING: "missing-field", SURVEY: "unknown-survey", VERSION: "unkno
              INVALID: "invalid-value", DUPLICATE: "duplicate-respondent",
              MALFORMED_JSON: "malformed-json", MALFORMED_ROW: "malformed-row"}
 TOKEN_SQL = "[A-Za-z0-9_-]*"
+#: A well-formed respondent token (TOKEN_MIN characters of the allowed alphabet).
+VALID_TOKEN = "A" * TOKEN_MIN
 #: A JSON array of strings without escapes (what rrsite's pages send for a multi-choice answer).
 _SPACE = r"[ \t\n\r]*"
 
@@ -66,6 +68,12 @@ class Field:
     chars: str
     #: The JSON text a multi-choice answer is checked as (NULL when it cannot be one).
     listing: str
+
+
+def token_valid(text: str, dialect: Dialect) -> str:
+    """SQL TRUE when the token ``text`` has the allowed length and characters (NULL if NULL)."""
+    return (f"{dialect.length(text)} BETWEEN {TOKEN_MIN} AND {TOKEN_MAX} AND "
+            f"{dialect.full_match(text, TOKEN_SQL)}")  # the length first: it is cheaper
 
 
 def text_field(expr: str, dialect: Dialect) -> Field:
@@ -353,9 +361,7 @@ class RowChecks:
         if "respondent" in self.source.fields:
             text = self._prop("respondent", "string")
             empty = self._prop("respondent", "empty")
-            valid = (f"{self.d.length(text)} BETWEEN {TOKEN_MIN} AND {TOKEN_MAX} AND "
-                     f"{self.d.full_match(text, TOKEN_SQL)}")  # the length first: it is cheaper
-            invalid.append(f"(NOT {empty} AND NOT COALESCE({valid}, FALSE))")
+            invalid.append(f"(NOT {empty} AND NOT COALESCE({token_valid(text, self.d)}, FALSE))")
         if self.source.strays:
             invalid.append(f"({self.source.strays})")
         if invalid:
@@ -456,9 +462,7 @@ class RowChecks:
 
     def token_valid(self) -> str:
         """SQL TRUE when the row's respondent token has the allowed length and characters."""
-        text = self._prop("respondent", "string")
-        return (f"COALESCE({self.d.length(text)} BETWEEN {TOKEN_MIN} AND {TOKEN_MAX} AND "
-                f"{self.d.full_match(text, TOKEN_SQL)}, FALSE)")
+        return f"COALESCE({token_valid(self._prop('respondent', 'string'), self.d)}, FALSE)"
 
     def layered(self, source: str, outputs: Callable[[], list[tuple[str, str]]],
                 keep: Sequence[str] = (), types: Mapping[str, str] | None = None,

@@ -26,16 +26,13 @@ import numpy as np
 
 from ...spreadsheet import restore
 from ..catalog import GROUP_SUFFIX, Catalog
-from ..columns import TOKEN_MIN
-from .checks import RowChecks, Source, text_field
+from .checks import VALID_TOKEN, RowChecks, Source, text_field
 from .dialects import DUCKDB
 
 #: Codes of a packed column at most (distinct codes are found with np.bincount below this).
 CODE_BINS = 1 << 22
 #: A value that equals no survey id, version, answer or number: the code "anything else".
 OTHER = "\x01rrsite: other\x01"
-#: A well-formed respondent token (TOKEN_MIN characters of the allowed alphabet).
-VALID_TOKEN = "A" * TOKEN_MIN
 
 
 @dataclass(frozen=True)

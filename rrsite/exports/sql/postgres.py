@@ -4,7 +4,9 @@ The query of rrsite.exports.sql.aggregate runs in the database, over the collect
 (rrsite/collect/pgstore.py: ``manifests`` and ``submissions``, whose ``answers`` is the JSON
 object the page sent, two-group groups under ``<id>.group``). In one read-only, repeatable-read
 transaction: the survey's manifests, then (for a survey with randomized numbers) the distinct
-reports, which rrsite.core's designs judge possible or not, then the counts. What leaves the
+reports, which rrsite.core's designs judge possible or not, then the counts, over the rows
+grouped by what the checks read (``source``; the server's JIT compiler off: with a few thousand
+groups the query runs in less time than compiling it takes). What leaves the
 database: counts per question, version, report and subgroup; each randomized number's distinct
 reports with how many gave each (the estimator needs every report; this is all of them without
 any link to a respondent); the number of rows rejected per reason and the first five rejected
@@ -32,7 +34,16 @@ from ..rejections import Example, Rejections
 from ..subgroups import parse_by
 from ..tally import Tally
 from .aggregate import COLUMNS, Aggregate, Query
-from .checks import REASON_OF, RowChecks, Source, text_field, uncounted_reason
+from .checks import (
+    OK,
+    REASON_OF,
+    VALID_TOKEN,
+    RowChecks,
+    Source,
+    text_field,
+    token_valid,
+    uncounted_reason,
+)
 from .dialects import POSTGRES
 from .files import json_field
 from .shown import Shown
@@ -67,7 +78,15 @@ def shown_dsn(dsn: str) -> str:
 
 
 def source(catalog: Catalog, survey: str) -> tuple[Source, Query]:
-    """The survey's stored submissions, their answers read as JSON."""
+    """The survey's stored submissions grouped by what the checks read, answers read as JSON.
+
+    The checks read a row's survey, version, answers and whether its token is empty, well
+    formed or not: rows alike in those are checked once, as one group that counts as many
+    (a survey's rows hold a few thousand distinct answers, however many respond). A token
+    stands for its kind (empty, well formed, not), each JSON text is parsed once, and the rows
+    of a rejected group are found again for the report. The stored answers text is grouped as
+    stored: two texts of the same JSON make two groups, checked alike.
+    """
     d = POSTGRES
     fields = {name: text_field(name, d) for name in ("survey", "version", "respondent")}
     grouped = catalog.grouped_ids()
@@ -81,11 +100,25 @@ def source(catalog: Catalog, survey: str) -> tuple[Source, Query]:
     allowed = [*catalog.question_ids(), *(q + GROUP_SUFFIX for q in grouped), CELL_KEY]
     strays = (f"((rr_a - CAST(ARRAY[{', '.join(d.text(k) for k in allowed)}] AS text[])) <> "
               "CAST('{}' AS jsonb))")
-    relation = (f"SELECT survey, version, respondent, submitted_at, answers, "
-                f"CAST(answers AS jsonb) AS rr_a FROM submissions WHERE survey = {d.text(survey)}")
+
+    def kind(token: str) -> str:  # what the checks see of a token (respondent is NOT NULL)
+        return (f"(CASE WHEN {token} = '' THEN '' WHEN {token_valid(token, d)} THEN "
+                f"{d.text(VALID_TOKEN)} ELSE '!' END)")
+
+    rows = f"FROM submissions WHERE survey = {d.text(survey)}"
+    groups = (f"SELECT survey, version, {kind('respondent')} AS respondent, answers, "
+              f"COUNT(*) AS rr_w {rows} GROUP BY survey, version, {kind('respondent')}, answers")
+    relation = (f"SELECT survey, version, respondent, answers, CAST(answers AS jsonb) AS rr_a, "
+                f"rr_w FROM ({groups}) AS rr_groups")
+    # (read only when some group is rejected: the EXISTS is checked once, before the scan)
+    bad = f"SELECT version, respondent, answers, rr_status FROM rr_ranked WHERE rr_status <> {OK}"
+    rejected = (f"SELECT rr_s.*, rr_r.rr_status FROM (SELECT * {rows} AND EXISTS ({bad})) AS "
+                f"rr_s JOIN ({bad}) AS rr_r ON rr_s.answers = rr_r.answers AND rr_s.version = "
+                f"rr_r.version AND {kind('rr_s.respondent')} = rr_r.respondent")
     values = [(k, k) for k in ("survey", "version", "respondent", "submitted_at", "answers")]
     return (Source(fields, strays=strays),
-            Query(relation, ["respondent"], values, duplicates=False, file="NULL"))
+            Query(relation, ["respondent"], values, duplicates=False, file="NULL",
+                  weight="rr_w", rejected=rejected))
 
 
 def _impossible(connection: Connection, checks: RowChecks,
@@ -150,6 +183,9 @@ def tally_database(dsn: str, survey: str, by: str | Sequence[str] | None = None,
         for question in parse_by(by):
             if not catalog.questions_named(question):
                 raise RRSiteError(f"--by {question!r}: no such question in survey {survey!r}")
+        # The query's cost estimate (a million rows, for a few thousand groups) would have the
+        # server compile it first (JIT), which takes longer than running it.
+        connection.fetch("SET LOCAL jit = off")
         fields, query = source(catalog, survey)
         checks = RowChecks(catalog, by, POSTGRES, fields)
         checks.impossible = _impossible(connection, checks, query.source)
