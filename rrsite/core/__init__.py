@@ -2,7 +2,16 @@
 
 Pure standard library: the same files run in CPython (builder, analyzer) and in the respondent's
 browser under Pyodide. Imports nothing of rrsite outside this package.
+
+The number designs (``rrsite.core.numbers``) are imported when one of their names is first
+read from here, and ``respond`` imports them and the frequency oracles when first asked for
+one: a page whose survey has neither never compiles them.
 """
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
 
 from .designs import (
     KRR,
@@ -31,14 +40,6 @@ from .designs import (
     secure_random,
 )
 from .errors import DesignError, PrivacyWarning
-from .numbers import (
-    NUMBER_DESIGNS,
-    Mask,
-    NumberDesign,
-    NumberOutcome,
-    number_design_from_spec,
-    respond_number,
-)
 from .optimal import (
     OptimalDesign,
     candidate_designs,
@@ -52,6 +53,28 @@ from .optimal import (
 )
 from .privacy import Privacy, compose, privacy_of, smallest_delta, smallest_epsilon
 from .respond import respond, respond_json
+
+if TYPE_CHECKING:
+    from .numbers import (
+        NUMBER_DESIGNS,
+        Mask,
+        NumberDesign,
+        NumberOutcome,
+        number_design_from_spec,
+        respond_number,
+    )
+
+#: Names read from rrsite.core.numbers when first asked for.
+_NUMBERS = frozenset({"NUMBER_DESIGNS", "Mask", "NumberDesign", "NumberOutcome",
+                      "number_design_from_spec", "respond_number"})
+
+
+def __getattr__(name: str) -> Any:
+    if name in _NUMBERS:
+        value = getattr(importlib.import_module(".numbers", __name__), name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 __all__ = [
     "NUMBER_DESIGNS",

@@ -62,6 +62,18 @@ TOLERANCE = 1e-9
 MAX_DIE_FACES = 120
 
 
+#: Frequency-oracle designs a survey file may name, and the parameters each takes (the designs
+#: are in rrsite.core.frequency; the names are here so that telling a frequency question apart
+#: does not import them).
+FREQUENCY_DESIGNS: dict[str, tuple[str, ...]] = {
+    "oue": ("k", "epsilon", "max_ticks"),
+    "sue": ("k", "epsilon", "max_ticks"),
+    "olh": ("k", "epsilon", "g"),
+    "subset": ("k", "epsilon", "d"),
+    "hadamard": ("k", "epsilon"),
+}
+
+
 def secure_random() -> random.Random:
     """The default random source: the OS CSPRNG (crypto.getRandomValues in a browser)."""
     return random.SystemRandom()

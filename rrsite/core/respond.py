@@ -13,6 +13,7 @@ import random
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from .base import FREQUENCY_DESIGNS
 from .designs import (
     TwoGroupDesign,
     UnrelatedQuestion,
@@ -21,8 +22,30 @@ from .designs import (
     secure_random,
 )
 from .errors import DesignError
-from .frequency.respond import is_frequency, respond_frequency
-from .numbers import respond_number
+
+
+def is_frequency(question: Mapping[str, Any]) -> bool:
+    """Whether a manifest question is answered by rrsite.core.frequency (an oracle, a panel's)."""
+    design = question.get("design")
+    return (isinstance(design, Mapping) and design.get("name") in FREQUENCY_DESIGNS) or \
+        isinstance(question.get("memoize"), Mapping)
+
+
+def modules_for(questions: Sequence[Mapping[str, Any]]) -> list[str]:
+    """The modules :func:`respond` imports when first asked for these manifest questions.
+
+    The page's worker imports them once it is ready, before a respondent asks (a survey of
+    yes-no and choice questions needs none).
+    """
+    needed = set()
+    for question in questions:
+        if "design" not in question and "memoize" not in question:
+            continue  # asked directly: its answer is sent as given
+        if question.get("type") == "number":
+            needed.add(f"{__package__}.numbers")
+        elif is_frequency(question):
+            needed.add(f"{__package__}.frequency.respond")
+    return sorted(needed)
 
 
 def respond(
@@ -43,9 +66,15 @@ def respond(
     and a panel's question (``memoize``; ``permanent`` the reports the device kept) go to
     :func:`frequency.respond.respond_frequency`.
     """
+    # Numbers and frequency oracles are imported when first asked for: a page whose survey has
+    # none never compiles them (the worker imports what its survey needs once it is ready).
     if question.get("type") == "number":
+        from .numbers import respond_number
+
         return respond_number(question, truth, innocuous, rng)
     if is_frequency(question):  # frequency oracles, multi-choice, and every panel question
+        from .frequency.respond import respond_frequency
+
         return respond_frequency(question, truth, rng, permanent)
     values: Sequence[str] = question["values"]
     design = design_from_spec(question["design"])

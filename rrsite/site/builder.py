@@ -26,6 +26,7 @@ from markupsafe import Markup
 import rrsite
 
 from ..core import NumberDesign, number_design_from_spec
+from ..core.respond import modules_for
 from ..errors import RRSiteError
 from ..survey import Survey, SurveyError, SurveyErrors, endpoint_origin, load_survey
 from ..survey.bundle import core_zip
@@ -675,7 +676,8 @@ def _render_page(plan: Plan, template: jinja2.Template, page: Path, survey: Surv
               "review": survey.review,
               "integrity": {"worker": pins.integrity(worker) if worker else None,
                             "core": shared.core_integrity, "runtime": shared.runtime_pins},
-              "code_fingerprint": shared.fingerprint}
+              "code_fingerprint": shared.fingerprint,
+              "core_modules": modules_for(manifest["questions"])}
     links = _language_links(survey, version)
     if links:  # a survey in several languages: the page's own and where the others are
         config.update(language=version.language, languages=links)

@@ -77,6 +77,7 @@ export class Randomizer {
       coreHash: config.core_hash,
       integrity: { core: pins.core, runtime: pins.runtime },
       pyodideLock: config.pyodide_lock,
+      coreModules: config.core_modules,
     });
   }
 

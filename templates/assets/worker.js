@@ -18,10 +18,11 @@
 // SHA-384 at its end, and nothing of it is instantiated, let alone run, before that hash is the
 // pinned one.
 //
-// Messages in:  {type: "init", pyodideUrl, coreUrl, coreHash, integrity, pyodideLock?} (absolute
-//               URLs, the manifest's core_hash, {core, runtime: {wasm and stdlib: sha384}}, Pyodide's
-//               lock file without its packages, from the page's config; with the lock given,
-//               loadPyodide does not fetch pyodide-lock.json)
+// Messages in:  {type: "init", pyodideUrl, coreUrl, coreHash, integrity, pyodideLock?, coreModules?}
+//               (absolute URLs, the manifest's core_hash, {core, runtime: {wasm and stdlib:
+//               sha384}}, Pyodide's lock file without its packages, from the page's config; with
+//               the lock given, loadPyodide does not fetch pyodide-lock.json; coreModules: the
+//               modules of rrsite.core the survey's questions need, imported after "ready")
 //               {type: "respond", id, items: [{question, truth, innocuous?, permanent?}]}
 //               {type: "blind", id, key, survey} | {type: "finalize", id, key, msg, blindSig, inv}
 //               (blind invitations: rrsite.core.blind, RFC 9474; `key` is /api/blind-key's body)
@@ -155,7 +156,7 @@ self.fetch = (resource, options = {}) => {
   });
 };
 
-async function start({ pyodideUrl, coreUrl, coreHash, integrity, pyodideLock }) {
+async function start({ pyodideUrl, coreUrl, coreHash, integrity, pyodideLock, coreModules }) {
   const started = performance.now();
   for (const [name, value] of Object.entries((integrity && integrity.runtime) || {})) {
     pins.set(new URL(name, pyodideUrl).href, value);
@@ -202,6 +203,15 @@ async function start({ pyodideUrl, coreUrl, coreHash, integrity, pyodideLock }) 
   respondJson = respond;
   pyodideInstance = pyodide;
   self.postMessage({ type: "ready", ms: performance.now() - started });
+  // What the survey's questions need beyond yes-no and choice designs (numbers, frequency
+  // oracles), imported now, while the respondent reads, instead of at the first answer.
+  for (const name of Array.isArray(coreModules) ? coreModules : []) {
+    if (/^rrsite\.core(\.[a-z_]+)+$/.test(name)) pyodide.pyimport(name).destroy();
+  }
+  // What Python loaded of rrsite, for whoever profiles the start (a performance mark).
+  const loaded = pyodide.runPython("import sys\nsorted(m for m in sys.modules if m.startswith('rrsite'))");
+  performance.mark("rr-core-loaded", { detail: loaded.toJs() });
+  loaded.destroy();
 }
 
 function respondAll(items) {

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from ..base import read_spec
+from ..base import FREQUENCY_DESIGNS, read_spec
 from ..errors import DesignError
 from .choose import CANDIDATES, Choice, auto, compare
 from .hashing import bucket, hadamard_plus, hadamard_size, is_prime, seed_count
@@ -24,15 +24,6 @@ from .oracles import (
     best_prime_buckets,
 )
 from .waves import Memoized, WaveOracle
-
-#: Frequency-oracle designs a survey file may name, and the parameters each takes.
-FREQUENCY_DESIGNS: dict[str, tuple[str, ...]] = {
-    "oue": ("k", "epsilon", "max_ticks"),
-    "sue": ("k", "epsilon", "max_ticks"),
-    "olh": ("k", "epsilon", "g"),
-    "subset": ("k", "epsilon", "d"),
-    "hadamard": ("k", "epsilon"),
-}
 
 
 def oracle_from_spec(spec: Mapping[str, Any]) -> FrequencyOracle:

@@ -15,19 +15,12 @@ import random
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from ..base import Design, Step
+from ..base import FREQUENCY_DESIGNS, Design, Step
 from ..designs import design_from_spec
 from ..errors import DesignError
-from . import FREQUENCY_DESIGNS, oracle_from_spec
+from . import oracle_from_spec
 from .oracles import FrequencyOracle
 from .waves import Memoized
-
-
-def is_frequency(question: Mapping[str, Any]) -> bool:
-    """Whether a manifest question is answered here (a frequency oracle, or a panel's)."""
-    design = question.get("design")
-    return (isinstance(design, Mapping) and design.get("name") in FREQUENCY_DESIGNS) or \
-        isinstance(question.get("memoize"), Mapping)
 
 
 def truth_index(values: Sequence[str], truth: str, multi: bool) -> Any:
