@@ -224,7 +224,27 @@ def stored_rows() -> list[tuple]:
     return out
 
 
-def test_postgres_counts_in_place_what_its_export_gives(postgres, tmp_path):
+@pytest.fixture(params=["grouped", "per row"])
+def grouping(request, monkeypatch):
+    """Both ways the database checks rows: rows alike grouped (chosen when the first rows'
+    answers repeat), and each row on its own (nearly every answers text different)."""
+    from rrsite.exports.sql import postgres as database
+
+    grouped = request.param == "grouped"
+    monkeypatch.setattr(database, "GROUPED_SHARE", 1.0 if grouped else -1.0)
+    chosen: list[bool] = []
+    real = database.source
+
+    def source(catalog, survey, grouped=True):  # type: ignore[no-untyped-def]
+        chosen.append(grouped)
+        return real(catalog, survey, grouped)
+
+    monkeypatch.setattr(database, "source", source)
+    yield grouped
+    assert chosen and set(chosen) == {grouped}
+
+
+def test_postgres_counts_in_place_what_its_export_gives(postgres, tmp_path, grouping):
     dsn = postgres.create_database()
     manifests = [manifest(), manifest(VERSION_2, V2_QUESTIONS)]
     run_outside_loop(_fill(dsn, manifests, stored_rows()))
@@ -243,7 +263,8 @@ def test_postgres_counts_in_place_what_its_export_gives(postgres, tmp_path):
     assert json.loads((tmp_path / "r.json").read_text())["rows"] == in_place["rows"]
 
 
-def test_postgres_counts_rows_alike_as_one_group_and_shows_each_row(postgres, tmp_path):
+def test_postgres_counts_rows_alike_as_one_group_and_shows_each_row(postgres, tmp_path,
+                                                                    grouping):
     """The database checks rows alike (same version, answers and kind of token) once: a
     rejected group of many rows still counts every row and shows the first five of its
     reason by token, interleaved with another group's; two texts of the same JSON are two
@@ -275,7 +296,7 @@ def test_postgres_counts_rows_alike_as_one_group_and_shows_each_row(postgres, tm
     assert in_place["rows"]["accepted"] == 41  # the spaced copy counts as its twin does
 
 
-def test_postgres_numbers_and_two_group_designs(postgres, tmp_path):
+def test_postgres_numbers_and_two_group_designs(postgres, tmp_path, grouping):
     dsn = postgres.create_database()
     survey = SURVEYS / "hidden-numbers.md"
     export = tmp_path / "simulated.jsonl"
@@ -298,6 +319,38 @@ def test_postgres_numbers_and_two_group_designs(postgres, tmp_path):
     from_export = analyze([exported], survey=survey, by="region").to_dict()
     same_analysis(in_place, from_export)
     assert in_place["rows"]["rejected"] == 3 and in_place["numbers"]
+
+
+def test_postgres_groups_rows_only_where_answers_repeat(postgres, tmp_path, monkeypatch):
+    """The first rows decide: answers that repeat are grouped, answers that nearly all differ
+    (randomized numbers) are checked a row at a time."""
+    from rrsite.exports.catalog import manifest_from_survey_file
+    from rrsite.exports.sql import postgres as database
+
+    chosen: list[bool] = []
+    real = database.source
+
+    def source(catalog, survey, grouped=True):  # type: ignore[no-untyped-def]
+        chosen.append(grouped)
+        return real(catalog, survey, grouped)
+
+    monkeypatch.setattr(database, "source", source)
+    repeating = postgres.create_database()
+    run_outside_loop(_fill(repeating, [manifest()], stored_good(400)))
+    analyze_database(repeating, SURVEY)
+    survey = SURVEYS / "hidden-numbers.md"
+    export = tmp_path / "numbers.jsonl"
+    assert main(["simulate", str(survey), "--respondents", "400", "--seed", "2", "-o",
+                 str(export)]) == 0
+    records = [json.loads(line) for line in export.read_text().splitlines()]
+    distinct = postgres.create_database()
+    built = manifest_from_survey_file(survey)
+    run_outside_loop(_fill(distinct, [built], [
+        (r["survey"], r["version"], r["respondent"], r["submitted_at"], json.dumps(r["answers"]))
+        for r in records]))
+    analyze_database(distinct, built["id"])
+    assert len({json.dumps(r["answers"]) for r in records}) > 0.9 * len(records)
+    assert chosen == [True, False]
 
 
 def test_postgres_refuses_what_it_cannot_count(postgres):

@@ -50,6 +50,10 @@ from .shown import Shown
 
 #: The key of a design cell in the stored answers (rrsite/collect/manifests.py).
 CELL_KEY = "@cell"
+#: Rows read to tell whether grouping rows alike pays: it does unless nearly every answers text
+#: of the first SAMPLE_ROWS differs (more than GROUPED_SHARE of them distinct).
+SAMPLE_ROWS = 20_000
+GROUPED_SHARE = 0.9
 
 
 @dataclass
@@ -77,27 +81,29 @@ def shown_dsn(dsn: str) -> str:
     return f"{scheme}//{user.split(':', 1)[0]}@{tail}"
 
 
-def source(catalog: Catalog, survey: str) -> tuple[Source, Query]:
-    """The survey's stored submissions grouped by what the checks read, answers read as JSON.
+def source(catalog: Catalog, survey: str, grouped: bool = True) -> tuple[Source, Query]:
+    """The survey's stored submissions, answers read as JSON; ``grouped``: rows alike as one.
 
     The checks read a row's survey, version, answers and whether its token is empty, well
-    formed or not: rows alike in those are checked once, as one group that counts as many
-    (a survey's rows hold a few thousand distinct answers, however many respond). A token
-    stands for its kind (empty, well formed, not), each JSON text is parsed once, and the rows
-    of a rejected group are found again for the report. The stored answers text is grouped as
-    stored: two texts of the same JSON make two groups, checked alike.
+    formed or not: grouped, rows alike in those are checked once, as one group that counts as
+    many (a survey of choices holds a few thousand distinct answers, however many respond). A
+    token stands for its kind (empty, well formed, not), each JSON text is parsed once, and the
+    rows of a rejected group are found again for the report. The stored answers text is
+    grouped as stored: two texts of the same JSON make two groups, checked alike. Where nearly
+    every answers text differs (randomized numbers), grouping would only add a sort: each row
+    is then checked on its own (``grouped`` False).
     """
     d = POSTGRES
     fields = {name: text_field(name, d) for name in ("survey", "version", "respondent")}
-    grouped = catalog.grouped_ids()
+    two_group = catalog.grouped_ids()  # questions of two-group designs: <id>.group
     for qid in catalog.question_ids():
         fields[qid] = json_field(f"jsonb_typeof(rr_a -> {d.text(qid)})",
                                  f"(rr_a ->> {d.text(qid)})", d)
-    for qid in grouped:
+    for qid in two_group:
         key = d.text(qid + GROUP_SUFFIX)
         fields[qid + GROUP_SUFFIX] = json_field(f"jsonb_typeof(rr_a -> {key})",
                                                 f"(rr_a ->> {key})", d)
-    allowed = [*catalog.question_ids(), *(q + GROUP_SUFFIX for q in grouped), CELL_KEY]
+    allowed = [*catalog.question_ids(), *(q + GROUP_SUFFIX for q in two_group), CELL_KEY]
     strays = (f"((rr_a - CAST(ARRAY[{', '.join(d.text(k) for k in allowed)}] AS text[])) <> "
               "CAST('{}' AS jsonb))")
 
@@ -106,6 +112,12 @@ def source(catalog: Catalog, survey: str) -> tuple[Source, Query]:
                 f"{d.text(VALID_TOKEN)} ELSE '!' END)")
 
     rows = f"FROM submissions WHERE survey = {d.text(survey)}"
+    values = [(k, k) for k in ("survey", "version", "respondent", "submitted_at", "answers")]
+    if not grouped:
+        relation = (f"SELECT survey, version, respondent, submitted_at, answers, "
+                    f"CAST(answers AS jsonb) AS rr_a {rows}")
+        return (Source(fields, strays=strays),
+                Query(relation, ["respondent"], values, duplicates=False, file="NULL"))
     groups = (f"SELECT survey, version, {kind('respondent')} AS respondent, answers, "
               f"COUNT(*) AS rr_w {rows} GROUP BY survey, version, {kind('respondent')}, answers")
     relation = (f"SELECT survey, version, respondent, answers, CAST(answers AS jsonb) AS rr_a, "
@@ -115,7 +127,6 @@ def source(catalog: Catalog, survey: str) -> tuple[Source, Query]:
     rejected = (f"SELECT rr_s.*, rr_r.rr_status FROM (SELECT * {rows} AND EXISTS ({bad})) AS "
                 f"rr_s JOIN ({bad}) AS rr_r ON rr_s.answers = rr_r.answers AND rr_s.version = "
                 f"rr_r.version AND {kind('rr_s.respondent')} = rr_r.respondent")
-    values = [(k, k) for k in ("survey", "version", "respondent", "submitted_at", "answers")]
     return (Source(fields, strays=strays),
             Query(relation, ["respondent"], values, duplicates=False, file="NULL",
                   weight="rr_w", rejected=rejected))
@@ -183,10 +194,15 @@ def tally_database(dsn: str, survey: str, by: str | Sequence[str] | None = None,
         for question in parse_by(by):
             if not catalog.questions_named(question):
                 raise RRSiteError(f"--by {question!r}: no such question in survey {survey!r}")
-        # The query's cost estimate (a million rows, for a few thousand groups) would have the
-        # server compile it first (JIT), which takes longer than running it.
-        connection.fetch("SET LOCAL jit = off")
-        fields, query = source(catalog, survey)
+        sampled, distinct = connection.fetch(
+            "SELECT COUNT(*), COUNT(DISTINCT answers) FROM (SELECT answers FROM submissions "
+            "WHERE survey = $1 LIMIT $2) AS rr_sample", survey, SAMPLE_ROWS)[0]
+        grouped = distinct <= GROUPED_SHARE * sampled
+        if grouped:
+            # The query's cost estimate (a million rows, for a few thousand groups) would have
+            # the server compile it first (JIT), which takes longer than running it.
+            connection.fetch("SET LOCAL jit = off")
+        fields, query = source(catalog, survey, grouped)
         checks = RowChecks(catalog, by, POSTGRES, fields)
         checks.impossible = _impossible(connection, checks, query.source)
         sql = Aggregate(checks, query).sql()
