@@ -251,10 +251,12 @@ class FirefoxDriver(Driver):
             self.process.wait(timeout=10)
 
 
-#: Seconds a WebKit session may take to come up before it is abandoned and started again: a
-#: normal start takes a few seconds even on a loaded machine; a hung one (below) cost a whole run
-#: 90 s with the earlier 90.
-SESSION_START_S = 30
+#: Seconds a WebKit session may take to come up before it is abandoned and started again. A
+#: normal start takes 0.26-0.34 s on a quiet machine (95 starts, quit and start again in a loop);
+#: one start in 15 of such a loop hung once, and the last two fresh-clone runs of the suite each
+#: lost 30 s to a hung start with the earlier 30 (90 s with the 90 before that). Ten seconds is
+#: thirty times a normal start and still bounds what a hang costs.
+SESSION_START_S = 10
 
 
 #: JavaScriptCore without its optimizing wasm tier (OMG): every page of these tests starts Pyodide
