@@ -162,9 +162,8 @@ class Aggregate:
     def _numbers(self, i: int, qid: str) -> str:
         group = f"(CASE WHEN rr_d{i} > 0 THEN CAST(rr_d{i} AS {self._string()}) ELSE '' END)"
         inner = (f"SELECT rr_m, rr_v{i}, rr_d{i}, rr_g, {self._count()} AS rr_n FROM rr_ranked "
-                 f"WHERE "
-                 f"rr_status = {OK} AND rr_v{i} IS NOT NULL GROUP BY rr_m, rr_v{i}, rr_d{i}, "
-                 "rr_g")
+                 f"WHERE rr_status = {OK} AND rr_v{i} IS NOT NULL GROUP BY rr_m, rr_v{i}, "
+                 f"rr_d{i}, rr_g")
         subgroup = self._subgroup("rr_g")
         row = self._row(question=self.d.text(qid), version=self._version("rr_m"), group=group,
                         report=f"rr_v{i}", subgroup=f"COALESCE({subgroup}, '')", count="rr_n")

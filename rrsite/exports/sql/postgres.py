@@ -4,9 +4,10 @@ The query of rrsite.exports.sql.aggregate runs in the database, over the collect
 (rrsite/collect/pgstore.py: ``manifests`` and ``submissions``, whose ``answers`` is the JSON
 object the page sent, two-group groups under ``<id>.group``). In one read-only, repeatable-read
 transaction: the survey's manifests, then (for a survey with randomized numbers) the distinct
-reports, which rrsite.core's designs judge possible or not, then the counts, over the rows
-grouped by what the checks read (``source``; the server's JIT compiler off: with a few thousand
-groups the query runs in less time than compiling it takes). What leaves the
+reports, which rrsite.core's designs judge possible or not, then the counts: over the rows
+grouped by what the checks read where the survey's answers repeat (``source``; the server's JIT
+compiler off: with a few thousand groups the query runs in less time than compiling it takes),
+else row by row. What leaves the
 database: counts per question, version, report and subgroup; each randomized number's distinct
 reports with how many gave each (the estimator needs every report; this is all of them without
 any link to a respondent); the number of rows rejected per reason and the first five rejected
