@@ -224,14 +224,10 @@ def stored_rows() -> list[tuple]:
     return out
 
 
-@pytest.fixture(params=["grouped", "per row"])
-def grouping(request, monkeypatch):
-    """Both ways the database checks rows: rows alike grouped (chosen when the first rows'
-    answers repeat), and each row on its own (nearly every answers text different)."""
+def ways_chosen(monkeypatch) -> list[bool]:  # type: ignore[no-untyped-def]
+    """Each way the database was asked to check rows (grouped or not), in order."""
     from rrsite.exports.sql import postgres as database
 
-    grouped = request.param == "grouped"
-    monkeypatch.setattr(database, "GROUPED_SHARE", 1.0 if grouped else -1.0)
     chosen: list[bool] = []
     real = database.source
 
@@ -240,6 +236,18 @@ def grouping(request, monkeypatch):
         return real(catalog, survey, grouped)
 
     monkeypatch.setattr(database, "source", source)
+    return chosen
+
+
+@pytest.fixture(params=["grouped", "per row"])
+def grouping(request, monkeypatch):
+    """Both ways the database checks rows: rows alike grouped (chosen when the first rows'
+    answers repeat), and each row on its own (nearly every answers text different)."""
+    from rrsite.exports.sql import postgres as database
+
+    grouped = request.param == "grouped"
+    monkeypatch.setattr(database, "GROUPED_SHARE", 1.0 if grouped else -1.0)
+    chosen = ways_chosen(monkeypatch)
     yield grouped
     assert chosen and set(chosen) == {grouped}
 
@@ -325,16 +333,8 @@ def test_postgres_groups_rows_only_where_answers_repeat(postgres, tmp_path, monk
     """The first rows decide: answers that repeat are grouped, answers that nearly all differ
     (randomized numbers) are checked a row at a time."""
     from rrsite.exports.catalog import manifest_from_survey_file
-    from rrsite.exports.sql import postgres as database
 
-    chosen: list[bool] = []
-    real = database.source
-
-    def source(catalog, survey, grouped=True):  # type: ignore[no-untyped-def]
-        chosen.append(grouped)
-        return real(catalog, survey, grouped)
-
-    monkeypatch.setattr(database, "source", source)
+    chosen = ways_chosen(monkeypatch)
     repeating = postgres.create_database()
     run_outside_loop(_fill(repeating, [manifest()], stored_good(400)))
     analyze_database(repeating, SURVEY)
