@@ -201,8 +201,10 @@ def tally_database(dsn: str, survey: str, by: str | Sequence[str] | None = None,
         grouped = distinct <= GROUPED_SHARE * sampled
         if grouped:
             # The query's cost estimate (a million rows, for a few thousand groups) would have
-            # the server compile it first (JIT), which takes longer than running it.
-            connection.fetch("SET LOCAL jit = off")
+            # the server compile it first (JIT), which takes longer than running it. (A server
+            # without JIT, before PostgreSQL 11, has no such setting.)
+            connection.fetch("SELECT set_config('jit', 'off', true) FROM pg_settings "
+                             "WHERE name = 'jit'")
         fields, query = source(catalog, survey, grouped)
         checks = RowChecks(catalog, by, POSTGRES, fields)
         checks.impossible = _impossible(connection, checks, query.source)
