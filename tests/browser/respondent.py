@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
@@ -218,6 +219,22 @@ def fill(page: Page, manifest: dict[str, Any], plan: Plan) -> None:
             else:
                 page.locator(f"#q-{qid}-input").fill(str(value))
     go_to_page(page, None)  # the submit button is on the last page
+
+
+#: A number as a program writes it (a true number's forms in truth_forms of the tests).
+NUMBER_FORM = re.compile(r"-?[0-9]+(?:\.[0-9]+)?(?:e[+-]?[0-9]+)?")
+#: An ISO 8601 time as the page stores it ("2026-11-28T12:31:11.021Z").
+TIMESTAMP = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9:.]+Z?")
+
+
+def written_in(form: str, text: str) -> bool:
+    """Whether a true answer written as ``form`` is in ``text``: a number only as a whole
+    number, neither as a piece of a longer one nor inside a time the page stored (the "11.0"
+    of "2026-11-28T12:31:11.021Z" is not the true answer 11), anything else anywhere."""
+    if NUMBER_FORM.fullmatch(form):
+        pattern = rf"(?<![0-9.]){re.escape(form)}(?![0-9]|\.[0-9])"
+        return re.search(pattern, TIMESTAMP.sub(" ", text)) is not None
+    return form in text
 
 
 def worker(page: Page) -> Worker:

@@ -28,7 +28,14 @@ from typing import Any
 import pytest
 from browserkit import HERE, ROOT, STORAGE_DUMP, Site, Watch, open_survey, serve_surveys
 from playwright.sync_api import BrowserContext, Page
-from respondent import confirm, log_worker_results, submit, wait_review, worker_results
+from respondent import (
+    confirm,
+    log_worker_results,
+    submit,
+    wait_review,
+    worker_results,
+    written_in,
+)
 
 LANGUAGES = ("en", "es", "fr", "de", "pt", "it")
 PLACEHOLDER = re.compile(r"\{(\w+)\}")
@@ -204,6 +211,18 @@ def truth_forms(typed: str, lang: str) -> set[str]:
 STORAGE = STORAGE_DUMP
 
 
+def test_a_true_number_is_looked_for_whole() -> None:
+    """A stored timestamp's "12:31:11.021Z" holds no true answer 11 (written "11.0" by
+    Python): the audit looks for numbers as whole numbers, other answers anywhere."""
+    kept = '{"at": "2026-11-28T12:31:11.021Z", "days": 7}'
+    assert not any(written_in(form, kept) for form in ("11.0", "11", "2026", "12", "31.021"))
+    assert written_in("7", kept)
+    assert written_in("11.0", '{"days":11.0}') and written_in("11", "[11]")
+    assert not written_in("11", "111") and not written_in("11", "0.11")
+    assert written_in("-5.5", "x=-5.5,") and not written_in("18500.3", "18500.37")
+    assert written_in("yes", "ayesb")
+
+
 def audit_truths(page: Page, watch: Watch, console: list[str], manifest: dict[str, Any],
                  typed: dict[str, str], body: dict[str, Any]) -> None:
     """The true numbers are nowhere but on the screen: not in a request's URL, headers or body,
@@ -215,11 +234,11 @@ def audit_truths(page: Page, watch: Watch, console: list[str], manifest: dict[st
     legit = json.dumps(body)
     for qid, text in typed.items():
         for form in truth_forms(text, lang):
-            if form in legit:
+            if written_in(form, legit):
                 continue  # a report that happens to be the truth (sent as it is by the coins)
-            assert form not in sent, f"true answer of {qid} ({form}) in a request"
-            assert form not in stored, f"true answer of {qid} ({form}) stored"
-            assert form not in said, f"true answer of {qid} ({form}) in the console"
+            assert not written_in(form, sent), f"true answer of {qid} ({form}) in a request"
+            assert not written_in(form, stored), f"true answer of {qid} ({form}) stored"
+            assert not written_in(form, said), f"true answer of {qid} ({form}) in the console"
 
 
 def answer_with_income(page: Page, manifest: dict[str, Any], typed: str) -> str:

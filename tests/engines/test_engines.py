@@ -48,6 +48,7 @@ from respondent import (
     netlify_value,
     parse_body,
     plan_answers,
+    written_in,
 )
 
 from rrsite.analyze import analyze
@@ -270,11 +271,11 @@ def test_answer_and_audit(file: str, engine: Driver, engine_site: EngineSite,
         if q["id"] not in plan.truths:
             continue  # crosswise/triangular: no truth ever enters the page
         for truth in truth_forms(q, plan.truths[q["id"]]):
-            if answers[q["id"]] == truth or truth in legit or len(truth) < 4:
+            if answers[q["id"]] == truth or written_in(truth, legit) or len(truth) < 4:
                 continue  # the coins sent it as it is, or too short to look for by text
-            assert truth not in seen, f"true answer of {q['id']} sent"
-            assert truth not in kept, f"true answer of {q['id']} kept on the device"
-            assert truth not in logged, f"true answer of {q['id']} in the console"
+            assert not written_in(truth, seen), f"true answer of {q['id']} sent"
+            assert not written_in(truth, kept), f"true answer of {q['id']} kept on the device"
+            assert not written_in(truth, logged), f"true answer of {q['id']} in the console"
     for request in recorder.since(start):
         for truth in plan.truths.values():
             assert f"={truth}" not in urlsplit(request.path).query
