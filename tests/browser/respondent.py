@@ -229,10 +229,11 @@ TIMESTAMP = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9:.]+Z?")
 
 def written_in(form: str, text: str) -> bool:
     """Whether a true answer written as ``form`` is in ``text``: a number only as a whole
-    number, neither as a piece of a longer one nor inside a time the page stored (the "11.0"
-    of "2026-11-28T12:31:11.021Z" is not the true answer 11), anything else anywhere."""
+    number, neither as a piece of a longer one or of a word (a file's hash) nor inside a time
+    the page stored (the "11.0" of "2026-11-28T12:31:11.021Z" is not the true answer 11),
+    anything else anywhere."""
     if NUMBER_FORM.fullmatch(form):
-        pattern = rf"(?<![0-9.]){re.escape(form)}(?![0-9]|\.[0-9])"
+        pattern = rf"(?<![0-9A-Za-z.]){re.escape(form)}(?![0-9A-Za-z]|\.[0-9])"
         return re.search(pattern, TIMESTAMP.sub(" ", text)) is not None
     return form in text
 

@@ -39,6 +39,7 @@ from respondent import (
     shown_body,
     worker_results,
     worker_violations,
+    written_in,
 )
 
 ROUNDS = 8
@@ -188,8 +189,9 @@ def test_answer_survey_many_times(file: Path, site: Site, context: BrowserContex
         sent_text = "\n".join(r.text() for r in watch.requests[before:])
         legit = json.dumps(body, ensure_ascii=False) + manifest["id"] + page_url
         for qid, truth in plan.truths.items():
-            if results[qid]["report"] != truth and truth not in legit and len(truth) >= 4:
-                assert truth not in sent_text, f"true answer of {qid} sent"
+            if results[qid]["report"] != truth and not written_in(truth, legit) and \
+                    len(truth) >= 4:
+                assert not written_in(truth, sent_text), f"true answer of {qid} sent"
         for sent in watch.requests[before:]:
             assert urlsplit(sent.url).netloc in allowed_hosts, sent.url
             for truth in plan.truths.values():

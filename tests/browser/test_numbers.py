@@ -220,6 +220,7 @@ def test_a_true_number_is_looked_for_whole() -> None:
     assert written_in("11.0", '{"days":11.0}') and written_in("11", "[11]")
     assert not written_in("11", "111") and not written_in("11", "0.11")
     assert written_in("-5.5", "x=-5.5,") and not written_in("18500.3", "18500.37")
+    assert not written_in("2500", "/_rr/core.3f2500ab.zip") and written_in("2500", "x=2500&")
     assert written_in("yes", "ayesb")
 
 
