@@ -39,8 +39,8 @@ def modules_for(questions: Sequence[Mapping[str, Any]]) -> list[str]:
     """
     needed = set()
     for question in questions:
-        if "design" not in question and "memoize" not in question:
-            continue  # asked directly: its answer is sent as given
+        if not question.get("sensitive"):
+            continue  # asked directly: the page sends its answer as given, never to the worker
         if question.get("type") == "number":
             needed.add(f"{__package__}.numbers")
         elif is_frequency(question):

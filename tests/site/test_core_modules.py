@@ -25,7 +25,7 @@ import rrsite.core
 before = {m for m in sys.modules if m.startswith("rrsite")}
 from rrsite.core import respond
 for q in json.load(sys.stdin)["questions"]:
-    if "design" not in q and "memoize" not in q:
+    if not q["sensitive"]:  # the page hands only these to the worker
         continue
     if q["type"] == "number":
         truth = str(q.get("min", 0))
