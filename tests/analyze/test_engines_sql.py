@@ -331,10 +331,22 @@ def test_postgres_numbers_and_two_group_designs(postgres, tmp_path, grouping):
 
 def test_postgres_groups_rows_only_where_answers_repeat(postgres, tmp_path, monkeypatch):
     """The first rows decide: answers that repeat are grouped, answers that nearly all differ
-    (randomized numbers) are checked a row at a time."""
+    (randomized numbers) are checked a row at a time. The grouped tally runs with the server's
+    JIT compiler off (its estimate of the groups would have it compile first), inside its own
+    transaction only; the tally row by row keeps the server's setting."""
     from rrsite.exports.catalog import manifest_from_survey_file
+    from rrsite.exports.sql import postgres as database
 
     chosen = ways_chosen(monkeypatch)
+    jit: list[str] = []
+    fetch = database.Connection.fetch
+
+    def spied(self, query, *args):  # type: ignore[no-untyped-def]
+        if query.startswith("WITH rr_rows"):  # the tally itself
+            jit.append(fetch(self, "SHOW jit")[0][0])
+        return fetch(self, query, *args)
+
+    monkeypatch.setattr(database.Connection, "fetch", spied)
     repeating = postgres.create_database()
     run_outside_loop(_fill(repeating, [manifest()], stored_good(400)))
     analyze_database(repeating, SURVEY)
@@ -351,6 +363,16 @@ def test_postgres_groups_rows_only_where_answers_repeat(postgres, tmp_path, monk
     analyze_database(distinct, built["id"])
     assert len({json.dumps(r["answers"]) for r in records}) > 0.9 * len(records)
     assert chosen == [True, False]
+    default = run_outside_loop(_show_jit(distinct))
+    assert jit == ["off", default] and default == "on"
+
+
+async def _show_jit(dsn: str) -> str:
+    connection = await asyncpg.connect(dsn)
+    try:
+        return str(await connection.fetchval("SHOW jit"))
+    finally:
+        await connection.close()
 
 
 def test_postgres_refuses_what_it_cannot_count(postgres):
