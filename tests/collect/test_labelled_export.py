@@ -38,7 +38,7 @@ def database(tmp_path: Path, kit) -> Path:
     # files (read by statistics programs, not spreadsheets) hold it as it is.
     tokens = ["-" + kit.token()[1:], kit.token(), kit.token()]
     with kit.make_client(dist, db) as client:
-        for body, token in zip(bodies, tokens):
+        for body, token in zip(bodies, tokens, strict=True):
             sent = {"survey": "doping", "version": manifest["version"],
                     "respondent": token, **body}
             response = client.post("/api/submissions", content=json.dumps(sent), headers=JSON)
