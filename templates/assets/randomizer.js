@@ -24,6 +24,7 @@ export class Randomizer {
   /** Start (again): Pyodide and rrsite/core begin downloading at once. */
   begin() {
     this.state = "loading";
+    this.retried = false;
     this.generation = (this.generation || 0) + 1;
     this.ready = new Promise((resolve, reject) => {
       this.resolveReady = resolve;
@@ -68,7 +69,7 @@ export class Randomizer {
     this.worker.addEventListener("message", (event) => this.onMessage(event.data || {}));
     this.worker.addEventListener("error", (event) => {
       event.preventDefault();
-      this.fail("error", event.message || "the randomizer did not load");
+      this.retryOrFail("error", event.message || "the randomizer did not load");
     });
     this.worker.postMessage({
       type: "init",
@@ -101,7 +102,7 @@ export class Randomizer {
       this.showProgress("ready", 3);
       this.resolveReady();
     } else if (message.type === "failed") {
-      this.fail(message.reason, message.message);
+      this.retryOrFail(message.reason, message.message);
     } else if (message.type === "result") {
       const pending = this.pending.get(message.id);
       if (!pending) return;
@@ -127,6 +128,26 @@ export class Randomizer {
     for (const pending of this.pending.values()) pending.reject(new Error("stopped"));
     this.pending.clear();
     this.rejectReady(new Error("stopped"));
+  }
+
+  /**
+   * A start that broke down (reason "error": not a policy that blocks WebAssembly, not a file
+   * that differs from its pin, not the time limit) is tried once more in a fresh worker before
+   * the respondent is told: WebKit has been seen to fail Pyodide's start now and then ("Out of
+   * bounds memory access") where the next start works, and a file the server could not send a
+   * moment ago may come now. The files already fetched come from the browser's cache.
+   */
+  retryOrFail(reason, detail) {
+    if (reason !== "error" || this.state !== "loading" || this.retried) {
+      this.fail(reason, detail);
+      return;
+    }
+    this.retried = true;
+    performance.mark("rr-start-retried", { detail: String(detail) });
+    if (this.worker) this.worker.terminate();
+    this.worker = null;
+    this.generation += 1;
+    this.start(this.generation);
   }
 
   fail(reason, detail) {

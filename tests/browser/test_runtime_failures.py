@@ -2,7 +2,9 @@
 
 - A Content-Security-Policy without 'wasm-unsafe-eval' on the worker (Pyodide then hangs instead
   of failing): the page says so at once and refuses to submit; no request carries an answer.
-- The runtime missing (404): the same.
+- The runtime missing (404): the same, after one more try in a fresh worker (never more).
+- A start that breaks down once (the runtime's file refused once, as WebKit's "Out of bounds
+  memory access" breaks one start now and then): the second try starts and the page works.
 - The runtime hanging: after the startup timeout (shortened here through the page's timer) the
   page shows the error.
 - The respondent faster than the runtime: submit waits, says so, and continues once it is ready.
@@ -65,11 +67,49 @@ def test_wrong_csp_on_the_worker_is_reported(site: Site, context: BrowserContext
     expect_refusal(page, site, watch, "security settings")
 
 
+RETRIES = "() => performance.getEntriesByName('rr-start-retried').map((mark) => mark.detail)"
+
+
 def test_missing_runtime_is_reported(site: Site, context: BrowserContext, watch: Watch) -> None:
+    asked: list[str] = []
+
+    def missing(route: Route) -> None:
+        asked.append(route.request.url)
+        route.fulfill(status=404, body="not here")
+
     page = context.new_page()
-    page.route("**/pyodide.asm.wasm", lambda route: route.fulfill(status=404, body="not here"))
+    page.route("**/pyodide.asm.wasm", missing)
     page.goto(site.page_url(SURVEY))
     expect_refusal(page, site, watch, "pyodide.asm.wasm: HTTP 404")
+    assert page.evaluate(RETRIES) == ["pyodide.asm.wasm: HTTP 404"]  # tried again, once
+    assert len(asked) == 2
+
+
+def test_a_start_that_breaks_down_once_is_tried_again(site: Site, context: BrowserContext,
+                                                      watch: Watch) -> None:
+    asked: list[str] = []
+
+    def once_refused(route: Route) -> None:
+        asked.append(route.request.url)
+        if len(asked) == 1:
+            route.fulfill(status=503, body="busy")
+        else:
+            route.continue_()
+
+    page = context.new_page()
+    page.route("**/pyodide.asm.wasm", once_refused)
+    page.goto(site.page_url(SURVEY))
+    page.wait_for_selector("html[data-rr-runtime=ready]", state="attached", timeout=90_000)
+    assert page.evaluate(RETRIES) == ["pyodide.asm.wasm: HTTP 503"]
+    assert len(asked) == 2
+    manifest = site.manifest(SURVEY)
+    fill(page, manifest, plan_answers(manifest, 0))
+    page.click("#rr-submit")
+    page.wait_for_selector("#rr-review:not([hidden])")
+    page.click("#rr-confirm")
+    page.wait_for_selector("#rr-done:not([hidden])")
+    assert len(watch.posts("/api/submissions")) == 1
+    watch.assert_clean()
 
 
 def test_hanging_runtime_times_out(site: Site, context: BrowserContext, watch: Watch) -> None:
