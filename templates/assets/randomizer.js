@@ -143,7 +143,11 @@ export class Randomizer {
       return;
     }
     this.retried = true;
-    performance.mark("rr-start-retried", { detail: String(detail) });
+    try {
+      performance.mark("rr-start-retried", { detail: String(detail) });
+    } catch {
+      // a browser without User Timing's detail: the retry goes on unmarked
+    }
     if (this.worker) this.worker.terminate();
     this.worker = null;
     this.generation += 1;
