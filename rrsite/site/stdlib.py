@@ -6,7 +6,9 @@ this module lists the zip entries that were imported when Pyodide started, ran t
 steps, imported every module rrsite/core imports (at any depth, also inside functions) and answered
 every example survey's questions. ``node tests/pyodide/stdlib_trace.mjs --write`` makes the list;
 ``make test`` (tests/pyodide/run_core_tests.mjs) fails when the trace and the list disagree and runs
-rrsite/core inside Pyodide against the trimmed zip, so a missing module fails CI.
+rrsite/core inside Pyodide against the trimmed zip, so a missing module fails CI. One entry,
+Pyodide's package loader, is shipped as rrsite's own stand-in (``REPLACED``,
+pyodide_package_loader.py: the page installs no package); the trace runs with it in place.
 
 Minifying starts Node and Pyodide (3-10 s), so :func:`shipped_stdlib` caches the zip a build ships
 under a key made of everything that determines it: the Pyodide runtime's files (which carry its
@@ -47,6 +49,15 @@ MINIFY_TIMEOUT_S = 180
 PRECOMPILE_BUDGET = 1_000_000
 
 
+#: Entries of Pyodide's library shipped with rrsite's own source instead (see that file).
+REPLACED = {"pyodide/_package_loader.py": Path(__file__).with_name("pyodide_package_loader.py")}
+#: Entries the page does without although Pyodide's start imports them: only inside
+#: ``try: import ... except ImportError`` (zipfile and shutil for the archive codecs bz2, lzma and
+#: zstd; asyncio for TLS, which Pyodide only stubs), and neither the worker nor rrsite/core uses
+#: them. The trace runs without them, so neither they nor what only they import (ssl imports
+#: pathlib and glob) get into the keep list. A name ending in "/" is a whole package.
+OPTIONAL = ("bz2.py", "lzma.py", "ssl.py", "_ssl.py", "compression/")
+
 #: The runtime files whose bytes determine the minified result (the interpreter and its library).
 RUNTIME_KEY_FILES = ("pyodide.mjs", "pyodide.asm.mjs", "pyodide.asm.wasm", "python_stdlib.zip")
 
@@ -65,14 +76,38 @@ def read_keep_list(path: Path = KEEP_FILE) -> list[str]:
     return names
 
 
+def replaced_entries() -> dict[str, bytes]:
+    """The entries of :data:`REPLACED`: name -> the source shipped instead of Pyodide's."""
+    return {name: path.read_bytes() for name, path in REPLACED.items()}
+
+
+def traced_library(data: bytes) -> bytes:
+    """The library the trace starts Pyodide on: the whole zip ``data``, untrimmed.
+
+    As the site would ship it without a keep list: the :data:`REPLACED` entries swapped in and
+    the :data:`OPTIONAL` ones left out.
+    """
+    names = [info.filename for info in zipfile.ZipFile(io.BytesIO(data)).infolist()
+             if not info.is_dir() and not _optional(info.filename)]
+    return trim_stdlib(data, names)
+
+
+def _optional(name: str) -> bool:
+    """Whether the zip entry ``name`` is one of :data:`OPTIONAL` (or inside one of its packages)."""
+    return any(name.startswith(entry) if entry.endswith("/") else name == entry
+               for entry in OPTIONAL)
+
+
 def trim_stdlib(data: bytes, keep: list[str]) -> bytes:
     """The zip ``data`` with only the entries ``keep`` names (and their folders), all stored.
 
-    Raises :class:`StdlibError` naming the entries ``keep`` asks for that the zip does not hold.
+    The :data:`REPLACED` entries hold rrsite's source instead of Pyodide's. Raises
+    :class:`StdlibError` naming the entries ``keep`` asks for that the zip does not hold.
     """
     source = zipfile.ZipFile(io.BytesIO(data))
     infos = source.infolist()
     present = {info.filename for info in infos}
+    replaced = replaced_entries()
     missing = [name for name in keep if name not in present]
     if missing:
         more = f" and {len(missing) - 5} more" if len(missing) > 5 else ""
@@ -92,7 +127,8 @@ def trim_stdlib(data: bytes, keep: list[str]) -> bytes:
             entry = zipfile.ZipInfo(info.filename, date_time=info.date_time)
             entry.external_attr = info.external_attr
             entry.create_system = info.create_system
-            target.writestr(entry, b"" if info.is_dir() else source.read(info))
+            body = b"" if info.is_dir() else replaced.get(info.filename) or source.read(info)
+            target.writestr(entry, body)
     return buffer.getvalue()
 
 
@@ -172,6 +208,8 @@ def stdlib_cache_key(pyodide: Path, budget: int = PRECOMPILE_BUDGET,
     part("keep", keep_file.read_bytes())
     part("script", MINIFY_SCRIPT.read_bytes())
     part("module", Path(__file__).read_bytes())
+    for name, body in sorted(replaced_entries().items()):
+        part(f"replaced {name}", body)
     part("budget", str(budget).encode())
     return digest.hexdigest()
 

@@ -1,5 +1,5 @@
 // Traces which files of Pyodide's python_stdlib.zip the respondent's page imports, by running it:
-// Pyodide starts (with the full library), the worker's start steps run (templates/assets/worker.js),
+// Pyodide starts (on its whole library as the site would ship it untrimmed), the worker's start steps run (templates/assets/worker.js),
 // rrsite/core is unpacked from the very bundle the site ships, every module core's source imports
 // (at any depth, found with ast) is imported, and every question of every example survey is
 // answered with every answer. The stdlib modules then loaded from the zip are the trace.
@@ -27,8 +27,11 @@ export function hostData() {
 import json, pathlib, sys
 from rrsite.survey import load_survey
 from rrsite.survey.bundle import core_zip
+from rrsite.site.stdlib import traced_library
 out = pathlib.Path(sys.argv[1])
 out.joinpath("core.zip").write_bytes(core_zip())
+full = pathlib.Path("node_modules/pyodide/python_stdlib.zip").read_bytes()
+out.joinpath("stdlib.zip").write_bytes(traced_library(full))
 folders = [pathlib.Path("surveys"), pathlib.Path("tests/browser/surveys")]
 questions = [q for folder in folders for path in sorted(folder.glob("*.md"))
              for q in load_survey(path).manifest()["questions"] if q.get("sensitive")]
@@ -45,6 +48,7 @@ out.joinpath("questions.json").write_text(json.dumps({"questions": questions, "i
 `, dir], { cwd: repo, stdio: ["ignore", "inherit", "inherit"] });
     return {
       core: new Uint8Array(readFileSync(join(dir, "core.zip"))),
+      stdlib: new Uint8Array(readFileSync(join(dir, "stdlib.zip"))),
       ...JSON.parse(readFileSync(join(dir, "questions.json"), "utf-8")),
     };
   } finally {
@@ -140,22 +144,22 @@ for _module in list(sys.modules.values()):
 `).split("\n").filter(Boolean);
 }
 
-/** Entries the trace sees imported that the page does without: Pyodide's start imports them only
- * through `try: import ... except ImportError` (zipfile and shutil for the archive codecs bz2, lzma
- * and zstd; asyncio for TLS, which Pyodide only stubs), and neither the worker nor rrsite/core
- * uses them. Left out of the keep list; run_core_tests.mjs proves the page starts and answers
- * without them. A prefix ending in "/" names a whole package. */
-export const OPTIONAL = ["bz2.py", "lzma.py", "ssl.py", "_ssl.py", "compression/"];
-
-const optional = (entry) => OPTIONAL.some((name) => name.endsWith("/") ? entry.startsWith(name) : entry === name);
-
-/** Start a full-library Pyodide, exercise core, and return the sorted list of zip entries used,
- * OPTIONAL ones left out (and that Pyodide, for more checks). */
+/** Start Pyodide on its whole library as the site would ship it untrimmed (rrsite's stand-ins
+ * swapped in, the optional modules out: REPLACED and OPTIONAL in rrsite/site/stdlib.py),
+ * exercise core, and return the sorted list of zip entries used (and that Pyodide, for more
+ * checks). */
 export async function traceStdlib(data = hostData()) {
-  const pyodide = await loadPyodide({ packages: [] });
+  const dir = mkdtempSync(join(tmpdir(), "rr-trace-stdlib-"));
+  let pyodide;
+  try {
+    const stdlib = join(dir, "python_stdlib.zip");
+    writeFileSync(stdlib, data.stdlib);
+    pyodide = await loadPyodide({ packages: [], stdLibURL: stdlib });
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
   const answered = exerciseCore(pyodide, data);
-  const entries = loadedEntries(pyodide).filter((entry) => !optional(entry));
-  return { entries, answered, version: pyodide.version, pyodide };
+  return { entries: loadedEntries(pyodide), answered, version: pyodide.version, pyodide };
 }
 
 export function readKeep() {
@@ -168,9 +172,9 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
   if (process.argv.includes("--write")) {
     writeFileSync(keepFile, [
       `# Pyodide ${version}: python_stdlib.zip entries imported by Pyodide's start, the worker's`,
-      "# start steps and rrsite/core, but for optional ones the page does without (OPTIONAL in",
-      "# tests/pyodide/stdlib_trace.mjs). Made by `node tests/pyodide/stdlib_trace.mjs --write`;",
-      "# do not edit by hand (make test fails when a trace disagrees with this list).",
+      "# start steps and rrsite/core (OPTIONAL and REPLACED in rrsite/site/stdlib.py: left out,",
+      "# shipped as rrsite's). Made by `node tests/pyodide/stdlib_trace.mjs --write`; do not",
+      "# edit by hand (make test fails when a trace disagrees with this list).",
       ...entries, ""].join("\n"));
     console.log(`wrote ${entries.length} entries to ${keepFile}`);
   } else {

@@ -9,12 +9,16 @@ from pathlib import Path
 
 import pytest
 
+from rrsite.site import pyodide_package_loader as stand_in
 from rrsite.site.builder import BuildError, build
 from rrsite.site.stdlib import (
     KEEP_FILE,
+    OPTIONAL,
+    REPLACED,
     StdlibError,
     minify_stdlib,
     read_keep_list,
+    traced_library,
     trim_stdlib,
 )
 
@@ -45,6 +49,38 @@ def test_trim_names_the_entries_a_zip_lacks():
     data = make_zip({"a.py": b""})
     with pytest.raises(StdlibError, match=r"lacks: b\.py, c/d\.py .*stdlib_trace\.mjs --write"):
         trim_stdlib(data, ["a.py", "b.py", "c/d.py"])
+
+
+def test_the_package_loader_is_rrsites_stand_in_and_optional_modules_are_left_out():
+    loader = "pyodide/_package_loader.py"
+    data = make_zip({"a.py": b"A = 1\n", loader: b"import zipfile, shutil, tempfile\n",
+                     "ssl.py": b"import pathlib\n", "bz2.py": b"", "compression/": b"",
+                     "compression/zstd/__init__.py": b"", "compressionist.py": b"C = 1\n"})
+    own = REPLACED[loader].read_bytes()
+    trimmed = zipfile.ZipFile(io.BytesIO(trim_stdlib(data, ["a.py", loader])))
+    assert trimmed.read(loader) == own and trimmed.read("a.py") == b"A = 1\n"
+    # the trace's library: every entry but the optional ones, with the stand-in in place
+    traced = zipfile.ZipFile(io.BytesIO(traced_library(data)))
+    assert sorted(traced.namelist()) == ["a.py", "compressionist.py", loader]
+    assert traced.read(loader) == own
+    assert {"ssl.py", "bz2.py", "lzma.py", "compression/"} <= set(OPTIONAL)
+
+
+def test_the_stand_in_answers_what_pyodides_start_reads_and_refuses_to_install():
+    assert str(stand_in.SITE_PACKAGES).endswith("site-packages")
+    assert stand_in.get_install_dir() == stand_in.get_install_dir("site") \
+        == str(stand_in.SITE_PACKAGES)
+    assert stand_in.get_install_dir("dynlib") == str(stand_in.DSO_DIR) == "/usr/lib"
+    assert stand_in.init_loaded_packages() is None
+    with pytest.raises(RuntimeError, match="installs no packages"):
+        stand_in.unpack_buffer(buffer=b"", filename="x.whl", extract_dir=None)
+    # it imports nothing that the real loader imported for unpacking
+    tree = ast.parse(REPLACED["pyodide/_package_loader.py"].read_text("utf-8"))
+    imported = {alias.name for node in ast.walk(tree) if isinstance(node, ast.Import)
+                for alias in node.names}
+    imported |= {node.module for node in ast.walk(tree)
+                 if isinstance(node, ast.ImportFrom) and node.module}
+    assert imported == {"site"}
 
 
 def test_keep_list_is_a_trace_of_this_pyodide():
@@ -123,6 +159,12 @@ def test_build_ships_the_trimmed_library_and_it_is_smaller(tmp_path):
     docstring = b"Decode a JSON document"
     assert docstring in original and docstring not in compiled_module
     assert len(files) < len(full.namelist()) / 3
+    # the package loader is rrsite's stand-in; what only the real one and the optional modules
+    # imported is not shipped
+    assert b"installs no packages" in shipped.read("pyodide/_package_loader.pyc")
+    for absent in ("zipfile/__init__.pyc", "shutil.pyc", "tempfile.pyc", "pathlib/__init__.pyc",
+                   "ssl.pyc", "bz2.pyc", "lzma.pyc", "compression/zstd/__init__.pyc"):
+        assert absent not in files
 
 
 def test_a_keep_list_that_does_not_fit_the_runtime_fails_the_build(tmp_path):
