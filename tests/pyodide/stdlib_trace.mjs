@@ -1,5 +1,6 @@
 // Traces which files of Pyodide's python_stdlib.zip the respondent's page imports, by running it:
-// Pyodide starts (on its whole library as the site would ship it untrimmed), the worker's start steps run (templates/assets/worker.js),
+// Pyodide starts (on its whole library as the site would ship it untrimmed), the worker's start
+// steps run (templates/assets/worker.js),
 // rrsite/core is unpacked from the very bundle the site ships, every module core's source imports
 // (at any depth, found with ast) is imported, and every question of every example survey is
 // answered with every answer. The stdlib modules then loaded from the zip are the trace.
