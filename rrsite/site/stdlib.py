@@ -127,7 +127,12 @@ def trim_stdlib(data: bytes, keep: list[str]) -> bytes:
             entry = zipfile.ZipInfo(info.filename, date_time=info.date_time)
             entry.external_attr = info.external_attr
             entry.create_system = info.create_system
-            body = b"" if info.is_dir() else replaced.get(info.filename) or source.read(info)
+            if info.is_dir():
+                body = b""
+            elif info.filename in replaced:
+                body = replaced[info.filename]
+            else:
+                body = source.read(info)
             target.writestr(entry, body)
     return buffer.getvalue()
 
