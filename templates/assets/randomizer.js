@@ -9,6 +9,29 @@ import { $, config, t } from "./shared.js";
 
 const STARTUP_TIMEOUT_S = 120;
 
+/** The SRI value ("sha384-<base64>") of bytes. */
+async function sri384(bytes) {
+  const digest = new Uint8Array(await crypto.subtle.digest("SHA-384", bytes));
+  let binary = "";
+  for (const byte of digest) binary += String.fromCharCode(byte);
+  return "sha384-" + btoa(binary);
+}
+
+/**
+ * Why the pinned fetch of the worker's script threw: the server sends other bytes than the pinned
+ * ones ("integrity", final), or nothing, or the pinned bytes now (the first download broke off).
+ */
+async function whyRefused(url, pin, name, error) {
+  try {
+    const response = await fetch(url, { credentials: "same-origin", cache: "no-store" });
+    if (!response.ok) return ["error", `${name}: HTTP ${response.status}`];
+    if ((await sri384(await response.arrayBuffer())) !== pin) return ["integrity", name];
+  } catch {
+    // no answer at all
+  }
+  return ["error", `${name}: ${error.message}`];
+}
+
 export class Randomizer {
   constructor() {
     this.pending = new Map();
@@ -47,19 +70,21 @@ export class Randomizer {
       this.fail("integrity", name);
       return;
     }
+    let failure = null;
     try {
       // mode "same-origin", as the Worker's own request: WebKit refuses to start a worker from the
       // response of a fetch in another mode ("Cross-origin script load denied").
       const response = await fetch(url, { integrity: pins.worker, credentials: "same-origin", mode: "same-origin" });
-      if (!response.ok) throw new Error(`HTTP ${response.status}`);
-      await response.arrayBuffer();
+      if (response.ok) await response.arrayBuffer();
+      else failure = ["error", `${name}: HTTP ${response.status}`];
     } catch (error) {
-      const answered = await fetch(url, { credentials: "same-origin", cache: "no-store" })
-        .then((response) => response.ok, () => false);
-      this.fail(answered ? "integrity" : "error", answered ? name : `${name}: ${error.message}`);
-      return;
+      failure = await whyRefused(url, pins.worker, name, error);
     }
     if (this.state !== "loading" || generation !== this.generation) return; // stopped meanwhile
+    if (failure) {
+      this.retryOrFail(...failure); // a file that did not come is asked for once more
+      return;
+    }
     try {
       this.worker = new Worker(url, { type: "module" });
     } catch (error) {

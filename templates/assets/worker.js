@@ -95,12 +95,17 @@ let streamedUrl = null; // the wasm's absolute URL, once the pins are known
 /** The file name of a URL, for messages. */
 const fileName = (url) => String(url).split("?")[0].split("/").pop();
 
-/** Why a pinned fetch failed: the file answered but did not match, or it did not answer. */
+/**
+ * Why a pinned fetch failed: the file answered but is not the pinned one ("integrity"), or it did
+ * not answer, or it answers now with the pinned bytes (the first download broke off: "error",
+ * which the page tries once more).
+ */
 async function failedFetch(url) {
   try {
     const response = await plainFetch(url, { credentials: "same-origin", cache: "no-store" });
     if (!response.ok) return ["error", `${fileName(url)}: HTTP ${response.status}`];
-    return ["integrity", fileName(url)];
+    if ((await sri384(await response.arrayBuffer())) !== pins.get(url)) return ["integrity", fileName(url)];
+    return ["error", `${fileName(url)}: the download broke off`];
   } catch {
     return ["error", `${fileName(url)}: no answer`];
   }
@@ -131,8 +136,12 @@ async function streamedFetch(resource, options, url, integrity) {
     fail("error", `${fileName(url)}: HTTP ${response.status}`);
     return response;
   }
-  const check = response.clone().arrayBuffer().then(sri384).then((value) => value === integrity, () => false);
-  check.then((matched) => matched || fail("integrity", fileName(url)));
+  // true: the pinned bytes; false: other bytes; null: the download broke off (tried once more)
+  const check = response.clone().arrayBuffer().then(
+    (bytes) => sri384(bytes).then((value) => value === integrity), () => null);
+  check.then((matched) => matched || (matched === null
+    ? fail("error", `${fileName(url)}: the download broke off`)
+    : fail("integrity", fileName(url))));
   streamedChecks.set(response, check);
   return response;
 }

@@ -5,6 +5,8 @@
 - The runtime missing (404): the same, after one more try in a fresh worker (never more).
 - A start that breaks down once (the runtime's file refused once, as WebKit's "Out of bounds
   memory access" breaks one start now and then): the second try starts and the page works.
+- The worker's script refused once, or the runtime's download cut off once: asked for again and
+  started, never reported as a file that is not the pinned one (the bytes are compared again).
 - The runtime hanging: after the startup timeout (shortened here through the page's timer) the
   page shows the error.
 - The respondent faster than the runtime: submit waits, says so, and continues once it is ready.
@@ -102,6 +104,11 @@ def test_a_start_that_breaks_down_once_is_tried_again(site: Site, context: Brows
     page.wait_for_selector("html[data-rr-runtime=ready]", state="attached", timeout=90_000)
     assert page.evaluate(RETRIES) == ["pyodide.asm.wasm: HTTP 503"]
     assert len(asked) == 2
+    answer_and_send(page, site, watch)
+
+
+def answer_and_send(page: Page, site: Site, watch: Watch) -> None:
+    """The page works: answered, reviewed, sent once, nothing sensitive in any request."""
     manifest = site.manifest(SURVEY)
     fill(page, manifest, plan_answers(manifest, 0))
     page.click("#rr-submit")
@@ -110,6 +117,52 @@ def test_a_start_that_breaks_down_once_is_tried_again(site: Site, context: Brows
     page.wait_for_selector("#rr-done:not([hidden])")
     assert len(watch.posts("/api/submissions")) == 1
     watch.assert_clean()
+
+
+def test_the_workers_script_refused_once_is_asked_for_again(site: Site, context: BrowserContext,
+                                                            watch: Watch) -> None:
+    asked: list[str] = []
+
+    def once_refused(route: Route) -> None:
+        asked.append(route.request.url)
+        if len(asked) == 1:
+            route.fulfill(status=503, body="busy")
+        else:
+            route.continue_()
+
+    page = context.new_page()
+    page.route("**/_rr/worker.*.js", once_refused)
+    page.goto(site.page_url(SURVEY))
+    page.wait_for_selector("html[data-rr-runtime=ready]", state="attached", timeout=90_000)
+    name = asked[0].rsplit("/", 1)[-1]
+    retries = page.evaluate(RETRIES)
+    assert len(retries) == 1 and retries[0].startswith(f"{name}: "), retries  # not "integrity"
+    # the browser logs the refused first fetch (the 503, and its body not matching the pin)
+    assert any(name in error and "integrity" in error for error in watch.errors), watch.errors
+    assert all(name in error or error.startswith("console: Failed")
+               for error in watch.errors), watch.errors
+    watch.errors.clear()
+    answer_and_send(page, site, watch)
+
+
+def test_a_runtime_download_that_broke_off_is_not_called_a_swapped_file(
+        site: Site, context: BrowserContext, watch: Watch) -> None:
+    asked: list[str] = []
+
+    def once_cut(route: Route) -> None:
+        asked.append(route.request.url)
+        if len(asked) == 1:
+            route.abort("connectionreset")
+        else:
+            route.continue_()
+
+    page = context.new_page()
+    page.route("**/pyodide.asm.wasm", once_cut)
+    page.goto(site.page_url(SURVEY))
+    page.wait_for_selector("html[data-rr-runtime=ready]", state="attached", timeout=90_000)
+    # the worker asked again without the cache, found the pinned bytes: an error, tried once more
+    assert page.evaluate(RETRIES) == ["pyodide.asm.wasm: the download broke off"]
+    answer_and_send(page, site, watch)
 
 
 def test_hanging_runtime_times_out(site: Site, context: BrowserContext, watch: Watch) -> None:
