@@ -222,21 +222,28 @@ def distinct(columns: Sequence[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
     if not columns or len(columns[0]) == 0:
         return np.zeros(len(columns[0]) if columns else 0, dtype=np.int64), np.zeros(
             0, dtype=np.int64)
-    inverse, count = _dense(columns[0].astype(np.int64))
+    inverse, count = _dense(columns[0])
     for column in columns[1:]:
-        other, size = _dense(column.astype(np.int64))
-        inverse, count = _dense(inverse * size + other)
+        other, size = _dense(column)
+        inverse, count = _dense(inverse.astype(np.int64) * size + other)
     some = np.zeros(count, dtype=np.int64)
     some[inverse] = np.arange(len(inverse), dtype=np.int64)  # any row: they share their codes
     return inverse, some
 
 
 def _dense(values: np.ndarray) -> tuple[np.ndarray, int]:
-    """Values renumbered 0..n-1 (in increasing order), and n."""
+    """Values renumbered 0..n-1 (in increasing order), and n.
+
+    The numbers are 32-bit while they fit (they index the distinct codes: far fewer than rows),
+    so that the per-row arrays stay narrow.
+    """
     top = int(values.max()) + 1
     if top <= CODE_BINS:
         seen = np.bincount(values, minlength=top) > 0
+        count = int(seen.sum())
         lookup = np.cumsum(seen) - 1
-        return lookup[values], int(seen.sum())
+        if count < 1 << 31:
+            lookup = lookup.astype(np.int32)
+        return lookup[values], count
     unique, inverse = np.unique(values, return_inverse=True)
     return inverse.reshape(-1), len(unique)

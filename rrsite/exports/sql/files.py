@@ -337,7 +337,8 @@ class Reader:
             raise Disagreement(f"{plan.path}: DuckDB cannot read it: "
                                f"{str(error).splitlines()[0]}") from error
         arrays["rr_st"] = table["rr_st"][inverse]
-        arrays["rr_i"] = inverse.astype(np.int32 if len(some) < 1 << 31 else np.int64)
+        arrays["rr_i"] = inverse.astype(np.int32 if len(some) < 1 << 31 else np.int64,
+                                        copy=False)
         return Read(plan, arrays, table, rejected, "respondent" in plan.source.fields, blank)
 
     def _rejected(self, plan: Plan) -> tuple[list[int], list[int]]:
@@ -422,22 +423,40 @@ def tally_files(
 
 
 def _statuses(reads: list[Read]) -> list[np.ndarray]:
-    """Each file's row statuses, duplicates marked (the first row with a token is kept)."""
+    """Each file's row statuses, duplicates marked (the first row with a token is kept).
+
+    The usual file has every row accepted and no token twice: its hashes are then sorted once,
+    without the copies that marking a duplicate needs.
+    """
     statuses = [r.columns["rr_st"] for r in reads]
-    which = [np.flatnonzero(st == OK) if r.tokens else np.zeros(0, dtype=np.int64)
-             for r, st in zip(reads, statuses, strict=True)]
-    hashes = np.concatenate([r.columns["rr_h"][w] for r, w in zip(reads, which, strict=True)]
-                            ) if reads else np.zeros(0, dtype=np.uint64)
+    which: list[np.ndarray | None] = []  # per file: its accepted rows with a token (None: all)
+    parts: list[np.ndarray] = []
+    for read, st in zip(reads, statuses, strict=True):
+        if not read.tokens:
+            which.append(np.zeros(0, dtype=np.int64))
+            continue
+        ok = st == OK
+        if ok.all():
+            which.append(None)
+            parts.append(read.columns["rr_h"])
+        else:
+            rows = np.flatnonzero(ok)
+            which.append(rows)
+            parts.append(read.columns["rr_h"][rows])
+    hashes = (parts[0] if len(parts) == 1 else np.concatenate(parts)) if parts else np.zeros(
+        0, dtype=np.uint64)
     ordered = np.sort(hashes)
     if not np.any(ordered[1:] == ordered[:-1]):
         return statuses
+    del ordered
     _, first = np.unique(hashes, return_index=True)
     repeated = np.ones(len(hashes), dtype=bool)
     repeated[first] = False
     start = 0
     for st, w in zip(statuses, which, strict=True):
-        st[w[repeated[start:start + len(w)]]] = DUPLICATE
-        start += len(w)
+        rows = np.arange(len(st)) if w is None else w
+        st[rows[repeated[start:start + len(rows)]]] = DUPLICATE
+        start += len(rows)
     return statuses
 
 
@@ -449,7 +468,9 @@ def _count(reads: list[Read], statuses: list[np.ndarray], checks: RowChecks, tal
     """
     groups = checks.groups
     for read, st in zip(reads, statuses, strict=True):
-        ok = st == OK
+        ok: np.ndarray | slice = st == OK
+        if np.all(ok):
+            ok = slice(None)  # every row: no copies
         table = read.table
         size = len(table["rr_st"])
         accepted = np.bincount(read.columns["rr_i"][ok], minlength=size).astype(np.int64)
