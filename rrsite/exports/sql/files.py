@@ -468,9 +468,8 @@ def _count(reads: list[Read], statuses: list[np.ndarray], checks: RowChecks, tal
     """
     groups = checks.groups
     for read, st in zip(reads, statuses, strict=True):
-        ok: np.ndarray | slice = st == OK
-        if np.all(ok):
-            ok = slice(None)  # every row: no copies
+        accepted_rows = st == OK
+        ok: np.ndarray | slice = slice(None) if accepted_rows.all() else accepted_rows  # no copies
         table = read.table
         size = len(table["rr_st"])
         accepted = np.bincount(read.columns["rr_i"][ok], minlength=size).astype(np.int64)
@@ -493,12 +492,12 @@ def _count(reads: list[Read], statuses: list[np.ndarray], checks: RowChecks, tal
         version = table["rr_m"][index].astype(np.int64)
         subgroup = table["rr_g"][index].astype(np.int64)
         for i, (qid, versions) in enumerate(checks.numbers):
-            reports = read.columns[f"rr_v{i}"][ok]
+            values = read.columns[f"rr_v{i}"][ok]
             design = table[f"rr_d{i}"][index].astype(np.int8)
             for m in versions:
-                rows = (version == m) & ~np.isnan(reports)
+                rows = (version == m) & ~np.isnan(values)
                 if rows.any():
-                    tally.add_reports(m, qid, reports[rows], subgroup[rows], design[rows])
+                    tally.add_reports(m, qid, values[rows], subgroup[rows], design[rows])
 
 
 def _reject(reads: list[Read], statuses: list[np.ndarray], catalog: Catalog,
