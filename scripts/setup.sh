@@ -73,6 +73,16 @@ if [ ! -f "$npm_stamp" ] || [ "$(cat "$npm_stamp")" != "$(digest package-lock.js
 fi
 
 if [ "$want_browser" = "--browser" ]; then
+  # On a fresh machine apt spends a minute or more downloading and unpacking the browsers, with a
+  # core to spare: rrsite's build cache (Pyodide's runtime compressed with brotli at quality 11
+  # and the trimmed standard library, about a minute of one core) is filled meanwhile, so that
+  # the tests' first builds find it.
+  warm=
+  if ! [ -x /usr/bin/chromium ] || ! [ -x /usr/bin/firefox-esr ] || ! [ -x /usr/bin/WebKitWebDriver ]; then
+    warm_dist=$(mktemp -d)
+    ("$VENV/bin/rrsite" build surveys -o "$warm_dist/dist" >/dev/null 2>&1 || true; rm -rf "$warm_dist") &
+    warm=$!
+  fi
   [ -x /usr/bin/chromium ] || need_apt chromium
   # the browser tests: Firefox (driven over WebDriver BiDi by puppeteer-core, from npm ci above),
   # WebKitGTK's WebDriver with MiniBrowser (driven by Selenium, from .[test]) and Xvfb for it.
@@ -84,4 +94,5 @@ if [ "$want_browser" = "--browser" ]; then
   # R, for the test that runs the RRreg script `rrsite export --r-script` writes (RRreg itself
   # is on CRAN, out of reach here: the test installs a stand-in that records each call)
   command -v Rscript >/dev/null || need_apt r-base-core
+  if [ -n "$warm" ]; then wait "$warm" || true; fi
 fi

@@ -20,12 +20,18 @@ import os
 import re
 import secrets
 import zlib
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
 import brotli
+
+try:
+    import fcntl
+except ImportError:  # Windows: the cache works unlocked
+    fcntl = None  # type: ignore[assignment]
 
 #: Hex digits of SHA-256 in asset names.
 HASH_LENGTH = 12
@@ -180,27 +186,74 @@ _CODECS: dict[str, tuple[Callable[[bytes], bytes], Callable[[bytes], bytes]]] = 
 def _cached(cache: Path | None, digest: str, codec: str, data: bytes) -> bytes | None:
     """A compressed copy of ``data``: from the cache if present and correct, else made (and cached).
 
-    Returns None when compressing is not worth it (the cache remembers that too).
+    Returns None when compressing is not worth it (the cache remembers that too). Two builds
+    that miss the same entry at once (two test workers on a fresh machine) compress it once: the
+    second waits for the first's entry (:func:`cache_lock`).
     """
     compress, decompress = _CODECS[codec]
     tag = f"q{BROTLI_QUALITY}" if codec == "br" else f"l{GZIP_LEVEL}"
     entry = cache / digest[:2] / f"{digest}.{tag}.{codec}" if cache else None
     skip = entry.with_suffix(entry.suffix + ".skip") if entry else None
-    if entry is not None and skip is not None:
+
+    def known() -> tuple[bool, bytes | None]:
+        if entry is None or skip is None:
+            return False, None
         if skip.exists():
-            return None
+            return True, None
         if entry.exists():
             try:
                 blob = entry.read_bytes()
                 if hashlib.sha256(decompress(blob)).hexdigest() == digest:
-                    return blob
+                    return True, blob
             except (OSError, brotli.error, zlib.error, EOFError, gzip.BadGzipFile):
                 pass
-    blob = compress(data)
-    worth = len(blob) <= COMPRESS_MAX_RATIO * len(data)
-    if entry is not None and skip is not None:
-        store_cache_entry(skip if not worth else entry, b"" if not worth else blob)
-    return blob if worth else None
+        return False, None
+
+    found, blob = known()
+    if found:
+        return blob
+    with cache_lock(entry):
+        found, blob = known()  # made meanwhile by the build that held the lock
+        if found:
+            return blob
+        made = compress(data)
+        worth = len(made) <= COMPRESS_MAX_RATIO * len(data)
+        if entry is not None and skip is not None:
+            store_cache_entry(skip if not worth else entry, b"" if not worth else made)
+    return made if worth else None
+
+
+@contextmanager
+def cache_lock(entry: Path | None) -> Iterator[None]:
+    """Hold an exclusive lock for making the cache entry ``entry``.
+
+    The lock is a hidden ``.lock`` file beside the entry (removed once the entry is made), so
+    that builds running at once make an expensive entry once. Where no lock can be taken (no
+    ``fcntl``, a cache that cannot be written) nothing is locked: each build then makes the entry
+    itself, as without a cache.
+    """
+    if entry is None or fcntl is None:
+        yield
+        return
+    lock = entry.with_name(f".{entry.name}.lock")
+    try:
+        entry.parent.mkdir(parents=True, exist_ok=True)
+        handle = open(lock, "a+b")  # noqa: SIM115
+    except OSError:
+        yield
+        return
+    with handle:
+        try:
+            fcntl.flock(handle, fcntl.LOCK_EX)
+        except OSError:
+            pass
+        try:
+            yield
+        finally:
+            # Removed while held: a build waiting on it looks for the entry again once it has
+            # the lock (and finds it); a later one finds the entry before it locks anything.
+            with suppress(OSError):
+                lock.unlink()
 
 
 def store_cache_entry(path: Path, data: bytes) -> None:

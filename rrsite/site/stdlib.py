@@ -31,7 +31,7 @@ import zipfile
 from collections.abc import Mapping
 from pathlib import Path, PurePosixPath
 
-from .assets import store_cache_entry
+from .assets import cache_lock, store_cache_entry
 
 #: The list of kept zip entries, one a line (``#`` comments; the first names the Pyodide version).
 KEEP_FILE = Path(__file__).with_name("stdlib_keep.txt")
@@ -231,21 +231,32 @@ def shipped_stdlib(pyodide: Path, cache: Path | None, budget: int = PRECOMPILE_B
     """
     key = stdlib_cache_key(pyodide, budget, keep_file, files)
     entry = cache / key[:2] / f"{key}.shipped-stdlib.zip" if cache else None
-    if entry is not None and entry.is_file():
+
+    def cached() -> bytes | None:
+        if entry is None or not entry.is_file():
+            return None
         try:
-            cached = entry.read_bytes()
+            data = entry.read_bytes()
         except OSError:
-            cached = b""
-        if _is_zip(cached):
-            return cached, []
-    full = (files or {}).get("python_stdlib.zip") or (pyodide / "python_stdlib.zip").read_bytes()
-    trimmed = trim_stdlib(full, read_keep_list(keep_file))
-    try:
-        result = minify_stdlib(trimmed, pyodide, None, budget)
-    except StdlibError as error:
-        return trimmed, [f"the standard library is trimmed but not minified: {error}"]
-    if entry is not None:
-        store_cache_entry(entry, result)
+            return None
+        return data if _is_zip(data) else None
+
+    found = cached()
+    if found is not None:
+        return found, []
+    with cache_lock(entry):  # builds running at once start Node once
+        found = cached()
+        if found is not None:
+            return found, []
+        full = ((files or {}).get("python_stdlib.zip")
+                or (pyodide / "python_stdlib.zip").read_bytes())
+        trimmed = trim_stdlib(full, read_keep_list(keep_file))
+        try:
+            result = minify_stdlib(trimmed, pyodide, None, budget)
+        except StdlibError as error:
+            return trimmed, [f"the standard library is trimmed but not minified: {error}"]
+        if entry is not None:
+            store_cache_entry(entry, result)
     return result, []
 
 

@@ -6,10 +6,14 @@ import gzip
 import hashlib
 import os
 import random
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
 
 import brotli
 import pytest
 
+from rrsite.site import assets
 from rrsite.site.assets import (
     AssetError,
     content_hash,
@@ -77,6 +81,42 @@ def test_precompress_rules(tmp_path):
     assert gzip.decompress((tmp_path / "big.js.gz").read_bytes()) == text.read_bytes()
     made = sorted(p.name for p in tmp_path.iterdir() if p.suffix in (".br", ".gz"))
     assert made == ["big.js.br", "big.js.gz"]
+
+
+def test_builds_at_once_on_a_cold_cache_compress_once(tmp_path, monkeypatch):
+    """Two builds missing the same cache entry at once (two test workers on a fresh machine):
+    the second waits for the first's entry instead of compressing the same bytes again."""
+    made: list[int] = []
+    inside = threading.Semaphore(0)
+
+    def slow_brotli(data: bytes) -> bytes:
+        made.append(len(data))
+        inside.release()
+        time.sleep(0.5)  # long enough for the other build to reach the entry
+        return bytes(brotli.compress(data, quality=1))
+
+    monkeypatch.setitem(assets._CODECS, "br", (slow_brotli, lambda blob: bytes(
+        brotli.decompress(blob))))
+    data = b"const value = 1;\n" * 500
+    files = []
+    for name in ("one", "two"):
+        (tmp_path / name).mkdir()
+        files.append(tmp_path / name / "big.js")
+        files[-1].write_bytes(data)
+    cache = tmp_path / "cache"
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        first = pool.submit(precompress, [files[0]], cache)
+        assert inside.acquire(timeout=10)  # the first build is compressing
+        second = pool.submit(precompress, [files[1]], cache)
+        results = [first.result(), second.result()]
+    assert made == [len(data)]
+    assert not [p for p in cache.rglob("*") if p.name.endswith(".lock")]  # removed once made
+    assert [r[0].brotli_size for r in results] == [results[0][0].brotli_size] * 2
+    for file in files:
+        assert brotli.decompress(file.with_name("big.js.br").read_bytes()) == data
+    # without a cache each build compresses for itself
+    precompress([files[0]], None)
+    assert made == [len(data)] * 2
 
 
 def test_swap_in_replaces_a_folder(tmp_path):

@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import ast
 import io
+import threading
+import time
 import zipfile
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
@@ -18,6 +21,7 @@ from rrsite.site.stdlib import (
     StdlibError,
     minify_stdlib,
     read_keep_list,
+    shipped_stdlib,
     traced_library,
     trim_stdlib,
 )
@@ -177,3 +181,25 @@ def test_a_keep_list_that_does_not_fit_the_runtime_fails_the_build(tmp_path):
     with pytest.raises(BuildError, match=r"python_stdlib\.zip: .*lacks: .*--full-stdlib"):
         build([SURVEYS / "honor-code.md"], tmp_path / "dist", TEMPLATES, pyodide,
               compress=False, cache=False)
+
+
+def test_builds_at_once_on_a_cold_cache_minify_the_library_once(tmp_path, monkeypatch):
+    """The shipped library is made once (Node started once) when two builds miss it at once."""
+    made: list[int] = []
+    inside = threading.Semaphore(0)
+
+    def slow_minify(data: bytes, pyodide: Path, cache: object, budget: int = 0) -> bytes:
+        made.append(len(data))
+        inside.release()
+        time.sleep(0.5)
+        return data
+
+    monkeypatch.setattr("rrsite.site.stdlib.minify_stdlib", slow_minify)
+    cache = tmp_path / "cache"
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        first = pool.submit(shipped_stdlib, PYODIDE, cache)
+        assert inside.acquire(timeout=30)
+        second = pool.submit(shipped_stdlib, PYODIDE, cache)
+        (one, notes_one), (two, notes_two) = first.result(), second.result()
+    assert len(made) == 1
+    assert one == two and notes_one == notes_two == []
