@@ -14,6 +14,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import pytest
 from browserkit import Site, Watch
 from playwright.sync_api import BrowserContext, Page, Route
@@ -87,26 +89,6 @@ def test_missing_runtime_is_reported(site: Site, context: BrowserContext, watch:
     assert len(asked) == 2
 
 
-def test_a_start_that_breaks_down_once_is_tried_again(site: Site, context: BrowserContext,
-                                                      watch: Watch) -> None:
-    asked: list[str] = []
-
-    def once_refused(route: Route) -> None:
-        asked.append(route.request.url)
-        if len(asked) == 1:
-            route.fulfill(status=503, body="busy")
-        else:
-            route.continue_()
-
-    page = context.new_page()
-    page.route("**/pyodide.asm.wasm", once_refused)
-    page.goto(site.page_url(SURVEY))
-    page.wait_for_selector("html[data-rr-runtime=ready]", state="attached", timeout=90_000)
-    assert page.evaluate(RETRIES) == ["pyodide.asm.wasm: HTTP 503"]
-    assert len(asked) == 2
-    answer_and_send(page, site, watch)
-
-
 def answer_and_send(page: Page, site: Site, watch: Watch) -> None:
     """The page works: answered, reviewed, sent once, nothing sensitive in any request."""
     manifest = site.manifest(SURVEY)
@@ -119,21 +101,41 @@ def answer_and_send(page: Page, site: Site, watch: Watch) -> None:
     watch.assert_clean()
 
 
-def test_the_workers_script_refused_once_is_asked_for_again(site: Site, context: BrowserContext,
-                                                            watch: Watch) -> None:
+def ready_after_one_failure(context: BrowserContext, site: Site, pattern: str,
+                            first: Callable[[Route], None]) -> tuple[Page, list[str]]:
+    """Open the survey with the first request for ``pattern`` answered by ``first`` (the others
+    go through) and wait for the randomizer to get ready; the page and the URLs asked."""
     asked: list[str] = []
 
-    def once_refused(route: Route) -> None:
+    def once(route: Route) -> None:
         asked.append(route.request.url)
         if len(asked) == 1:
-            route.fulfill(status=503, body="busy")
+            first(route)
         else:
             route.continue_()
 
     page = context.new_page()
-    page.route("**/_rr/worker.*.js", once_refused)
+    page.route(pattern, once)
     page.goto(site.page_url(SURVEY))
     page.wait_for_selector("html[data-rr-runtime=ready]", state="attached", timeout=90_000)
+    return page, asked
+
+
+def busy(route: Route) -> None:
+    route.fulfill(status=503, body="busy")
+
+
+def test_a_start_that_breaks_down_once_is_tried_again(site: Site, context: BrowserContext,
+                                                      watch: Watch) -> None:
+    page, asked = ready_after_one_failure(context, site, "**/pyodide.asm.wasm", busy)
+    assert page.evaluate(RETRIES) == ["pyodide.asm.wasm: HTTP 503"]
+    assert len(asked) == 2
+    answer_and_send(page, site, watch)
+
+
+def test_the_workers_script_refused_once_is_asked_for_again(site: Site, context: BrowserContext,
+                                                            watch: Watch) -> None:
+    page, asked = ready_after_one_failure(context, site, "**/_rr/worker.*.js", busy)
     name = asked[0].rsplit("/", 1)[-1]
     retries = page.evaluate(RETRIES)
     assert len(retries) == 1 and retries[0].startswith(f"{name}: "), retries  # not "integrity"
@@ -147,19 +149,8 @@ def test_the_workers_script_refused_once_is_asked_for_again(site: Site, context:
 
 def test_a_runtime_download_that_broke_off_is_not_called_a_swapped_file(
         site: Site, context: BrowserContext, watch: Watch) -> None:
-    asked: list[str] = []
-
-    def once_cut(route: Route) -> None:
-        asked.append(route.request.url)
-        if len(asked) == 1:
-            route.abort("connectionreset")
-        else:
-            route.continue_()
-
-    page = context.new_page()
-    page.route("**/pyodide.asm.wasm", once_cut)
-    page.goto(site.page_url(SURVEY))
-    page.wait_for_selector("html[data-rr-runtime=ready]", state="attached", timeout=90_000)
+    page, _ = ready_after_one_failure(context, site, "**/pyodide.asm.wasm",
+                                      lambda route: route.abort("connectionreset"))
     # the worker asked again without the cache, found the pinned bytes: an error, tried once more
     assert page.evaluate(RETRIES) == ["pyodide.asm.wasm: the download broke off"]
     answer_and_send(page, site, watch)
