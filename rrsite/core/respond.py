@@ -45,8 +45,6 @@ def modules_for(questions: Sequence[Mapping[str, Any]]) -> list[str]:
             needed.add(f"{__package__}.numbers")
         elif is_frequency(question):
             needed.add(f"{__package__}.frequency.respond")
-    if needed:
-        needed.add(f"{__package__}.privacy")  # the number designs' and oracles' accounting
     return sorted(needed)
 
 
