@@ -3,8 +3,8 @@
 Pure standard library: the same files run in CPython (builder, analyzer) and in the respondent's
 browser under Pyodide. Imports nothing of rrsite outside this package.
 
-The number designs (``rrsite.core.numbers``), the privacy accounting (``privacy``) and the
-optimal designs (``optimal``) are imported when one of their names is first read from here, and
+The number designs (``rrsite.core.numbers``) and the optimal designs (``optimal``) are
+imported when one of their names is first read from here, and
 ``respond`` imports the number designs and the frequency oracles when first asked for one: the
 respondent's page compiles only what randomizing its survey's answers needs.
 """
@@ -14,7 +14,6 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
-from .base import smallest_delta, smallest_epsilon
 from .designs import (
     KRR,
     NAMED_DESIGNS,
@@ -42,6 +41,7 @@ from .designs import (
     secure_random,
 )
 from .errors import DesignError, PrivacyWarning
+from .privacy import Privacy, compose, privacy_of, smallest_delta, smallest_epsilon
 from .respond import respond, respond_json
 
 if TYPE_CHECKING:
@@ -64,18 +64,16 @@ if TYPE_CHECKING:
         variance,
         z_value,
     )
-    from .privacy import Privacy, compose, privacy_of
 
 #: Names read from their module when first asked for: the respondent's page randomizes with
-#: ``respond_json`` and never compiles the number designs (unless its survey asks for a number),
-#: the privacy accounting or the optimal designs, which the build and the analyzer use.
+#: ``respond_json`` and never compiles the number designs (unless its survey asks for a number)
+#: or the optimal designs, which the build and the analyzer use.
 _LAZY = {
     **dict.fromkeys(("NUMBER_DESIGNS", "Mask", "NumberDesign", "NumberOutcome",
                      "number_design_from_spec", "respond_number"), ".numbers"),
     **dict.fromkeys(("OptimalDesign", "candidate_designs", "krr_variance", "optimal_design",
                      "report_rates", "respondents_needed", "threshold", "variance", "z_value"),
                     ".optimal"),
-    **dict.fromkeys(("Privacy", "compose", "privacy_of"), ".privacy"),
 }
 
 

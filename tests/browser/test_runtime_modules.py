@@ -1,7 +1,7 @@
 """What the randomizer's start loads of rrsite/core: what its survey asks for, no more.
 
-``import rrsite.core`` leaves the number designs, the frequency oracles, the privacy accounting
-and the optimal designs out; the page's config
+``import rrsite.core`` leaves the number designs, the frequency oracles and the optimal designs
+out; the page's config
 names the modules its survey's questions need (``core_modules``), which the worker imports once
 it is ready, while the respondent reads. The worker records what Python loaded of rrsite in a
 performance mark (``rr-core-loaded``), read here from inside the worker. (That a number and
@@ -42,8 +42,6 @@ def test_a_survey_loads_only_the_designs_it_asks_for(site: Site, context: Browse
     assert NUMBERS in numbers and FREQUENCY not in numbers, sorted(numbers)
     panel = loaded(context, site, "climate-2026-w1")
     assert f"{FREQUENCY}.respond" in panel and NUMBERS not in panel, sorted(panel)
-    # the privacy accounting and the optimal designs are the build's and the analyzer's (the
-    # number designs and the oracles bring the accounting with them, after the start)
-    assert not yes_no & {"rrsite.core.privacy", "rrsite.core.optimal"}, sorted(yes_no)
-    assert "rrsite.core.optimal" not in numbers | panel
+    # the optimal designs are the build's and the analyzer's
+    assert "rrsite.core.optimal" not in yes_no | numbers | panel
 
