@@ -25,6 +25,7 @@ from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
+from typing import TypeVar
 
 import brotli
 
@@ -32,6 +33,8 @@ try:
     import fcntl
 except ImportError:  # Windows: the cache works unlocked
     fcntl = None  # type: ignore[assignment]
+
+T = TypeVar("T")
 
 #: Hex digits of SHA-256 in asset names.
 HASH_LENGTH = 12
@@ -195,32 +198,43 @@ def _cached(cache: Path | None, digest: str, codec: str, data: bytes) -> bytes |
     entry = cache / digest[:2] / f"{digest}.{tag}.{codec}" if cache else None
     skip = entry.with_suffix(entry.suffix + ".skip") if entry else None
 
-    def known() -> tuple[bool, bytes | None]:
+    def look() -> tuple[bytes | None] | None:
+        """``(copy,)`` from the cache, ``(None,)`` if not worth it, None if not there (or bad)."""
         if entry is None or skip is None:
-            return False, None
+            return None
         if skip.exists():
-            return True, None
+            return (None,)
         if entry.exists():
             try:
                 blob = entry.read_bytes()
                 if hashlib.sha256(decompress(blob)).hexdigest() == digest:
-                    return True, blob
+                    return (blob,)
             except (OSError, brotli.error, zlib.error, EOFError, gzip.BadGzipFile):
                 pass
-        return False, None
+        return None
 
-    found, blob = known()
-    if found:
-        return blob
-    with cache_lock(entry):
-        found, blob = known()  # made meanwhile by the build that held the lock
-        if found:
-            return blob
+    def make() -> tuple[bytes | None]:
         made = compress(data)
         worth = len(made) <= COMPRESS_MAX_RATIO * len(data)
         if entry is not None and skip is not None:
             store_cache_entry(skip if not worth else entry, b"" if not worth else made)
-    return made if worth else None
+        return (made if worth else None,)
+
+    return made_once(entry, look, make)[0]
+
+
+def made_once(entry: Path | None, look: Callable[[], T | None], make: Callable[[], T]) -> T:
+    """What ``look`` finds of the cache entry ``entry``, else what ``make`` makes (and stores).
+
+    ``make`` runs under :func:`cache_lock`, after looking once more: a build that waited for
+    another making the same entry reads the other's result instead of making it again.
+    """
+    found = look()
+    if found is not None:
+        return found
+    with cache_lock(entry):
+        found = look()  # made meanwhile by the build that held the lock
+        return found if found is not None else make()
 
 
 @contextmanager

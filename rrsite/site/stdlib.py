@@ -31,7 +31,7 @@ import zipfile
 from collections.abc import Mapping
 from pathlib import Path, PurePosixPath
 
-from .assets import cache_lock, store_cache_entry
+from .assets import made_once, store_cache_entry
 
 #: The list of kept zip entries, one a line (``#`` comments; the first names the Pyodide version).
 KEEP_FILE = Path(__file__).with_name("stdlib_keep.txt")
@@ -232,22 +232,16 @@ def shipped_stdlib(pyodide: Path, cache: Path | None, budget: int = PRECOMPILE_B
     key = stdlib_cache_key(pyodide, budget, keep_file, files)
     entry = cache / key[:2] / f"{key}.shipped-stdlib.zip" if cache else None
 
-    def cached() -> bytes | None:
+    def cached() -> tuple[bytes, list[str]] | None:
         if entry is None or not entry.is_file():
             return None
         try:
             data = entry.read_bytes()
         except OSError:
             return None
-        return data if _is_zip(data) else None
+        return (data, []) if _is_zip(data) else None
 
-    found = cached()
-    if found is not None:
-        return found, []
-    with cache_lock(entry):  # builds running at once start Node once
-        found = cached()
-        if found is not None:
-            return found, []
+    def make() -> tuple[bytes, list[str]]:
         full = ((files or {}).get("python_stdlib.zip")
                 or (pyodide / "python_stdlib.zip").read_bytes())
         trimmed = trim_stdlib(full, read_keep_list(keep_file))
@@ -257,7 +251,9 @@ def shipped_stdlib(pyodide: Path, cache: Path | None, budget: int = PRECOMPILE_B
             return trimmed, [f"the standard library is trimmed but not minified: {error}"]
         if entry is not None:
             store_cache_entry(entry, result)
-    return result, []
+        return result, []
+
+    return made_once(entry, cached, make)  # builds running at once start Node once
 
 
 def _is_zip(data: bytes) -> bool:
